@@ -1,0 +1,3 @@
+module github.com/symposium-dev/symposium-pm/testscript
+
+go 1.26
