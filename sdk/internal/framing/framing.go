@@ -1,0 +1,184 @@
+// Package framing reads and writes newline-delimited JSON-RPC messages with a
+// bound on message size, for both ends of the PM protocol.
+package framing
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+)
+
+// DefaultMaxMessage is the default bound on one message: 64 MiB.
+const DefaultMaxMessage = 64 << 20
+
+// headSize is how much of an oversize message is kept for diagnostics.
+const headSize = 512
+
+// TooLongError reports a line longer than the reader's bound. The line was
+// consumed and discarded; Head holds its first bytes.
+type TooLongError struct {
+	Size int64 // bytes in the line, without the newline
+	Max  int
+	Head []byte
+}
+
+func (e *TooLongError) Error() string {
+	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.Size, e.Max)
+}
+
+// ID returns the JSON-RPC id found in the head of the message, or nil.
+func (e *TooLongError) ID() json.RawMessage { return FindID(e.Head) }
+
+// Reader reads newline-terminated messages of at most Max bytes.
+type Reader struct {
+	br  *bufio.Reader
+	max int
+}
+
+// NewReader returns a Reader on r that refuses lines longer than max bytes
+// (DefaultMaxMessage when max <= 0).
+func NewReader(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = DefaultMaxMessage
+	}
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// Next returns the next non-blank line, without its line terminator, in a
+// fresh slice. A final line without a newline is returned before io.EOF. A
+// line longer than the bound is discarded and reported as *TooLongError;
+// reading may continue after it.
+func (r *Reader) Next() ([]byte, error) {
+	for {
+		line, err := r.line()
+		if err != nil {
+			return nil, err
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, nil
+	}
+}
+
+func (r *Reader) line() ([]byte, error) {
+	var buf []byte
+	var size int64
+	var head []byte
+	tooLong := false
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			chunk = chunk[:len(chunk)-1]
+			err = nil
+			size += int64(len(chunk))
+			if !tooLong && size > int64(r.max) {
+				tooLong, head = true, keepHead(buf, chunk)
+			}
+			if tooLong {
+				return nil, &TooLongError{Size: size, Max: r.max, Head: head}
+			}
+			return append(buf, chunk...), nil
+		}
+		size += int64(len(chunk))
+		if !tooLong && size > int64(r.max) {
+			tooLong, head = true, keepHead(buf, chunk)
+			buf = nil
+		}
+		if !tooLong {
+			buf = append(buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			if tooLong {
+				return nil, &TooLongError{Size: size, Max: r.max, Head: head}
+			}
+			if len(buf) > 0 {
+				return buf, nil
+			}
+			return nil, io.EOF
+		case err != nil:
+			return nil, err
+		}
+	}
+}
+
+func keepHead(buf, chunk []byte) []byte {
+	h := make([]byte, 0, headSize)
+	h = append(h, buf[:min(len(buf), headSize)]...)
+	if n := headSize - len(h); n > 0 {
+		h = append(h, chunk[:min(len(chunk), n)]...)
+	}
+	return h
+}
+
+var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*"|null)`)
+
+// FindID returns the raw JSON-RPC id in the first "id" member of msg's
+// prefix, or nil when there is none. It does not parse the whole message, so
+// it works on truncated messages.
+func FindID(msg []byte) json.RawMessage {
+	m := idPattern.FindSubmatch(msg[:min(len(msg), headSize)])
+	if m == nil {
+		return nil
+	}
+	return json.RawMessage(m[1])
+}
+
+// Envelope is the part of a JSON-RPC message used for routing.
+type Envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+}
+
+// IsCall reports whether e is a well-formed request that expects a response
+// carrying its id: version "2.0", a method, and a string or number id.
+func (e Envelope) IsCall() bool {
+	if e.JSONRPC != "2.0" || e.Method == "" || len(e.ID) == 0 {
+		return false
+	}
+	switch e.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+// Envelopes decodes the routing part of msg, a message or a batch. It
+// returns nil for a message that is not valid JSON.
+func Envelopes(msg []byte) []Envelope {
+	trimmed := bytes.TrimLeft(msg, " \t")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []Envelope
+		if json.Unmarshal(trimmed, &batch) != nil {
+			return nil
+		}
+		return batch
+	}
+	var e Envelope
+	if json.Unmarshal(trimmed, &e) != nil {
+		return nil
+	}
+	return []Envelope{e}
+}
+
+// IDKey returns a map key for a raw id; null and absent ids give "".
+func IDKey(id json.RawMessage) string {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 || string(id) == "null" {
+		return ""
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, id) != nil {
+		return string(id)
+	}
+	return buf.String()
+}
