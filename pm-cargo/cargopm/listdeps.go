@@ -1,0 +1,270 @@
+package cargopm
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/depcache"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/versions"
+)
+
+// snapshot is what list_deps and workspace answer, and what the persistent
+// cache stores.
+type snapshot struct {
+	// Found is false when the directory is in no cargo package at all.
+	Found    bool                       `json:"found"`
+	Root     string                     `json:"root,omitempty"`
+	Members  []protocol.WorkspaceMember `json:"members,omitempty"`
+	Deps     []protocol.PackageID       `json:"deps"`
+	Warnings []string                   `json:"warnings,omitempty"`
+	// Err is set when the workspace cannot be listed at all (a malformed
+	// root manifest or lockfile); it is cached like an answer, so the same
+	// broken inputs fail fast.
+	Err string `json:"err,omitempty"`
+}
+
+// ListDeps returns the direct dependencies of every workspace member,
+// without running cargo or touching the network.
+func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
+	s, err := p.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Deps, nil
+}
+
+// Workspace reports the workspace root and its members.
+func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
+	s, err := p.snapshot(ctx)
+	if err != nil {
+		return protocol.WorkspaceResult{}, err
+	}
+	if !s.Found {
+		return protocol.WorkspaceResult{Root: p.session().Workspace, Members: []protocol.WorkspaceMember{}}, nil
+	}
+	members := s.Members
+	if members == nil {
+		members = []protocol.WorkspaceMember{}
+	}
+	return protocol.WorkspaceResult{Root: s.Root, Members: members}, nil
+}
+
+func (p *PM) snapshot(ctx context.Context) (*snapshot, error) {
+	sess := p.session()
+	var cache *depcache.Cache
+	if sess.CacheDir != "" {
+		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps"))
+	}
+	key := "list_deps\x00" + sess.Workspace
+	if raw, ok := cache.Load(key); ok {
+		var s snapshot
+		if err := json.Unmarshal(raw, &s); err == nil {
+			return p.finish(&s)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var rec depcache.Recorder
+	s := computeSnapshot(sess.Workspace, &rec)
+	if err := cache.Store(key, rec.Stamps(), s); err != nil {
+		sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
+	}
+	return p.finish(s)
+}
+
+// finish logs the snapshot's warnings and turns its error into one.
+func (p *PM) finish(s *snapshot) (*snapshot, error) {
+	for _, w := range s.Warnings {
+		p.session().Logger.Warn(w)
+	}
+	if s.Err != "" {
+		return nil, errors.New(s.Err)
+	}
+	if s.Deps == nil {
+		s.Deps = []protocol.PackageID{}
+	}
+	return s, nil
+}
+
+// computeSnapshot discovers the workspace at dir and its direct
+// dependencies, recording every input in rec.
+func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
+	ws, err := cargotoml.Load(dir, cargotoml.Options{Observe: func(path string, _ cargotoml.Observed) { rec.Observe(path) }})
+	if errors.Is(err, cargotoml.ErrNoManifest) {
+		return &snapshot{Deps: []protocol.PackageID{}}
+	}
+	if err != nil {
+		return &snapshot{Err: err.Error()}
+	}
+	s := &snapshot{Found: true, Root: ws.Root}
+	for _, e := range ws.Errors {
+		s.Warnings = append(s.Warnings, "cargo: skipping a workspace member: "+e.Error())
+	}
+	for _, m := range ws.Members {
+		s.Members = append(s.Members, protocol.WorkspaceMember{Name: m.Name, Version: m.Version, Dir: m.Dir})
+	}
+	rec.Observe(ws.Lockfile)
+	var lf *cargolock.Lockfile
+	if data, err := os.ReadFile(ws.Lockfile); err == nil {
+		if lf, err = cargolock.Parse(ws.Lockfile, data); err != nil {
+			s.Err = err.Error()
+			return s
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		s.Err = fmt.Sprintf("reading %s: %v", ws.Lockfile, err)
+		return s
+	}
+	s.Deps = DirectDeps(ws, lf)
+	return s
+}
+
+// DirectDeps returns the sorted, deduplicated direct dependencies of the
+// workspace's members, with exact versions from the lockfile lf (nil when
+// there is none) and "*" for any dependency it does not lock. Members are
+// never reported as dependencies of each other.
+func DirectDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) []protocol.PackageID {
+	memberDir := make(map[string]bool, len(ws.Members))
+	memberPkg := make(map[[2]string]bool, len(ws.Members))
+	for _, m := range ws.Members {
+		memberDir[m.Dir] = true
+		memberPkg[[2]string{m.Name, m.Version}] = true
+	}
+	isMember := func(lp *cargolock.Package) bool {
+		return lp.Source == "" && memberPkg[[2]string{lp.Name, lp.Version}]
+	}
+	out := make([]protocol.PackageID, 0, 64)
+	for _, m := range ws.Members {
+		var locked []*cargolock.Package // the member's resolved dependencies
+		var self *cargolock.Package
+		if lf != nil {
+			for _, lp := range lf.ByName(m.Name) {
+				if lp.Source == "" && lp.Version == m.Version {
+					self = lp
+					break
+				}
+			}
+			if self != nil {
+				for _, r := range self.Dependencies {
+					if lp, err := lf.Resolve(r); err == nil {
+						locked = append(locked, lp)
+					}
+				}
+			}
+		}
+		for _, d := range m.Deps {
+			if d.Path != "" && memberDir[filepath.Clean(d.Path)] {
+				continue
+			}
+			var pool []*cargolock.Package
+			switch {
+			case self != nil:
+				pool = locked
+			case lf != nil:
+				pool = lf.ByName(d.Name) // a member cargo has not locked yet
+			}
+			lp := pick(pool, d)
+			if lp == nil {
+				out = append(out, protocol.PackageID{PM: Name, Name: d.Name, Version: protocol.AnyVersion})
+				continue
+			}
+			if isMember(lp) {
+				continue
+			}
+			out = append(out, protocol.PackageID{PM: Name, Name: lp.Name, Version: lp.Version})
+		}
+	}
+	return sortDeps(out)
+}
+
+// pick chooses the locked package that satisfies dependency d among pool:
+// same name, a source of the right kind, and (when several remain) the
+// newest version matching d's requirement.
+func pick(pool []*cargolock.Package, d cargotoml.Dependency) *cargolock.Package {
+	var cands, patched []*cargolock.Package
+	for _, lp := range pool {
+		if lp.Name != d.Name {
+			continue
+		}
+		if sourceKindMatches(lp.Source, d) {
+			cands = append(cands, lp)
+		} else {
+			patched = append(patched, lp)
+		}
+	}
+	if len(cands) == 0 && d.Path == "" && d.Git == "" {
+		// A registry dependency that [patch] redirected to a path or git.
+		cands = patched
+	}
+	if len(cands) <= 1 {
+		if len(cands) == 1 && d.Path == "" && d.Git == "" && d.Req != "" {
+			if ok, err := versions.Cargo.Matches(d.Req, cands[0].Version); err == nil && !ok {
+				return nil // the lockfile is stale for this requirement
+			}
+		}
+		if len(cands) == 1 {
+			return cands[0]
+		}
+		return nil
+	}
+	var best *cargolock.Package
+	for _, lp := range cands {
+		if d.Req != "" && d.Path == "" && d.Git == "" {
+			if ok, err := versions.Cargo.Matches(d.Req, lp.Version); err != nil || !ok {
+				continue
+			}
+		}
+		if best == nil {
+			best = lp
+			continue
+		}
+		if c, err := versions.Cargo.Compare(lp.Version, best.Version); err == nil && c > 0 {
+			best = lp
+		}
+	}
+	return best
+}
+
+// sourceKindMatches reports whether a locked source is the kind d asks
+// for: path deps lock without a source, git deps with a git+ source,
+// registry deps with a registry+ or sparse+ source.
+func sourceKindMatches(source string, d cargotoml.Dependency) bool {
+	switch {
+	case d.Path != "":
+		return source == ""
+	case d.Git != "":
+		return strings.HasPrefix(source, "git+")
+	default:
+		return strings.HasPrefix(source, "registry+") || strings.HasPrefix(source, "sparse+")
+	}
+}
+
+// sortDeps sorts by name then version and removes duplicates.
+func sortDeps(ds []protocol.PackageID) []protocol.PackageID {
+	slices.SortFunc(ds, func(a, b protocol.PackageID) int {
+		if c := cmp.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		if a.Version == b.Version {
+			return 0
+		}
+		if a.Version == protocol.AnyVersion || b.Version == protocol.AnyVersion {
+			return cmp.Compare(a.Version, b.Version)
+		}
+		if c, err := versions.Cargo.Compare(a.Version, b.Version); err == nil && c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Version, b.Version)
+	})
+	return slices.Compact(ds)
+}

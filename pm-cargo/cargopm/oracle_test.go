@@ -1,0 +1,338 @@
+package cargopm
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// oracleCrates is what the fake registry publishes for the differential
+// tests.
+func oracleCrates() []fakeregistry.Crate {
+	c := func(name, ver string, deps ...fakeregistry.Dep) fakeregistry.Crate {
+		return fakeregistry.Crate{Name: name, Version: ver, Deps: deps}
+	}
+	return []fakeregistry.Crate{
+		c("a", "1.0.0"), c("ab", "0.2.0", fakeregistry.Dep{Name: "abc", Req: "3"}), c("abc", "3.1.0"),
+		c("serde", "1.0.100"), c("serde", "1.0.200"),
+		c("rand", "0.7.3", fakeregistry.Dep{Name: "libc", Req: "0.2"}), c("rand", "0.8.5", fakeregistry.Dep{Name: "libc", Req: "0.2"}),
+		c("libc", "0.2.150"), c("winapi", "0.3.9"), c("cc", "1.0.83"), c("proptest", "1.4.0"),
+		c("heck", "0.4.1"), c("either", "1.9.0"), c("anyhow", "1.0.75"), c("anyhow", "1.0.76"),
+		{Name: "anyhow", Version: "1.0.99", Yanked: true},
+		c("thiserror", "1.0.50"), c("log", "0.4.20"), c("tokio", "1.2.0", fakeregistry.Dep{Name: "log", Req: "0.4"}),
+		c("mio", "0.8.0"),
+	}
+}
+
+// oracleWorkspaces are generated workspaces covering every case list_deps
+// handles: member globs, exclude, a literal member, a virtual root and a
+// root package, all dependency tables, target tables, optional deps,
+// renames, workspace inheritance (with a rename inside
+// [workspace.dependencies]), member path deps, a path dep implicitly a
+// member, path deps outside the root or excluded, and two versions of one
+// crate used by two members and by one member through a rename.
+var oracleWorkspaces = map[string]map[string]string{
+	"virtual": {
+		"ws/Cargo.toml": `[workspace]
+members = ["crates/*", "tools/cli"]
+exclude = ["crates/excluded"]
+resolver = "2"
+
+[workspace.package]
+version = "0.3.0"
+
+[workspace.dependencies]
+anyhow = "1"
+te = { package = "thiserror", version = "1.0" }
+shared = { path = "shared" }
+log = "0.4"
+`,
+		"ws/crates/alpha/Cargo.toml": `[package]
+name = "alpha"
+version.workspace = true
+edition = "2021"
+
+[dependencies]
+rand = "0.7"
+anyhow = { workspace = true }
+te = { workspace = true, optional = true }
+beta = { path = "../beta" }
+excluded = { path = "../excluded" }
+outside = { path = "../../../outside" }
+casing = { package = "heck", version = "0.4" }
+either = { version = "1", optional = true }
+
+[dev-dependencies]
+proptest = "1"
+
+[build-dependencies]
+cc = "1"
+
+[target.'cfg(windows)'.dependencies]
+winapi = "0.3"
+
+[target.'cfg(unix)'.dependencies]
+libc = "0.2"
+
+[target.x86_64-unknown-linux-gnu.dev-dependencies]
+a = "1"
+`,
+		"ws/crates/alpha/src/lib.rs": "",
+		"ws/crates/beta/Cargo.toml": `[package]
+name = "beta"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+rand = "0.8"
+rand07 = { package = "rand", version = "0.7" }
+log = { workspace = true }
+shared = { workspace = true }
+ab = "0.2"
+`,
+		"ws/crates/beta/src/lib.rs": "",
+		"ws/crates/excluded/Cargo.toml": `[package]
+name = "excluded"
+version = "0.9.0"
+edition = "2021"
+
+[dependencies]
+mio = "0.8"
+`,
+		"ws/crates/excluded/src/lib.rs": "",
+		"ws/tools/cli/Cargo.toml": `[package]
+name = "cli"
+version = "2.0.0"
+edition = "2021"
+
+[dependencies]
+alpha = { path = "../../crates/alpha" }
+serde = "=1.0.100"
+`,
+		"ws/tools/cli/src/main.rs": "fn main() {}\n",
+		"ws/shared/Cargo.toml": `[package]
+name = "shared"
+version = "0.0.1"
+edition = "2021"
+
+[dependencies]
+tokio = "1"
+`,
+		"ws/shared/src/lib.rs": "",
+		"outside/Cargo.toml": `[package]
+name = "outside"
+version = "4.5.6"
+edition = "2021"
+
+[dependencies]
+serde = "1"
+`,
+		"outside/src/lib.rs": "",
+	},
+	"rootpkg": {
+		"ws/Cargo.toml": `[package]
+name = "app"
+version = "1.0.0"
+edition = "2021"
+rust-version = "1.60"
+
+[workspace]
+members = ["sub"]
+
+[dependencies]
+sub = { path = "sub" }
+serde = "1.0.150"
+anyhow = "=1.0.75"
+
+[dev-dependencies]
+tokio = "1"
+`,
+		"ws/src/main.rs": "fn main() {}\n",
+		"ws/sub/Cargo.toml": `[package]
+name = "sub"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+log = "0.4"
+`,
+		"ws/sub/src/lib.rs": "",
+	},
+	"lockv2": {
+		"ws/Cargo.toml": `[package]
+name = "old"
+version = "0.1.0"
+rust-version = "1.45"
+
+[dependencies]
+serde = "1"
+rand = "0.7"
+ab = "0.2"
+`,
+		"ws/src/lib.rs": "",
+	},
+	"single": {
+		"ws/Cargo.toml": `[package]
+name = "solo"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+abc = "3"
+mio = { version = "0.8", optional = true }
+`,
+		"ws/src/lib.rs": "",
+	},
+}
+
+// metadataDirect computes the direct dependency set from `cargo metadata`:
+// the resolve deps of every workspace member, members removed.
+func metadataDirect(t *testing.T, out []byte) []protocol.PackageID {
+	t.Helper()
+	var md struct {
+		Packages []struct {
+			ID, Name, Version string
+		}
+		WorkspaceMembers []string `json:"workspace_members"`
+		Resolve          struct {
+			Nodes []struct {
+				ID   string
+				Deps []struct{ Pkg string }
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &md); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]protocol.PackageID{}
+	for _, p := range md.Packages {
+		byID[p.ID] = protocol.PackageID{PM: Name, Name: p.Name, Version: p.Version}
+	}
+	var got []protocol.PackageID
+	for _, n := range md.Resolve.Nodes {
+		if !slices.Contains(md.WorkspaceMembers, n.ID) {
+			continue
+		}
+		for _, d := range n.Deps {
+			if slices.Contains(md.WorkspaceMembers, d.Pkg) {
+				continue
+			}
+			got = append(got, byID[d.Pkg])
+		}
+	}
+	return sortDeps(got)
+}
+
+func TestListDepsMatchesCargoMetadata(t *testing.T) {
+	reg, err := fakeregistry.New(oracleCrates()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	env := cargotest.New(t, reg)
+	for name, files := range oracleWorkspaces {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cargotest.WriteFiles(t, dir, files)
+			ws := filepath.Join(dir, "ws")
+			env.Run(t, ws, "generate-lockfile")
+			want := metadataDirect(t, env.Run(t, ws, "metadata", "--format-version", "1", "--all-features"))
+			lockData, err := os.ReadFile(filepath.Join(ws, "Cargo.lock"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			variants := map[string][]byte{"as written": lockData}
+			lf, err := cargolock.Parse("Cargo.lock", lockData)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("cargo wrote lockfile version %d; cargo metadata's direct deps: %v", lf.Version, want)
+			if len(want) == 0 {
+				t.Fatal("the oracle found no dependencies")
+			}
+			variants["v1"] = encodeV1(lf)
+			for variant, data := range variants {
+				if err := os.WriteFile(filepath.Join(ws, "Cargo.lock"), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if variant != "as written" {
+					// cargo itself must accept the rewritten lockfile unchanged.
+					out := metadataDirect(t, env.Run(t, ws, "metadata", "--format-version", "1", "--all-features", "--locked"))
+					if !slices.Equal(out, want) {
+						t.Fatalf("%s: cargo reads the rewritten lockfile differently: %v", variant, out)
+					}
+				}
+				// Start from a member directory too: discovery walks up.
+				for _, start := range []string{ws, filepath.Join(ws, "crates", "beta"), filepath.Join(ws, "sub")} {
+					if _, err := os.Stat(start); err != nil {
+						continue
+					}
+					w, err := cargotoml.Load(start, cargotoml.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(w.Errors) > 0 {
+						t.Fatalf("member errors: %v", w.Errors)
+					}
+					l, err := cargolock.ReadFile(w.Lockfile)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := DirectDeps(w, l)
+					if !slices.Equal(got, want) {
+						t.Errorf("%s, from %s:\n got  %v\n want %v (cargo metadata)", variant, start, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// encodeV1 rewrites a lockfile in the version 1 encoding: no version key,
+// every dependency in the long form, checksums in [metadata].
+func encodeV1(lf *cargolock.Lockfile) []byte {
+	var b strings.Builder
+	meta := map[string]string{}
+	for _, p := range lf.Packages {
+		fmt.Fprintf(&b, "[[package]]\nname = %q\nversion = %q\n", p.Name, p.Version)
+		if p.Source != "" {
+			fmt.Fprintf(&b, "source = %q\n", p.Source)
+		}
+		if len(p.Dependencies) > 0 {
+			b.WriteString("dependencies = [\n")
+			for _, r := range p.Dependencies {
+				dp, err := lf.Resolve(r)
+				if err != nil {
+					panic(err)
+				}
+				long := cargolock.Ref{Name: dp.Name, Version: dp.Version, Source: dp.Source}
+				fmt.Fprintf(&b, " %q,\n", long.String())
+			}
+			b.WriteString("]\n")
+		}
+		b.WriteString("\n")
+		if p.Checksum != "" {
+			meta[fmt.Sprintf("checksum %s %s (%s)", p.Name, p.Version, p.Source)] = p.Checksum
+		}
+	}
+	b.WriteString("[metadata]\n")
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%q = %q\n", k, meta[k])
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,364 @@
+package cargotoml
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Observed says what kind of filesystem input Load consulted.
+type Observed int
+
+// The kinds of observed inputs.
+const (
+	// ObservedFile is a file that was read.
+	ObservedFile Observed = iota
+	// ObservedDir is a directory whose entries were listed (glob expansion).
+	ObservedDir
+	// ObservedProbe is a path whose existence was checked and that may be
+	// absent.
+	ObservedProbe
+)
+
+// Options tunes Load.
+type Options struct {
+	// Observe, when set, is called before each file read, directory listing
+	// and existence probe, so a caller can key a cache on those inputs.
+	Observe func(path string, kind Observed)
+}
+
+// Workspace is a discovered cargo workspace.
+type Workspace struct {
+	// Root is the absolute directory of the root manifest.
+	Root string
+	// RootManifest is the root Cargo.toml.
+	RootManifest *Manifest
+	// Members are the workspace members, sorted by directory. A package
+	// outside any workspace is a workspace of one member.
+	Members []*Member
+	// Errors are the members that failed to load; the others are still
+	// listed.
+	Errors []error
+	// Lockfile is the path where the workspace's Cargo.lock lives (which
+	// may not exist).
+	Lockfile string
+}
+
+// Member is one workspace member.
+type Member struct {
+	// Dir is the member's absolute directory.
+	Dir      string
+	Manifest *Manifest
+	// Name and Version are the package's (Version resolved through
+	// workspace inheritance; "0.0.0" when absent, as cargo does).
+	Name, Version string
+	// Deps are the member's dependencies with `workspace = true` entries
+	// resolved against [workspace.dependencies] and Path made absolute.
+	Deps []Dependency
+}
+
+// ErrNoManifest is returned by Load when no Cargo.toml exists at or above
+// the start directory.
+var ErrNoManifest = errors.New("no Cargo.toml found")
+
+type loader struct {
+	opts   Options
+	cache  map[string]*Manifest
+	errors map[string]error
+}
+
+func (l *loader) observe(path string, k Observed) {
+	if l.opts.Observe != nil {
+		l.opts.Observe(path, k)
+	}
+}
+
+func (l *loader) manifest(path string) (*Manifest, error) {
+	if m, ok := l.cache[path]; ok {
+		return m, nil
+	}
+	if err, ok := l.errors[path]; ok {
+		return nil, err
+	}
+	l.observe(path, ObservedFile)
+	m, err := ReadFile(path)
+	if err != nil {
+		l.errors[path] = err
+		return nil, err
+	}
+	l.cache[path] = m
+	return m, nil
+}
+
+func (l *loader) exists(path string) bool {
+	l.observe(path, ObservedProbe)
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Load discovers the workspace that the directory start belongs to, as cargo
+// does: the nearest Cargo.toml at or above start, and the workspace root
+// that claims it (the manifest itself, its `package.workspace`, or the
+// nearest ancestor with a [workspace] table that does not exclude it).
+func Load(start string, opts Options) (*Workspace, error) {
+	start, err := filepath.Abs(start)
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{opts: opts, cache: map[string]*Manifest{}, errors: map[string]error{}}
+	var current string
+	for dir := start; ; {
+		p := filepath.Join(dir, "Cargo.toml")
+		if l.exists(p) {
+			current = p
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("%s: %w", start, ErrNoManifest)
+		}
+		dir = parent
+	}
+	cm, err := l.manifest(current)
+	if err != nil {
+		return nil, err
+	}
+	rootPath := current
+	switch {
+	case cm.Workspace != nil:
+	case cm.Package != nil && cm.Package.Workspace != "":
+		rootPath = filepath.Join(filepath.Dir(current), cm.Package.Workspace, "Cargo.toml")
+	default:
+		rootPath = l.findRoot(current)
+	}
+	rm := cm
+	if rootPath != current {
+		if rm, err = l.manifest(rootPath); err != nil {
+			return nil, err
+		}
+	}
+	ws := &Workspace{Root: filepath.Dir(rootPath), RootManifest: rm, Lockfile: filepath.Join(filepath.Dir(rootPath), "Cargo.lock")}
+	if rm.Workspace == nil {
+		// A lone package.
+		mem, err := l.member(ws, filepath.Dir(rootPath), rm)
+		if err != nil {
+			return nil, err
+		}
+		ws.Members = []*Member{mem}
+		return ws, nil
+	}
+	l.members(ws)
+	return ws, nil
+}
+
+// findRoot walks up from the package manifest current looking for a
+// workspace root that does not exclude it; without one the package is its
+// own root.
+func (l *loader) findRoot(current string) string {
+	pkgDir := filepath.Dir(current)
+	for dir := filepath.Dir(pkgDir); ; {
+		p := filepath.Join(dir, "Cargo.toml")
+		if l.exists(p) {
+			if m, err := l.manifest(p); err == nil && m.Workspace != nil {
+				if !excluded(dir, m.Workspace, pkgDir) {
+					return p
+				}
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return current
+		}
+		dir = parent
+	}
+}
+
+func excluded(root string, w *WorkspaceTable, dir string) bool {
+	for _, e := range w.Exclude {
+		ex := filepath.Join(root, e)
+		if dir == ex || strings.HasPrefix(dir, ex+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// members expands [workspace] members and the path dependencies inside the
+// root into ws.Members.
+func (l *loader) members(ws *Workspace) {
+	w := ws.RootManifest.Workspace
+	seen := map[string]bool{}
+	var queue []string
+	push := func(dir string) {
+		dir = filepath.Clean(dir)
+		if seen[dir] {
+			return
+		}
+		seen[dir] = true
+		queue = append(queue, dir)
+	}
+	if ws.RootManifest.Package != nil {
+		push(ws.Root)
+	}
+	for _, pat := range w.Members {
+		full := filepath.Join(ws.Root, pat)
+		if !hasMeta(pat) {
+			if !excluded(ws.Root, w, full) {
+				push(full)
+			}
+			continue
+		}
+		for _, d := range l.glob(full) {
+			if excluded(ws.Root, w, d) {
+				continue
+			}
+			if !l.exists(filepath.Join(d, "Cargo.toml")) {
+				continue // a glob match that is not a package (cargo skips these too)
+			}
+			push(d)
+		}
+	}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		var m *Manifest
+		var err error
+		if dir == ws.Root {
+			m = ws.RootManifest
+		} else {
+			m, err = l.manifest(filepath.Join(dir, "Cargo.toml"))
+		}
+		if err != nil {
+			ws.Errors = append(ws.Errors, fmt.Errorf("workspace member %s: %w", rel(ws.Root, dir), err))
+			continue
+		}
+		if m.Package == nil {
+			ws.Errors = append(ws.Errors, fmt.Errorf("workspace member %s: %s has no [package]", rel(ws.Root, dir), m.Path))
+			continue
+		}
+		mem, err := l.member(ws, dir, m)
+		if err != nil {
+			ws.Errors = append(ws.Errors, fmt.Errorf("workspace member %s: %w", rel(ws.Root, dir), err))
+			continue
+		}
+		ws.Members = append(ws.Members, mem)
+		// Path dependencies inside the root are members too.
+		for _, d := range mem.Deps {
+			if d.Path == "" {
+				continue
+			}
+			if d.Path != ws.Root && !strings.HasPrefix(d.Path, ws.Root+string(filepath.Separator)) {
+				continue
+			}
+			if excluded(ws.Root, w, d.Path) {
+				continue
+			}
+			push(d.Path)
+		}
+	}
+	sort.Slice(ws.Members, func(i, j int) bool { return ws.Members[i].Dir < ws.Members[j].Dir })
+}
+
+// member resolves a member's version and dependencies.
+func (l *loader) member(ws *Workspace, dir string, m *Manifest) (*Member, error) {
+	if m.Package == nil {
+		return nil, fmt.Errorf("%s has no [package]", m.Path)
+	}
+	mem := &Member{Dir: dir, Manifest: m, Name: m.Package.Name, Version: m.Package.Version}
+	w := ws.RootManifest.Workspace
+	if m.Package.VersionInherited {
+		if w == nil || w.PackageVersion == "" {
+			return nil, fmt.Errorf("%s: version.workspace = true but the workspace root %s has no [workspace.package] version", m.Path, ws.RootManifest.Path)
+		}
+		mem.Version = w.PackageVersion
+	}
+	if mem.Version == "" {
+		mem.Version = "0.0.0"
+	}
+	mem.Deps = make([]Dependency, 0, len(m.Dependencies))
+	for _, d := range m.Dependencies {
+		if d.Inherit {
+			var wd Dependency
+			ok := false
+			if w != nil {
+				wd, ok = w.Dependencies[d.Key]
+			}
+			if !ok {
+				return nil, fmt.Errorf("%s: dependency %q has workspace = true but [workspace.dependencies] in %s has no %q", m.Path, d.Key, ws.RootManifest.Path, d.Key)
+			}
+			inh := d
+			inh.Name, inh.Req, inh.Git, inh.Registry = wd.Name, wd.Req, wd.Git, wd.Registry
+			if wd.Name == wd.Key {
+				inh.Name = d.Key
+			}
+			inh.Path = ""
+			if wd.Path != "" {
+				inh.Path = filepath.Join(ws.Root, wd.Path)
+			}
+			inh.Optional = d.Optional
+			mem.Deps = append(mem.Deps, inh)
+			continue
+		}
+		if d.Path != "" {
+			d.Path = filepath.Join(dir, d.Path)
+		}
+		mem.Deps = append(mem.Deps, d)
+	}
+	return mem, nil
+}
+
+func (l *loader) glob(pattern string) []string {
+	// Observe every directory the pattern walks, so a new entry invalidates.
+	dir := pattern
+	for hasMeta(dir) {
+		dir = filepath.Dir(dir)
+	}
+	l.observeGlobDirs(dir, strings.TrimPrefix(pattern, dir))
+	matches, _ := filepath.Glob(pattern)
+	var out []string
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// observeGlobDirs reports the directories whose listings a glob depends on:
+// the fixed prefix and each directory matched by a leading part of the
+// pattern that is followed by more components.
+func (l *loader) observeGlobDirs(base, rest string) {
+	l.observe(base, ObservedDir)
+	parts := strings.Split(strings.Trim(rest, string(filepath.Separator)), string(filepath.Separator))
+	dirs := []string{base}
+	for i := 0; i < len(parts)-1; i++ {
+		var next []string
+		for _, d := range dirs {
+			ms, _ := filepath.Glob(filepath.Join(d, parts[i]))
+			for _, m := range ms {
+				if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+					l.observe(m, ObservedDir)
+					next = append(next, m)
+				}
+			}
+		}
+		dirs = next
+	}
+}
+
+func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+func rel(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// IsNotExist reports whether err means a manifest was missing.
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

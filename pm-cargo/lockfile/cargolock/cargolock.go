@@ -1,0 +1,291 @@
+// Package cargolock reads Cargo.lock files of every format cargo has written:
+// version 1 (no version key, checksums in [metadata], dependency strings
+// always "name version (source)"), version 2 (inline checksums, compact
+// dependency strings), version 3 and version 4 (an explicit top-level
+// version key).
+//
+// The reader resolves each package's dependency strings to the locked
+// packages they name, so callers can walk the resolved graph without knowing
+// the encoding rules.
+package cargolock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// MaxVersion is the newest lockfile version this package understands.
+const MaxVersion = 4
+
+// Lockfile is a parsed Cargo.lock.
+type Lockfile struct {
+	// Version is the lockfile format version: 1 to 4.
+	Version int
+	// Packages are the locked packages in file order.
+	Packages []Package
+
+	byName map[string][]int
+}
+
+// Package is one [[package]] entry.
+type Package struct {
+	Name    string
+	Version string
+	// Source is the package's source URL, e.g.
+	// "registry+https://github.com/rust-lang/crates.io-index"; empty for path
+	// packages (workspace members and path dependencies).
+	Source string
+	// Checksum is the sha256 of the .crate, for registry packages; for a
+	// version 1 lockfile it comes from the [metadata] table.
+	Checksum string
+	// Dependencies are the package's dependency references as written.
+	Dependencies []Ref
+}
+
+// Ref is a dependency string: "name", "name version" or
+// "name version (source)". Version and Source are empty when not written.
+type Ref struct {
+	Name    string
+	Version string
+	Source  string
+}
+
+// String renders the reference in cargo's encoding.
+func (r Ref) String() string {
+	s := r.Name
+	if r.Version != "" {
+		s += " " + r.Version
+	}
+	if r.Source != "" {
+		s += " (" + r.Source + ")"
+	}
+	return s
+}
+
+// ParseRef parses a dependency string.
+func ParseRef(s string) (Ref, error) {
+	var r Ref
+	rest := s
+	if i := strings.IndexByte(rest, '('); i >= 0 {
+		if !strings.HasSuffix(rest, ")") {
+			return r, fmt.Errorf("dependency %q: unterminated source in parentheses", s)
+		}
+		r.Source = rest[i+1 : len(rest)-1]
+		if r.Source == "" {
+			return r, fmt.Errorf("dependency %q: empty source", s)
+		}
+		rest = strings.TrimRight(rest[:i], " ")
+	}
+	fields := strings.Split(rest, " ")
+	switch len(fields) {
+	case 1:
+		r.Name = fields[0]
+	case 2:
+		r.Name, r.Version = fields[0], fields[1]
+	default:
+		return r, fmt.Errorf("dependency %q: want \"name\", \"name version\" or \"name version (source)\"", s)
+	}
+	if r.Name == "" {
+		return r, fmt.Errorf("dependency %q: empty name", s)
+	}
+	if r.Source != "" && r.Version == "" {
+		return r, fmt.Errorf("dependency %q: source without version", s)
+	}
+	return r, nil
+}
+
+// rawLock mirrors the TOML layout.
+type rawLock struct {
+	Version  *int              `toml:"version"`
+	Root     *rawPackage       `toml:"root"` // the root package of very old version 1 files
+	Package  []rawPackage      `toml:"package"`
+	Metadata map[string]string `toml:"metadata"`
+}
+
+type rawPackage struct {
+	Name         string   `toml:"name"`
+	Version      string   `toml:"version"`
+	Source       string   `toml:"source"`
+	Checksum     string   `toml:"checksum"`
+	Dependencies []string `toml:"dependencies"`
+}
+
+// Error is a problem with a lockfile, located by file and line when known.
+type Error struct {
+	File string
+	Line int // 0 when unknown
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// ReadFile reads and parses the lockfile at path.
+func ReadFile(path string) (*Lockfile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses lockfile data; name is used in error messages.
+func Parse(name string, data []byte) (*Lockfile, error) {
+	var raw rawLock
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: name, Line: pe.Position.Line, Msg: "invalid TOML: " + pe.Message}
+		}
+		return nil, &Error{File: name, Msg: "invalid lockfile: " + err.Error()}
+	}
+	lf := &Lockfile{Packages: make([]Package, 0, len(raw.Package)), byName: make(map[string][]int, len(raw.Package))}
+	if raw.Version != nil {
+		lf.Version = *raw.Version
+		if lf.Version < 1 || lf.Version > MaxVersion {
+			return nil, &Error{File: name, Line: lineOf(data, "version"), Msg: fmt.Sprintf("unsupported lockfile version %d (this reader knows 1 to %d)", lf.Version, MaxVersion)}
+		}
+	}
+	if raw.Root != nil {
+		raw.Package = append([]rawPackage{*raw.Root}, raw.Package...)
+	}
+	for i, rp := range raw.Package {
+		where := fmt.Sprintf("[[package]] #%d", i+1)
+		if rp.Name == "" {
+			return nil, &Error{File: name, Line: nthLine(data, "[[package]]", i), Msg: where + ": missing name"}
+		}
+		if rp.Version == "" {
+			return nil, &Error{File: name, Line: nthLine(data, "[[package]]", i), Msg: fmt.Sprintf("%s (%s): missing version", where, rp.Name)}
+		}
+		p := Package{Name: rp.Name, Version: rp.Version, Source: rp.Source, Checksum: rp.Checksum}
+		if len(rp.Dependencies) > 0 {
+			p.Dependencies = make([]Ref, 0, len(rp.Dependencies))
+		}
+		for _, d := range rp.Dependencies {
+			r, err := ParseRef(d)
+			if err != nil {
+				return nil, &Error{File: name, Line: lineOf(data, fmt.Sprintf("%q", d)), Msg: fmt.Sprintf("package %s %s: %v", rp.Name, rp.Version, err)}
+			}
+			p.Dependencies = append(p.Dependencies, r)
+		}
+		lf.byName[p.Name] = append(lf.byName[p.Name], len(lf.Packages))
+		lf.Packages = append(lf.Packages, p)
+	}
+	if lf.Version == 0 {
+		lf.Version = guessVersion(&raw)
+	}
+	if len(raw.Metadata) > 0 {
+		for i := range lf.Packages {
+			p := &lf.Packages[i]
+			if p.Checksum != "" || p.Source == "" {
+				continue
+			}
+			key := "checksum " + p.Name + " " + p.Version + " (" + p.Source + ")"
+			if sum, ok := raw.Metadata[key]; ok && sum != "<none>" {
+				p.Checksum = sum
+			}
+		}
+	}
+	return lf, nil
+}
+
+// guessVersion tells version 1 from version 2 in a lockfile without a
+// version key: version 1 keeps checksums in [metadata] and writes every
+// dependency in the long form; version 2 has inline checksums.
+func guessVersion(raw *rawLock) int {
+	for k := range raw.Metadata {
+		if strings.HasPrefix(k, "checksum ") {
+			return 1
+		}
+	}
+	for _, p := range raw.Package {
+		if p.Checksum != "" {
+			return 2
+		}
+		for _, d := range p.Dependencies {
+			if !strings.Contains(d, " ") {
+				return 2
+			}
+		}
+	}
+	// Only path packages with fully spelled references: both encodings agree.
+	return 1
+}
+
+// lineOf returns the 1-based line of the first occurrence of s in data, or 0.
+func lineOf(data []byte, s string) int {
+	i := strings.Index(string(data), s)
+	if i < 0 {
+		return 0
+	}
+	return 1 + strings.Count(string(data[:i]), "\n")
+}
+
+// nthLine returns the 1-based line of the n-th (0-based) occurrence of s.
+func nthLine(data []byte, s string, n int) int {
+	str := string(data)
+	off := 0
+	for k := 0; ; k++ {
+		i := strings.Index(str[off:], s)
+		if i < 0 {
+			return 0
+		}
+		if k == n {
+			return 1 + strings.Count(str[:off+i], "\n")
+		}
+		off += i + len(s)
+	}
+}
+
+// ByName returns the locked packages named name, in file order.
+func (lf *Lockfile) ByName(name string) []*Package {
+	idx := lf.byName[name]
+	out := make([]*Package, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, &lf.Packages[i])
+	}
+	return out
+}
+
+// Find returns the locked package with the given name and version (and
+// source, when source is not empty), or nil.
+func (lf *Lockfile) Find(name, version, source string) *Package {
+	for _, i := range lf.byName[name] {
+		p := &lf.Packages[i]
+		if p.Version == version && (source == "" || p.Source == source) {
+			return p
+		}
+	}
+	return nil
+}
+
+// Resolve returns the locked package a dependency reference names, or an
+// error when it names none or is ambiguous.
+func (lf *Lockfile) Resolve(r Ref) (*Package, error) {
+	var found *Package
+	for _, i := range lf.byName[r.Name] {
+		p := &lf.Packages[i]
+		if r.Version != "" && p.Version != r.Version {
+			continue
+		}
+		if r.Source != "" && p.Source != r.Source {
+			continue
+		}
+		if found != nil {
+			return nil, fmt.Errorf("dependency %q is ambiguous: several locked packages match", r)
+		}
+		found = p
+	}
+	if found == nil {
+		return nil, fmt.Errorf("dependency %q names no locked package", r)
+	}
+	return found, nil
+}
