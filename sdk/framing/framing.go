@@ -1,5 +1,7 @@
-// Package framing reads and writes newline-delimited JSON-RPC messages with a
-// bound on message size, for both ends of the PM protocol.
+// Package framing reads newline-delimited JSON-RPC messages with a bound on
+// their size, and finds the routing part (id, method) of a message without
+// trusting it to be complete. Both ends of the PM protocol use it: the PM
+// harness in pmserver and the process manager in host.
 package framing
 
 import (
@@ -35,9 +37,15 @@ func (e *TooLongError) ID() json.RawMessage { return FindID(e.Head) }
 
 // Reader reads newline-terminated messages of at most Max bytes.
 type Reader struct {
-	br  *bufio.Reader
-	max int
+	br           *bufio.Reader
+	max          int
+	unterminated bool
 }
+
+// Unterminated reports whether the last line Next returned was cut short by
+// the end of input rather than ended by a newline: from a peer that died in
+// the middle of a message, or a final request typed without a newline.
+func (r *Reader) Unterminated() bool { return r.unterminated }
 
 // NewReader returns a Reader on r that refuses lines longer than max bytes
 // (DefaultMaxMessage when max <= 0).
@@ -67,6 +75,7 @@ func (r *Reader) Next() ([]byte, error) {
 }
 
 func (r *Reader) line() ([]byte, error) {
+	r.unterminated = false
 	var buf []byte
 	var size int64
 	var head []byte
@@ -101,6 +110,7 @@ func (r *Reader) line() ([]byte, error) {
 				return nil, &TooLongError{Size: size, Max: r.max, Head: head}
 			}
 			if len(buf) > 0 {
+				r.unterminated = true
 				return buf, nil
 			}
 			return nil, io.EOF

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// commonFlags are the flags every command that starts PMs shares.
+type commonFlags struct {
+	workspace string
+	cacheDir  string
+	env       stringList
+	timeout   time.Duration
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.workspace, "workspace", "", "workspace directory (default: the current directory)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache directory handed to PMs (default: $SYMPOSIUM_CACHE_DIR, else the user cache dir's symposium/)")
+	fs.Var(&c.env, "env", "KEY=VALUE for the PMs' initialize env (repeatable)")
+	fs.DurationVar(&c.timeout, "timeout", 0, "timeout for the handshake and each request (default: per method)")
+}
+
+// options turns the flags into host options.
+func (c *commonFlags) options() (host.Options, error) {
+	var o host.Options
+	ws := c.workspace
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return o, err
+		}
+	}
+	ws, err := filepath.Abs(ws)
+	if err != nil {
+		return o, err
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return o, fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	o.Workspace = ws
+	o.CacheDir = c.cacheDir
+	if o.CacheDir == "" {
+		o.CacheDir = defaultCacheDir()
+	}
+	if o.CacheDir, err = filepath.Abs(o.CacheDir); err != nil {
+		return o, err
+	}
+	o.Env = map[string]string{}
+	for _, kv := range c.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return o, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+		}
+		o.Env[k] = v
+	}
+	if d := c.timeout; d > 0 {
+		o.Timeouts = host.Timeouts{Initialize: d, ListDeps: d, ActivePlugins: d, LoadPlugin: d,
+			Fetch: d, Search: d, Refresh: d, Workspace: d}
+	}
+	return o, nil
+}
+
+// defaultCacheDir is $SYMPOSIUM_CACHE_DIR, else <user cache dir>/symposium.
+func defaultCacheDir() string {
+	if d := os.Getenv("SYMPOSIUM_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "symposium")
+	}
+	return filepath.Join(os.TempDir(), "symposium-cache")
+}
+
+const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMMAND [ARGS...]
+
+Spawns COMMAND as a PM, initializes it, sends one METHOD request with
+PARAMS-JSON (default {}), prints the result as JSON on stdout and shuts the PM
+down. On failure the reason, with the PM's last stderr lines, goes to stderr
+and the exit code is 1.
+
+Example:
+  symposium-pm call list_deps -- symposium-pm-cargo
+  symposium-pm call fetch '{"id":{"pm":"cargo","name":"serde","version":"^1"},"update":"none"}' -- symposium-pm-cargo
+
+Flags:
+`
+
+func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, callUsage); fs.PrintDefaults() }
+	var cf commonFlags
+	cf.register(fs)
+	dash := slices.Index(args, "--")
+	if dash < 0 {
+		if slices.Contains(args, "-h") || slices.Contains(args, "--help") || slices.Contains(args, "-help") {
+			fs.Usage()
+			return ExitOK
+		}
+		fmt.Fprintln(stderr, "symposium-pm call: missing '-- COMMAND' naming the PM to run")
+		fs.Usage()
+		return ExitUsage
+	}
+	if err := fs.Parse(args[:dash]); err != nil {
+		if err == flag.ErrHelp {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	command := args[dash+1:]
+	if fs.NArg() < 1 || fs.NArg() > 2 || len(command) == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	method := fs.Arg(0)
+	params := json.RawMessage("{}")
+	if fs.NArg() == 2 {
+		params = json.RawMessage(fs.Arg(1))
+		if !json.Valid(params) {
+			fmt.Fprintf(stderr, "symposium-pm call: params %q are not valid JSON\n", fs.Arg(1))
+			return ExitUsage
+		}
+	}
+	opts, err := cf.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
+		return ExitUsage
+	}
+	conn, err := host.Start(ctx, host.Spec{Command: command[0], Args: command[1:]}, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
+		return ExitFailure
+	}
+	defer conn.Close()
+	var result json.RawMessage
+	if method == protocol.MethodInitialize {
+		result, _ = json.Marshal(conn.Info())
+	} else if err := conn.Call(ctx, method, params, &result); err != nil {
+		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
+		return ExitFailure
+	}
+	if err := printJSON(stdout, result); err != nil {
+		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
+		return ExitFailure
+	}
+	if err := conn.Close(); err != nil {
+		fmt.Fprintf(stderr, "symposium-pm call: warning: %v\n", err)
+	}
+	return ExitOK
+}
+
+// printJSON writes v indented, followed by a newline.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

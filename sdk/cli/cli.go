@@ -1,0 +1,86 @@
+// Package cli implements symposium-pm, the host-side command line: the
+// reference of what Symposium does with package managers, for debugging PMs
+// and for checking them.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand.
+type command struct {
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	summary string
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"call": {cmdCall, "send one raw request to a PM command and print the result"},
+	}
+}
+
+// Exit codes of symposium-pm.
+const (
+	ExitOK      = 0 // success
+	ExitFailure = 1 // the operation failed (a PM error, an invalid manifest, ...)
+	ExitUsage   = 2 // the command line was wrong
+)
+
+// Main runs symposium-pm with args (without the program name) and returns
+// its exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, cmds)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintf(stdout, "symposium-pm %s\n", buildVersion())
+		return ExitOK
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "symposium-pm: unknown command %q\n\n", args[0])
+		usage(stderr, cmds)
+		return ExitUsage
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "Usage: symposium-pm COMMAND [ARGS]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "symposium-pm runs package managers (PMs) the way Symposium does: it spawns them,")
+	fmt.Fprintln(w, "speaks the PM protocol with them, and validates what they offer.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'symposium-pm COMMAND --help' for a command's flags. Exit codes: 0 success,")
+	fmt.Fprintln(w, "1 failure, 2 bad usage.")
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

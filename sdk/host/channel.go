@@ -1,0 +1,124 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// errOutputClosed reports that the PM's stdout ended.
+var errOutputClosed = errors.New("the PM closed its output")
+
+// clientChannel is the host's jrpc2 channel to one PM: bounded line framing
+// on the PM's stdout and serialized writes to its stdin. A line that is not
+// JSON breaks the connection at once, so pending calls fail with the reason
+// rather than waiting for their timeouts.
+type clientChannel struct {
+	out *os.File
+	r   *framing.Reader
+
+	wmu sync.Mutex
+	w   io.WriteCloser
+
+	mu     sync.Mutex
+	reason error
+	closed bool
+}
+
+func newClientChannel(out *os.File, in io.WriteCloser, maxMessage int) *clientChannel {
+	return &clientChannel{out: out, r: framing.NewReader(out, maxMessage), w: in}
+}
+
+func (c *clientChannel) fail(err error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason == nil {
+		c.reason = err
+	}
+	return c.reason
+}
+
+// failure returns why the channel broke, or nil.
+func (c *clientChannel) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason
+}
+
+// Recv implements channel.Channel.
+func (c *clientChannel) Recv() ([]byte, error) {
+	msg, err := c.r.Next()
+	var tooLong *framing.TooLongError
+	switch {
+	case errors.As(err, &tooLong):
+		id := tooLong.ID()
+		if framing.IDKey(id) == "" {
+			return nil, c.fail(fmt.Errorf("the PM sent a message of %d bytes, over the limit of %d", tooLong.Size, tooLong.Max))
+		}
+		// Fail just the call the oversize response answers.
+		return json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   protocol.Error  `json:"error"`
+		}{"2.0", id, protocol.Error{Code: protocol.CodeInvalidRequest, Message: fmt.Sprintf(
+			"the PM's response of %d bytes exceeds the host's limit of %d bytes", tooLong.Size, tooLong.Max)}})
+	case errors.Is(err, io.EOF):
+		c.fail(errOutputClosed)
+		return nil, io.EOF
+	case err != nil:
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			return nil, io.EOF
+		}
+		return nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
+	}
+	if framing.Envelopes(msg) == nil && c.r.Unterminated() {
+		return nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
+	}
+	if framing.Envelopes(msg) == nil {
+		return nil, c.fail(fmt.Errorf("the PM wrote a line that is not JSON-RPC on stdout: %q", truncate(msg, 120)))
+	}
+	return msg, nil
+}
+
+// Send implements channel.Channel.
+func (c *clientChannel) Send(msg []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	buf := make([]byte, 0, len(msg)+1)
+	buf = append(append(buf, msg...), '\n')
+	if _, err := c.w.Write(buf); err != nil {
+		return fmt.Errorf("writing to the PM: %w", err)
+	}
+	return nil
+}
+
+// Close implements channel.Channel: it stops reading the PM's output.
+func (c *clientChannel) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	if c.reason == nil {
+		c.reason = errors.New("the connection to the PM was closed")
+	}
+	c.mu.Unlock()
+	return c.out.Close()
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}

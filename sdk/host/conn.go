@@ -1,0 +1,441 @@
+// Package host is the host side of the PM protocol: it spawns package-manager
+// binaries, performs the initialize handshake, sends requests with per-method
+// timeouts, captures their stderr, and shuts them down without leaving
+// processes behind. A PM that fails in any way is reported by name and
+// contributes nothing; it never takes the caller down with it.
+//
+// Conn is one running PM; Registry holds several, starts each lazily on first
+// need, and dispatches ids to the PM that owns them.
+package host
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/creachadair/jrpc2"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Spec says how to start one PM.
+type Spec struct {
+	// Name is the name the PM must announce at initialize; empty accepts
+	// whatever name it announces.
+	Name string
+	// Command is the executable: a path, or a name looked up on PATH.
+	Command string
+	// Args are the command's arguments.
+	Args []string
+	// Env holds extra KEY=VALUE entries for the PM's process environment.
+	Env []string
+}
+
+// Timeouts bound each method, and the phases of shutdown.
+type Timeouts struct {
+	Initialize    time.Duration
+	ListDeps      time.Duration
+	ActivePlugins time.Duration
+	LoadPlugin    time.Duration
+	Fetch         time.Duration
+	Search        time.Duration
+	Refresh       time.Duration
+	Workspace     time.Duration
+	// Grace is how long a PM has to exit after its stdin is closed.
+	Grace time.Duration
+	// Term is how long it has after SIGTERM, before SIGKILL.
+	Term time.Duration
+}
+
+// DefaultTimeouts are the timeouts used for zero fields of Options.Timeouts.
+// The hook-path methods are short; methods that may download are long.
+var DefaultTimeouts = Timeouts{
+	Initialize:    10 * time.Second,
+	ListDeps:      10 * time.Second,
+	ActivePlugins: 30 * time.Second,
+	LoadPlugin:    5 * time.Minute,
+	Fetch:         5 * time.Minute,
+	Search:        30 * time.Second,
+	Refresh:       5 * time.Minute,
+	Workspace:     10 * time.Second,
+	Grace:         2 * time.Second,
+	Term:          time.Second,
+}
+
+// For returns the timeout of method.
+func (t Timeouts) For(method string) time.Duration {
+	switch method {
+	case protocol.MethodInitialize:
+		return t.Initialize
+	case protocol.MethodListDeps:
+		return t.ListDeps
+	case protocol.MethodActivePlugins:
+		return t.ActivePlugins
+	case protocol.MethodLoadPlugin:
+		return t.LoadPlugin
+	case protocol.MethodFetch:
+		return t.Fetch
+	case protocol.MethodSearch:
+		return t.Search
+	case protocol.MethodRefresh:
+		return t.Refresh
+	case protocol.MethodWorkspace:
+		return t.Workspace
+	}
+	return t.LoadPlugin
+}
+
+// withDefaults fills zero fields from DefaultTimeouts.
+func (t Timeouts) withDefaults() Timeouts {
+	fill := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	d := DefaultTimeouts
+	fill(&t.Initialize, d.Initialize)
+	fill(&t.ListDeps, d.ListDeps)
+	fill(&t.ActivePlugins, d.ActivePlugins)
+	fill(&t.LoadPlugin, d.LoadPlugin)
+	fill(&t.Fetch, d.Fetch)
+	fill(&t.Search, d.Search)
+	fill(&t.Refresh, d.Refresh)
+	fill(&t.Workspace, d.Workspace)
+	fill(&t.Grace, d.Grace)
+	fill(&t.Term, d.Term)
+	return t
+}
+
+// Options are the per-invocation settings every PM connection shares.
+type Options struct {
+	// Workspace is the absolute workspace path: the PM's working directory and
+	// the initialize workspace.
+	Workspace string
+	// CacheDir is handed to the PM at initialize.
+	CacheDir string
+	// Env is the initialize env: the authoritative environment for the PM's
+	// ecosystem lookups.
+	Env map[string]string
+	// Timeouts; zero fields take DefaultTimeouts.
+	Timeouts Timeouts
+	// MaxMessage bounds one response line (default 64 MiB).
+	MaxMessage int
+	// StderrLines is how many recent stderr lines are kept for messages
+	// (default 20).
+	StderrLines int
+	// Logger receives warnings and, at debug level, the PMs' stderr.
+	Logger *slog.Logger
+}
+
+// Conn is a running, initialized PM.
+type Conn struct {
+	spec   Spec
+	opts   Options
+	log    *slog.Logger
+	info   protocol.InitializeResult
+	cmd    *exec.Cmd
+	client *jrpc2.Client
+	ch     *clientChannel
+	stderr *ring
+	stdin  interface{ Close() error }
+
+	exited   chan struct{} // closed when the process has exited
+	waitErr  error         // the process's exit status, once exited is closed
+	readers  sync.WaitGroup
+	closeMu  sync.Mutex
+	closed   bool
+	closeErr error
+}
+
+// Start spawns the PM described by spec and performs the initialize handshake
+// within opts.Timeouts.Initialize. It fails, leaving no process behind, when
+// the PM cannot be started, does not answer in time, answers with a protocol
+// version other than protocol.Version, or announces a name other than
+// spec.Name.
+func Start(ctx context.Context, spec Spec, opts Options) (*Conn, error) {
+	opts.Timeouts = opts.Timeouts.withDefaults()
+	if opts.StderrLines <= 0 {
+		opts.StderrLines = 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Env == nil {
+		opts.Env = map[string]string{}
+	}
+	c := &Conn{
+		spec:   spec,
+		opts:   opts,
+		log:    opts.Logger.With("pm", cmp.Or(spec.Name, spec.Command)),
+		stderr: newRing(opts.StderrLines),
+		exited: make(chan struct{}),
+	}
+	if err := c.spawn(); err != nil {
+		return nil, &Error{PM: cmp.Or(spec.Name, spec.Command), Method: "start", Err: err}
+	}
+	if err := c.handshake(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Conn) spawn() error {
+	path, err := exec.LookPath(c.spec.Command)
+	if err != nil {
+		return fmt.Errorf("cannot find PM command %q: %w", c.spec.Command, err)
+	}
+	cmd := exec.Command(path, c.spec.Args...)
+	cmd.Dir = c.opts.Workspace
+	cmd.Env = append(os.Environ(), c.spec.Env...)
+	setProcessGroup(cmd)
+
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		stdin.Close()
+		return fmt.Errorf("starting %s: %w", path, err)
+	}
+	outW.Close()
+	errW.Close()
+	c.cmd, c.stdin = cmd, stdin
+
+	c.readers.Add(1)
+	go func() {
+		defer c.readers.Done()
+		c.stderr.drain(errR, func(line string) { c.log.Debug("pm stderr", "line", line) })
+		errR.Close()
+	}()
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
+
+	c.ch = newClientChannel(outR, stdin, c.opts.MaxMessage)
+	c.client = jrpc2.NewClient(c.ch, nil)
+	return nil
+}
+
+func (c *Conn) handshake(ctx context.Context) error {
+	params := protocol.InitializeParams{
+		ProtocolVersion: protocol.Version,
+		Workspace:       c.opts.Workspace,
+		CacheDir:        c.opts.CacheDir,
+		Env:             c.opts.Env,
+	}
+	var res protocol.InitializeResult
+	if err := c.call(ctx, protocol.MethodInitialize, params, &res); err != nil {
+		return err
+	}
+	c.info = res
+	switch {
+	case res.ProtocolVersion != protocol.Version:
+		return c.errorf(protocol.MethodInitialize, "speaks protocol version %d; this host knows only version %d, so its plugins are left out",
+			res.ProtocolVersion, protocol.Version)
+	case res.Name == "":
+		return c.errorf(protocol.MethodInitialize, "announced no name")
+	case c.spec.Name == "":
+		c.spec.Name = res.Name
+		c.log = c.log.With("pm", res.Name)
+	case res.Name != c.spec.Name:
+		return c.errorf(protocol.MethodInitialize, "announced itself as %q but is configured as %q", res.Name, c.spec.Name)
+	}
+	return nil
+}
+
+// Name is the PM's name.
+func (c *Conn) Name() string { return c.spec.Name }
+
+// Info is the PM's initialize result.
+func (c *Conn) Info() protocol.InitializeResult { return c.info }
+
+// Has reports whether the PM announced capability cap.
+func (c *Conn) Has(cap string) bool { return slices.Contains(c.info.Capabilities, cap) }
+
+// Stderr returns the PM's most recent stderr lines.
+func (c *Conn) Stderr() []string { return c.stderr.lines() }
+
+// PID is the PM's process id.
+func (c *Conn) PID() int { return c.cmd.Process.Pid }
+
+// Call sends one request and decodes its result into result, within the
+// method's timeout. Errors are *Error; one carrying the PM's own answer wraps
+// a *protocol.Error.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	return c.call(ctx, method, params, result)
+}
+
+func (c *Conn) call(ctx context.Context, method string, params, result any) error {
+	timeout := c.opts.Timeouts.For(method)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var raw json.RawMessage
+	err := c.client.CallResult(cctx, method, params, &raw)
+	if err == nil {
+		if result != nil {
+			if err := json.Unmarshal(raw, result); err != nil {
+				return c.errorf(method, "answered with a result of the wrong shape: %v", err)
+			}
+		}
+		return nil
+	}
+	// Work out why the call failed: a broken connection, our deadline, the
+	// caller's context, or the PM's own error answer, in that order of blame.
+	if reason := c.broken(); reason != nil {
+		return c.wrap(method, reason)
+	}
+	if ctx.Err() != nil {
+		return c.wrap(method, ctx.Err())
+	}
+	if cctx.Err() != nil {
+		return c.errorf(method, "no answer within %v", timeout)
+	}
+	var je *jrpc2.Error
+	if errors.As(err, &je) {
+		return c.wrap(method, &protocol.Error{Code: protocol.Code(je.Code), Message: je.Message, Data: je.Data})
+	}
+	return c.wrap(method, err)
+}
+
+// broken returns why the connection is unusable, or nil. A connection whose
+// output ended is given a moment to report its exit status.
+func (c *Conn) broken() error {
+	reason := c.ch.failure()
+	if reason == nil {
+		return nil
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(200 * time.Millisecond):
+	}
+	select {
+	case <-c.exited:
+		if errors.Is(reason, errOutputClosed) {
+			return fmt.Errorf("the PM exited (%s) without answering", exitDescription(c.waitErr))
+		}
+		if c.waitErr != nil {
+			return fmt.Errorf("%w; the PM exited (%s)", reason, exitDescription(c.waitErr))
+		}
+	default:
+	}
+	return reason
+}
+
+func exitDescription(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ProcessState.String()
+	}
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+func (c *Conn) wrap(method string, err error) *Error {
+	return &Error{PM: cmp.Or(c.spec.Name, c.spec.Command), Method: method, Err: err, Stderr: c.Stderr()}
+}
+
+func (c *Conn) errorf(method, format string, args ...any) *Error {
+	return c.wrap(method, fmt.Errorf(format, args...))
+}
+
+// Close shuts the PM down: it closes the PM's stdin, waits the grace period,
+// sends SIGTERM to the PM's process group, waits again, then SIGKILLs the
+// group. It returns once the process has exited and its output is drained.
+// Close is idempotent; it reports how the process ended when that was not a
+// clean exit.
+func (c *Conn) Close() error {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if c.closed {
+		return c.closeErr
+	}
+	c.closed = true
+	c.stdin.Close()
+	t := c.opts.Timeouts
+	select {
+	case <-c.exited:
+	case <-time.After(t.Grace):
+		c.log.Warn("PM did not exit after its input closed; sending SIGTERM", "grace", t.Grace)
+		signalGroup(c.cmd, sigTerm)
+		select {
+		case <-c.exited:
+		case <-time.After(t.Term):
+			c.log.Warn("PM did not exit after SIGTERM; sending SIGKILL")
+			signalGroup(c.cmd, sigKill)
+			<-c.exited
+		}
+	}
+	// Whatever the PM left in its process group goes with it.
+	signalGroup(c.cmd, sigKill)
+	c.ch.Close()
+	c.client.Close()
+	c.readers.Wait()
+	if c.waitErr != nil {
+		c.closeErr = c.errorf("shutdown", "%s", exitDescription(c.waitErr))
+	}
+	return c.closeErr
+}
+
+// Error is a failure of one PM call: which PM, which method, why, and the
+// PM's last stderr lines.
+type Error struct {
+	PM     string
+	Method string
+	Err    error
+	Stderr []string
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("pm %s: %s: %v", e.PM, e.Method, e.Err)
+	if len(e.Stderr) > 0 {
+		last := e.Stderr[max(0, len(e.Stderr)-5):]
+		msg += "; last stderr lines:"
+		for _, l := range last {
+			msg += "\n    " + l
+		}
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// LookPathNextTo finds the PM binary name first in dir (the host binary's
+// directory), then on PATH.
+func LookPathNextTo(dir, name string) (string, error) {
+	if dir != "" {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
+}

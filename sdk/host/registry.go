@@ -1,0 +1,249 @@
+package host
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Warning reports a PM that contributed nothing to one call, and why.
+type Warning struct {
+	PM     string
+	Method string
+	Err    error
+}
+
+func (w Warning) String() string { return w.Err.Error() }
+
+// Offered is an offer together with the PM that made it.
+type Offered struct {
+	PM string
+	protocol.Offer
+}
+
+// Registry holds the PMs of one host invocation. Each is started on first
+// need and kept running until Close; one that fails to start is not retried.
+// Every method degrades: a failing PM is reported in the warnings and the
+// others' answers are still returned.
+type Registry struct {
+	opts  Options
+	specs []Spec
+
+	mu    sync.Mutex
+	conns map[string]*slot
+}
+
+type slot struct {
+	once sync.Once
+	conn *Conn
+	err  error
+}
+
+// NewRegistry returns a registry of the PMs in specs; none is started yet.
+func NewRegistry(opts Options, specs ...Spec) *Registry {
+	return &Registry{opts: opts, specs: specs, conns: make(map[string]*slot)}
+}
+
+// Names returns the configured PM names, in configuration order.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.specs))
+	for i, s := range r.specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Conn returns the running PM named name, starting it if needed.
+func (r *Registry) Conn(ctx context.Context, name string) (*Conn, error) {
+	i := slices.IndexFunc(r.specs, func(s Spec) bool { return s.Name == name })
+	if i < 0 {
+		return nil, fmt.Errorf("no package manager named %q is configured", name)
+	}
+	r.mu.Lock()
+	s, ok := r.conns[name]
+	if !ok {
+		s = &slot{}
+		r.conns[name] = s
+	}
+	r.mu.Unlock()
+	s.once.Do(func() {
+		s.conn, s.err = Start(ctx, r.specs[i], r.opts)
+		if s.err != nil {
+			r.logger().Warn("package manager unavailable", "pm", name, "err", s.err)
+		}
+	})
+	return s.conn, s.err
+}
+
+func (r *Registry) logger() interface{ Warn(string, ...any) } {
+	if r.opts.Logger != nil {
+		return r.opts.Logger
+	}
+	return discard{}
+}
+
+type discard struct{}
+
+func (discard) Warn(string, ...any) {}
+
+// each runs f on every PM concurrently (starting them as needed) and
+// collects the warnings of those that fail, in configuration order.
+func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error) []Warning {
+	warns := make([]*Warning, len(r.specs))
+	var wg sync.WaitGroup
+	for i, s := range r.specs {
+		wg.Go(func() {
+			c, err := r.Conn(ctx, s.Name)
+			if err == nil {
+				err = f(c)
+			}
+			if err != nil {
+				warns[i] = &Warning{PM: s.Name, Method: method, Err: err}
+			}
+		})
+	}
+	wg.Wait()
+	var out []Warning
+	for _, w := range warns {
+		if w != nil {
+			out = append(out, *w)
+		}
+	}
+	return out
+}
+
+// ListDeps unions the direct dependencies every PM announcing list_deps
+// reports.
+func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warning) {
+	var mu sync.Mutex
+	var all []protocol.PackageID
+	warns := r.each(ctx, protocol.MethodListDeps, func(c *Conn) error {
+		if !c.Has(protocol.CapListDeps) {
+			return nil
+		}
+		var deps []protocol.PackageID
+		if err := c.Call(ctx, protocol.MethodListDeps, struct{}{}, &deps); err != nil {
+			return err
+		}
+		deps = slices.DeleteFunc(deps, func(d protocol.PackageID) bool { return d.PM != c.Name() })
+		mu.Lock()
+		all = append(all, deps...)
+		mu.Unlock()
+		return nil
+	})
+	sortIDs(all)
+	return slices.Compact(all), warns
+}
+
+// ActivePlugins asks every PM for its active plugins, handing each the deps
+// it owns. Offers under another PM's name are dropped with a warning.
+func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]Offered, []Warning) {
+	var mu sync.Mutex
+	var all []Offered
+	var minted []Warning
+	warns := r.each(ctx, protocol.MethodActivePlugins, func(c *Conn) error {
+		own := []protocol.PackageID{}
+		for _, d := range deps {
+			if d.PM == c.Name() {
+				own = append(own, d)
+			}
+		}
+		var offers []protocol.Offer
+		if err := c.Call(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, o := range offers {
+			if o.ID.PM != c.Name() {
+				minted = append(minted, Warning{PM: c.Name(), Method: protocol.MethodActivePlugins,
+					Err: fmt.Errorf("pm %s offered %s, an id under another pm's name; dropped", c.Name(), o.ID)})
+				continue
+			}
+			all = append(all, Offered{PM: c.Name(), Offer: o})
+		}
+		return nil
+	})
+	return all, append(warns, minted...)
+}
+
+// LoadPlugin asks the PM named by id.PM to load id.
+func (r *Registry) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+	c, err := r.Conn(ctx, id.PM)
+	if err != nil {
+		return nil, err
+	}
+	var offers []protocol.Offer
+	err = c.Call(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
+	return offers, err
+}
+
+// Fetch asks the PM named by id.PM to fetch id.
+func (r *Registry) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+	var res protocol.FetchResult
+	c, err := r.Conn(ctx, id.PM)
+	if err != nil {
+		return res, err
+	}
+	err = c.Call(ctx, protocol.MethodFetch, protocol.FetchParams{ID: id, Update: update}, &res)
+	return res, err
+}
+
+// Search asks every PM announcing search and unions the hits.
+func (r *Registry) Search(ctx context.Context, query string) ([]protocol.SearchHit, []Warning) {
+	var mu sync.Mutex
+	var all []protocol.SearchHit
+	warns := r.each(ctx, protocol.MethodSearch, func(c *Conn) error {
+		if !c.Has(protocol.CapSearch) {
+			return nil
+		}
+		var hits []protocol.SearchHit
+		if err := c.Call(ctx, protocol.MethodSearch, protocol.SearchParams{Query: query}, &hits); err != nil {
+			return err
+		}
+		mu.Lock()
+		all = append(all, hits...)
+		mu.Unlock()
+		return nil
+	})
+	slices.SortStableFunc(all, func(a, b protocol.SearchHit) int { return compareIDs(a.ID, b.ID) })
+	return all, warns
+}
+
+// Close shuts every started PM down and returns the first shutdown error.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	slots := make([]*slot, 0, len(r.conns))
+	for _, s := range r.conns {
+		slots = append(slots, s)
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, len(slots))
+	for i, s := range slots {
+		wg.Go(func() {
+			s.once.Do(func() { s.err = fmt.Errorf("registry closed") })
+			if s.conn != nil {
+				errs[i] = s.conn.Close()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func compareIDs(a, b protocol.PackageID) int {
+	return cmp.Or(strings.Compare(a.PM, b.PM), strings.Compare(a.Name, b.Name), strings.Compare(a.Version, b.Version))
+}
+
+func sortIDs(ids []protocol.PackageID) { slices.SortFunc(ids, compareIDs) }
