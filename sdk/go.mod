@@ -10,5 +10,6 @@ require (
 
 require (
 	github.com/creachadair/mds v0.31.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sync v0.24.0 // indirect
 )

@@ -1,0 +1,305 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func compactJSON(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("invalid JSON %s: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// The reference's §4.4 example: the TOML form and the JSON form decode to
+// the same value, and the wire JSON equals the reference document.
+func TestReferenceExampleTOMLAndJSONAgree(t *testing.T) {
+	mt, err := DecodeTOML(readFile(t, "testdata/valid/gizmo.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mj, err := DecodeJSON(readFile(t, "testdata/gizmo-wire.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := mt.WireJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wj, err := mj.WireJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(wt) != string(wj) {
+		t.Errorf("TOML and JSON decode differently:\n%s\n%s", wt, wj)
+	}
+	if got, want := string(wt), compactJSON(t, readFile(t, "testdata/gizmo-wire.json")); got != want {
+		t.Errorf("wire JSON:\n got %s\nwant %s", got, want)
+	}
+	mt.lines = nil
+	if !reflect.DeepEqual(mt, mj) {
+		t.Errorf("typed values differ:\n%#v\n%#v", mt, mj)
+	}
+	if mt.Hooks[1].Command.Inline == nil || mt.Hooks[1].Command.Inline.Script != "scripts/after.sh" {
+		t.Errorf("inline hook command not decoded: %#v", mt.Hooks[1].Command)
+	}
+	if c := mt.Plugins[1].Source.Cargo; c.Name != "gizmo-extras" || c.Version != "^1" {
+		t.Errorf("cargo table form: %#v", c)
+	}
+	if !mt.Skills[0].DependsOn.Single {
+		t.Error("single-string depends-on not kept")
+	}
+}
+
+func TestUnknownKeysKeptAndRoundTrip(t *testing.T) {
+	src := `name = "x"
+future = { a = 1, b = [1.5, "s"], when = 1979-05-27 }
+[[installations]]
+name = "i"
+shiny = true
+[[mcp_servers]]
+name = "m"
+command = "c"
+args = []
+env = [{ name = "A", value = "", extra = 3 }]
+transport_opts = { k = "v" }
+`
+	m, err := DecodeTOML([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Extra["future"]; !ok {
+		t.Fatalf("unknown top-level key dropped: %#v", m.Extra)
+	}
+	if m.Installations[0].Extra["shiny"] != true {
+		t.Errorf("unknown installation key dropped: %#v", m.Installations[0].Extra)
+	}
+	j1, err := m.WireJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := EncodeTOML(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := DecodeTOML(tb)
+	if err != nil {
+		t.Fatalf("re-decoding %s: %v", tb, err)
+	}
+	j2, _ := m2.WireJSON()
+	m3, err := DecodeJSON(j2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j3, _ := m3.WireJSON()
+	if string(j1) != string(j2) || string(j2) != string(j3) {
+		t.Errorf("round trip unstable:\n%s\n%s\n%s", j1, j2, j3)
+	}
+	if !strings.Contains(string(j1), `"when":"1979-05-27"`) {
+		t.Errorf("TOML date not rendered as its text: %s", j1)
+	}
+}
+
+func TestDecodeTypeErrorsHaveLines(t *testing.T) {
+	src := "name = \"x\"\n\n[[hooks]]\nname = \"h\"\nargs = \"not-an-array\"\n"
+	_, err := DecodeTOML([]byte(src))
+	var ps Problems
+	if !errorsAs(err, &ps) || len(ps) != 1 {
+		t.Fatalf("want one problem, got %v", err)
+	}
+	if ps[0].Field != "hooks[0].args" || ps[0].Line != 5 || !strings.Contains(ps[0].Message, "expected an array of strings, found a string") {
+		t.Errorf("got %+v", ps[0])
+	}
+	if _, err := DecodeTOML([]byte("name = \n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("syntax error without line: %v", err)
+	}
+	if _, err := DecodeJSON([]byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
+		t.Errorf("non-object JSON: %v", err)
+	}
+	if _, err := DecodeJSON([]byte(`{} {}`)); err == nil {
+		t.Error("trailing JSON accepted")
+	}
+}
+
+func errorsAs(err error, ps *Problems) bool {
+	p, ok := err.(Problems)
+	if ok {
+		*ps = p
+	}
+	return ok
+}
+
+func decodeTOMLTable(t *testing.T, src string) map[string]any {
+	t.Helper()
+	var tbl map[string]any
+	if _, err := toml.Decode(src, &tbl); err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+func TestEmbedded(t *testing.T) {
+	meta := decodeTOMLTable(t, `
+depends-on = "a"
+predicates = ["env(X)"]
+[[skills]]
+source.path = "guidance"
+[subcommand.one]
+description = "from metadata"
+command = "x"
+[subcommand.two]
+description = "only metadata"
+command = "x"
+`)
+	file := decodeTOMLTable(t, `
+name = "renamed"
+depends-on = ["b"]
+predicates = ["env(Y)"]
+[[skills]]
+source.path = "agent-docs"
+[subcommand.one]
+description = "from file"
+command = "y"
+`)
+	m, errs := Embedded("pkg", Layer{"metadata", meta}, Layer{"absent", nil}, Layer{"SYMPOSIUM.toml", file})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if m.Name != "renamed" {
+		t.Errorf("name = %q", m.Name)
+	}
+	if !reflect.DeepEqual(m.DependsOn.Atoms, []string{"a", "b"}) || m.DependsOn.Single {
+		t.Errorf("depends-on = %#v", m.DependsOn)
+	}
+	if !reflect.DeepEqual(m.Predicates, []string{"env(X)", "env(Y)"}) {
+		t.Errorf("predicates = %#v", m.Predicates)
+	}
+	var paths []string
+	for _, g := range m.Skills {
+		paths = append(paths, g.Source.Path)
+	}
+	if !reflect.DeepEqual(paths, []string{"guidance", "agent-docs", "skills"}) {
+		t.Errorf("skill groups = %v", paths)
+	}
+	if m.Subcommand["one"].Description != "from file" || m.Subcommand["two"].Description != "only metadata" {
+		t.Errorf("subcommands = %#v", m.Subcommand)
+	}
+
+	// A bad layer is dropped and reported; defaults still apply.
+	bad := decodeTOMLTable(t, `skills = "not-an-array"`)
+	m, errs = Embedded("crate-x", Layer{"Cargo.toml [package.metadata.symposium]", bad})
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "Cargo.toml [package.metadata.symposium]: layer ignored: skills: expected an array of tables") {
+		t.Errorf("errs = %v", errs)
+	}
+	w, _ := m.WireJSON()
+	if string(w) != `{"name":"crate-x","skills":[{"source":{"path":"skills"}}]}` {
+		t.Errorf("wire = %s", w)
+	}
+
+	// Unknown keys and bad atoms are parse errors that drop the layer.
+	for _, src := range []string{`version = "1"`, `depends-on = "serde, tokio"`, `predicates = ["crate(serde)"]`} {
+		_, errs = Embedded("p", Layer{"l", decodeTOMLTable(t, src)})
+		if len(errs) != 1 {
+			t.Errorf("%s: errs = %v", src, errs)
+		}
+	}
+
+	// Opt-out.
+	m, _ = Embedded("p", Layer{"l", decodeTOMLTable(t, "[defaults]\nskills = false\n")})
+	if len(m.Skills) != 0 {
+		t.Errorf("opt-out ignored: %#v", m.Skills)
+	}
+	// No layers: just the default group.
+	m, _ = Embedded("p")
+	if w, _ := m.WireJSON(); string(w) != `{"name":"p","skills":[{"source":{"path":"skills"}}]}` {
+		t.Errorf("no layers: %s", w)
+	}
+}
+
+func TestParseSkillMD(t *testing.T) {
+	good := "---\nname: gizmo-wiring\ndescription: How to wire gizmo components safely\ndepends-on: gizmo>=0.4, gizmo-net\npredicates: not(env(CI)), path_exists(gizmo.toml)\nlicense: MIT\n---\n\nBody.\n"
+	s, err := ParseSkillMD([]byte(good), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Skill{Name: "gizmo-wiring", Description: "How to wire gizmo components safely",
+		DependsOn: []string{"gizmo>=0.4", "gizmo-net"}, Predicates: []string{"not(env(CI))", "path_exists(gizmo.toml)"},
+		Fields: map[string]string{"license": "MIT"}}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got %#v", s)
+	}
+	s, err = ParseSkillMD([]byte("just notes\n"), false)
+	if err != nil || s.Name != "" {
+		t.Errorf("lenient no front matter: %#v %v", s, err)
+	}
+}
+
+func TestEnumerateAndHasSkills(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("reg/a/SYMPOSIUM.toml", "name='a'\n")
+	write("reg/a/inner/SKILL.md", "---\n---\n")
+	write("reg/deep/x/y/SKILL.md", "---\n---\n")
+	write("reg/a-b/SKILL.md", "---\n---\n")
+	write("reg/both/SKILL.md", "---\n---\n")
+	write("reg/both/SYMPOSIUM.toml", "")
+	got, err := Enumerate(filepath.Join(root, "reg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{{"a", EntryPlugin}, {"a-b", EntrySkill}, {"both", EntryPlugin}, {"deep/x/y", EntrySkill}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v", got)
+	}
+	if _, err := Enumerate(filepath.Join(root, "reg/a")); err == nil {
+		t.Error("root-is-entry accepted")
+	}
+	if got, err := Enumerate(filepath.Join(root, "missing")); err != nil || got != nil {
+		t.Errorf("missing root: %v %v", got, err)
+	}
+	write("pkg/skills/deep/er/SKILL.md", "x")
+	if !HasSkills(filepath.Join(root, "pkg")) || HasSkills(filepath.Join(root, "reg")) {
+		t.Error("HasSkills wrong")
+	}
+}
+
+func TestSynthesizeSkillPlugin(t *testing.T) {
+	m := SynthesizeSkillPlugin("my-skill", &Skill{Name: "serde-guidance", DependsOn: []string{"serde"}})
+	w, _ := m.WireJSON()
+	if string(w) != `{"depends-on":["serde"],"name":"serde-guidance","skills":[{"source":{"path":"."}}]}` {
+		t.Errorf("got %s", w)
+	}
+	m = SynthesizeSkillPlugin("my-skill", &Skill{})
+	if m.Name != "my-skill" || m.Predicates != nil {
+		t.Errorf("got %#v", m)
+	}
+	_ = bytes.MinRead
+}

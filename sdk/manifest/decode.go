@@ -1,0 +1,655 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// DecodeTOML decodes a SYMPOSIUM.toml document. It fails on TOML syntax
+// errors and on known keys holding a value of the wrong type; the error is
+// then a [Problems] with line numbers. Unknown keys are kept. The returned
+// manifest remembers the line of each key for [Manifest.Line].
+func DecodeTOML(data []byte) (*Manifest, error) {
+	var tree map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&tree); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, Problems{{Line: pe.Position.Line, Message: "invalid TOML: " + pe.Message}}
+		}
+		return nil, Problems{{Message: "invalid TOML: " + err.Error()}}
+	}
+	lines := scanTOMLLines(data)
+	m, err := FromTable(tree)
+	if err != nil {
+		var ps Problems
+		if errors.As(err, &ps) {
+			for i := range ps {
+				ps[i].Line = lookupLine(lines, ps[i].Field)
+			}
+			sortProblemsByLine(ps)
+			return nil, ps
+		}
+		return nil, err
+	}
+	m.lines = lines
+	return m, nil
+}
+
+// DecodeJSON decodes a manifest in its JSON wire form (the same keys as
+// TOML). It fails on invalid JSON, a document that is not an object, and
+// known keys holding a value of the wrong type. A JSON null is treated as an
+// absent key.
+func DecodeJSON(data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, Problems{{Message: "invalid JSON: " + err.Error()}}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, Problems{{Message: "invalid JSON: trailing data after the manifest object"}}
+	}
+	tree, ok := v.(map[string]any)
+	if !ok {
+		return nil, Problems{{Message: fmt.Sprintf("a manifest must be a JSON object, found %s", typeName(normalize(v)))}}
+	}
+	return FromTable(tree)
+}
+
+// FromTable converts a decoded TOML or JSON table (as produced by
+// BurntSushi/toml or encoding/json into map[string]any) into a Manifest.
+// Errors are [Problems] naming the field.
+func FromTable(tree map[string]any) (*Manifest, error) {
+	d := &decoder{}
+	m := d.manifest(normalizeTable(tree))
+	if len(d.problems) > 0 {
+		return nil, d.problems
+	}
+	return m, nil
+}
+
+// Line returns the TOML line on which the field path (as in
+// [Problem.Field]) or its nearest enclosing field was written, or 0 when the
+// manifest was not decoded from TOML or the line is unknown.
+func (m *Manifest) Line(field string) int {
+	if m == nil {
+		return 0
+	}
+	return lookupLine(m.lines, field)
+}
+
+type decoder struct {
+	problems Problems
+}
+
+func (d *decoder) fail(path, format string, args ...any) {
+	d.problems = append(d.problems, Problem{Field: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) wrongType(path, want string, v any) {
+	d.fail(path, "expected %s, found %s", want, typeName(v))
+}
+
+func (d *decoder) str(v any, path string) string {
+	s, ok := v.(string)
+	if !ok {
+		d.wrongType(path, "a string", v)
+	}
+	return s
+}
+
+func (d *decoder) boolean(v any, path string) *bool {
+	b, ok := v.(bool)
+	if !ok {
+		d.wrongType(path, "a boolean", v)
+		return nil
+	}
+	return &b
+}
+
+func (d *decoder) strs(v any, path string) []string {
+	arr, ok := v.([]any)
+	if !ok {
+		d.wrongType(path, "an array of strings", v)
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			d.wrongType(indexPath(path, i), "a string", e)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (d *decoder) table(v any, path string) map[string]any {
+	t, ok := v.(map[string]any)
+	if !ok {
+		d.wrongType(path, "a table", v)
+	}
+	return t
+}
+
+func (d *decoder) tables(v any, path string) []map[string]any {
+	arr, ok := v.([]any)
+	if !ok {
+		d.wrongType(path, "an array of tables", v)
+		return nil
+	}
+	out := make([]map[string]any, 0, len(arr))
+	for i, e := range arr {
+		t, ok := e.(map[string]any)
+		if !ok {
+			d.wrongType(indexPath(path, i), "a table", e)
+			t = map[string]any{}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (d *decoder) dependsOn(v any, path string) DependsOn {
+	switch v := v.(type) {
+	case string:
+		return DependsOn{Atoms: []string{v}, Single: true}
+	case []any:
+		return DependsOn{Atoms: d.strs(v, path)}
+	}
+	d.wrongType(path, "a string or an array of strings", v)
+	return DependsOn{}
+}
+
+func (d *decoder) installRef(v any, path string) InstallRef {
+	switch v := v.(type) {
+	case string:
+		return InstallRef{Name: v}
+	case map[string]any:
+		return InstallRef{Inline: d.installation(v, path)}
+	}
+	d.wrongType(path, "an installation name or an inline installation table", v)
+	return InstallRef{}
+}
+
+func (d *decoder) installRefs(v any, path string) []InstallRef {
+	arr, ok := v.([]any)
+	if !ok {
+		d.wrongType(path, "an array of installation names or tables", v)
+		return nil
+	}
+	out := make([]InstallRef, 0, len(arr))
+	for i, e := range arr {
+		out = append(out, d.installRef(e, indexPath(path, i)))
+	}
+	return out
+}
+
+// keys returns the table's keys in a stable order.
+func keys(t map[string]any) []string {
+	return slices.Sorted(maps.Keys(t))
+}
+
+func setExtra(extra *map[string]any, k string, v any) {
+	if *extra == nil {
+		*extra = map[string]any{}
+	}
+	(*extra)[k] = v
+}
+
+func (d *decoder) manifest(t map[string]any) *Manifest {
+	m := &Manifest{}
+	for _, k := range keys(t) {
+		v, p := t[k], k
+		switch k {
+		case "name":
+			m.Name = d.str(v, p)
+		case "depends-on":
+			m.DependsOn = d.dependsOn(v, p)
+		case "predicates":
+			m.Predicates = d.strs(v, p)
+		case "defaults":
+			if tt := d.table(v, p); tt != nil {
+				m.Defaults = d.defaults(tt, p)
+			}
+		case "installations":
+			ts := d.tables(v, p)
+			if ts != nil {
+				m.Installations = make([]Installation, 0, len(ts))
+			}
+			for i, tt := range ts {
+				m.Installations = append(m.Installations, *d.installation(tt, indexPath(p, i)))
+			}
+		case "hooks":
+			ts := d.tables(v, p)
+			if ts != nil {
+				m.Hooks = make([]Hook, 0, len(ts))
+			}
+			for i, tt := range ts {
+				m.Hooks = append(m.Hooks, d.hook(tt, indexPath(p, i)))
+			}
+		case "skills":
+			ts := d.tables(v, p)
+			if ts != nil {
+				m.Skills = make([]SkillGroup, 0, len(ts))
+			}
+			for i, tt := range ts {
+				m.Skills = append(m.Skills, d.skillGroup(tt, indexPath(p, i)))
+			}
+		case "mcp_servers":
+			ts := d.tables(v, p)
+			if ts != nil {
+				m.MCPServers = make([]MCPServer, 0, len(ts))
+			}
+			for i, tt := range ts {
+				m.MCPServers = append(m.MCPServers, d.mcpServer(tt, indexPath(p, i)))
+			}
+		case "subcommand":
+			tt := d.table(v, p)
+			if tt != nil {
+				m.Subcommand = make(map[string]Subcommand, len(tt))
+			}
+			for _, name := range keys(tt) {
+				sp := joinPath(p, name)
+				if body := d.table(tt[name], sp); body != nil {
+					m.Subcommand[name] = d.subcommand(body, sp)
+				}
+			}
+		case "predicate":
+			ts := d.tables(v, p)
+			if ts != nil {
+				m.Predicate = make([]PredicateDef, 0, len(ts))
+			}
+			for i, tt := range ts {
+				m.Predicate = append(m.Predicate, d.predicateDef(tt, indexPath(p, i)))
+			}
+		case "plugins":
+			ts := d.tables(v, p)
+			if ts != nil {
+				m.Plugins = make([]PluginRef, 0, len(ts))
+			}
+			for i, tt := range ts {
+				m.Plugins = append(m.Plugins, d.pluginRef(tt, indexPath(p, i)))
+			}
+		default:
+			setExtra(&m.Extra, k, v)
+		}
+	}
+	return m
+}
+
+func (d *decoder) defaults(t map[string]any, path string) *Defaults {
+	df := &Defaults{}
+	for _, k := range keys(t) {
+		if k == "skills" {
+			df.Skills = d.boolean(t[k], joinPath(path, k))
+			continue
+		}
+		setExtra(&df.Extra, k, t[k])
+	}
+	return df
+}
+
+func (d *decoder) installation(t map[string]any, path string) *Installation {
+	in := &Installation{}
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "name":
+			in.Name = d.str(v, p)
+		case "source":
+			in.Source = d.str(v, p)
+		case "crate":
+			in.Crate = d.str(v, p)
+		case "version":
+			in.Version = d.str(v, p)
+		case "git":
+			in.Git = d.str(v, p)
+		case "global":
+			in.Global = d.boolean(v, p)
+		case "url":
+			in.URL = d.str(v, p)
+		case "executable":
+			in.Executable = d.str(v, p)
+		case "script":
+			in.Script = d.str(v, p)
+		case "args":
+			in.Args = d.strs(v, p)
+		case "requirements":
+			in.Requirements = d.installRefs(v, p)
+		case "install_commands":
+			in.InstallCommands = d.strs(v, p)
+		default:
+			setExtra(&in.Extra, k, v)
+		}
+	}
+	return in
+}
+
+func (d *decoder) hook(t map[string]any, path string) Hook {
+	var h Hook
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "name":
+			h.Name = d.str(v, p)
+		case "event":
+			h.Event = d.str(v, p)
+		case "agent":
+			h.Agent = d.str(v, p)
+		case "matcher":
+			h.Matcher = d.str(v, p)
+		case "command":
+			h.Command = d.installRef(v, p)
+		case "executable":
+			h.Executable = d.str(v, p)
+		case "script":
+			h.Script = d.str(v, p)
+		case "args":
+			h.Args = d.strs(v, p)
+		case "requirements":
+			h.Requirements = d.installRefs(v, p)
+		case "format":
+			h.Format = d.str(v, p)
+		case "predicates":
+			h.Predicates = d.strs(v, p)
+		default:
+			setExtra(&h.Extra, k, v)
+		}
+	}
+	return h
+}
+
+func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
+	var g SkillGroup
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "depends-on":
+			g.DependsOn = d.dependsOn(v, p)
+		case "predicates":
+			g.Predicates = d.strs(v, p)
+		case "source":
+			switch v := v.(type) {
+			case string:
+				g.Source = &SkillSource{Scalar: v}
+			case map[string]any:
+				src := &SkillSource{}
+				for _, sk := range keys(v) {
+					sv, sp := v[sk], joinPath(p, sk)
+					switch sk {
+					case "path":
+						src.Path = d.str(sv, sp)
+					case "git":
+						src.Git = d.str(sv, sp)
+					default:
+						setExtra(&src.Extra, sk, sv)
+					}
+				}
+				g.Source = src
+			default:
+				d.wrongType(p, "a table with path or git", v)
+			}
+		default:
+			setExtra(&g.Extra, k, v)
+		}
+	}
+	return g
+}
+
+func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
+	var r PluginRef
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "depends-on":
+			r.DependsOn = d.dependsOn(v, p)
+		case "predicates":
+			r.Predicates = d.strs(v, p)
+		case "source":
+			st := d.table(v, p)
+			if st == nil {
+				continue
+			}
+			src := &PluginSource{}
+			for _, sk := range keys(st) {
+				sv := st[sk]
+				switch sk {
+				case "cargo":
+					src.Cargo = cargoRef(sv)
+				case "git":
+					src.Git = sv
+				case "path":
+					src.Path = sv
+				default:
+					setExtra(&src.Extra, sk, sv)
+				}
+			}
+			r.Source = src
+		default:
+			setExtra(&r.Extra, k, v)
+		}
+	}
+	return r
+}
+
+// cargoRef classifies a `source.cargo` value; it never fails (odd shapes
+// are kept in Other for validation to reject with a hint).
+func cargoRef(v any) *CargoRef {
+	switch v := v.(type) {
+	case string:
+		return &CargoRef{Atom: v}
+	case map[string]any:
+		name, nameOK := v["name"].(string)
+		version, versionOK := v["version"].(string)
+		_, hasVersion := v["version"]
+		valid := nameOK && (!hasVersion || versionOK)
+		for k := range v {
+			if k != "name" && k != "version" {
+				valid = false
+			}
+		}
+		if valid {
+			return &CargoRef{Name: name, Version: version}
+		}
+	}
+	return &CargoRef{Other: v}
+}
+
+func (d *decoder) mcpServer(t map[string]any, path string) MCPServer {
+	var s MCPServer
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "depends-on":
+			s.DependsOn = d.dependsOn(v, p)
+		case "predicates":
+			s.Predicates = d.strs(v, p)
+		case "type":
+			s.Type = d.str(v, p)
+		case "name":
+			s.Name = d.str(v, p)
+		case "command":
+			s.Command = d.str(v, p)
+		case "args":
+			s.Args = d.strs(v, p)
+		case "env":
+			s.Env = d.nameValues(v, p)
+		case "url":
+			s.URL = d.str(v, p)
+		case "headers":
+			s.Headers = d.nameValues(v, p)
+		case "_meta":
+			s.Meta = v
+		default:
+			setExtra(&s.Extra, k, v)
+		}
+	}
+	return s
+}
+
+func (d *decoder) nameValues(v any, path string) []NameValue {
+	ts := d.tables(v, path)
+	if ts == nil {
+		return nil
+	}
+	out := make([]NameValue, 0, len(ts))
+	for i, t := range ts {
+		var nv NameValue
+		ip := indexPath(path, i)
+		for _, k := range keys(t) {
+			v, p := t[k], joinPath(ip, k)
+			switch k {
+			case "name":
+				nv.Name = d.str(v, p)
+			case "value":
+				nv.Value = d.str(v, p)
+			case "_meta":
+				nv.Meta = v
+			default:
+				setExtra(&nv.Extra, k, v)
+			}
+		}
+		out = append(out, nv)
+	}
+	return out
+}
+
+func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
+	var s Subcommand
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "description":
+			s.Description = d.str(v, p)
+		case "audience":
+			s.Audience = d.str(v, p)
+		case "command":
+			s.Command = d.installRef(v, p)
+		case "depends-on":
+			s.DependsOn = d.dependsOn(v, p)
+		case "predicates":
+			s.Predicates = d.strs(v, p)
+		default:
+			setExtra(&s.Extra, k, v)
+		}
+	}
+	return s
+}
+
+func (d *decoder) predicateDef(t map[string]any, path string) PredicateDef {
+	var pd PredicateDef
+	for _, k := range keys(t) {
+		v, p := t[k], joinPath(path, k)
+		switch k {
+		case "name":
+			pd.Name = d.str(v, p)
+		case "command":
+			pd.Command = d.installRef(v, p)
+		case "args":
+			pd.Args = d.strs(v, p)
+		default:
+			setExtra(&pd.Extra, k, v)
+		}
+	}
+	return pd
+}
+
+// normalizeTable returns a copy of t with every value normalized.
+func normalizeTable(t map[string]any) map[string]any {
+	out := make(map[string]any, len(t))
+	for k, v := range t {
+		if v == nil {
+			continue // JSON null: absent
+		}
+		out[k] = normalize(v)
+	}
+	return out
+}
+
+// normalize maps the values BurntSushi/toml and encoding/json produce onto
+// one set of Go types: string, bool, int64, float64, []any,
+// map[string]any, and nil. TOML date-times become their TOML text.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return normalizeTable(v)
+	case []map[string]any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = normalizeTable(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = normalize(e)
+		}
+		return out
+	case json.Number:
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return i
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return string(v)
+		}
+		return f
+	case int:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case float32:
+		return float64(v)
+	case time.Time:
+		return formatTOMLTime(v)
+	}
+	return v
+}
+
+func formatTOMLTime(t time.Time) string {
+	switch t.Location().String() {
+	case "datetime-local":
+		return t.Format("2006-01-02T15:04:05.999999999")
+	case "date-local":
+		return t.Format("2006-01-02")
+	case "time-local":
+		return t.Format("15:04:05.999999999")
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+// typeName names the type of a normalized value in TOML/JSON words.
+func typeName(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return "a non-finite float"
+		}
+		return "a float"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("a %T", v)
+}

@@ -1,0 +1,43 @@
+// Package manifest is Symposium's plugin manifest (the SYMPOSIUM.toml
+// schema), exactly, in Go.
+//
+// It provides:
+//
+//   - the raw schema as typed Go values ([Manifest] and the tables it holds),
+//     decoded from TOML ([DecodeTOML]) or JSON ([DecodeJSON]) and encoded back
+//     ([EncodeTOML], [Manifest.WireJSON]) with the exact key spellings of the
+//     upstream schema (`depends-on`, `mcp_servers`, `install_commands`,
+//     singular `subcommand` and `predicate`, ...). Keys the typed view does not
+//     know are kept in each table's Extra map, so TOML → JSON → TOML → JSON is
+//     stable and a host can report them;
+//   - validation ([Validate]) with the upstream rules and error order, returning
+//     the validated view ([Plugin]) and positioned [Problem]s;
+//   - the predicate language ([ParseAtom], [ParsePredicate], [Lower]) with a
+//     canonical string form that parses back to the same value, and dependency
+//     evaluation with each ecosystem's version semantics ([DepSet]);
+//   - SKILL.md front matter ([ParseSkillMD]), registry layout enumeration
+//     ([Enumerate], [HasSkills], [SynthesizeSkillPlugin]);
+//   - the layered merge every PM uses for package-embedded plugins
+//     ([Embedded]).
+//
+// # Decoding versus validation
+//
+// Decoding fails only on syntax errors and on known keys holding a value of
+// the wrong type (a string where an array is required, ...): a typed value
+// cannot hold those. Everything else, including unknown keys in tables that
+// reject them, bad dependency atoms and bad predicates, is kept by the
+// decoder and reported by [Validate], whose first problem is the one
+// Symposium would report first: parse-level problems (unknown keys, atoms,
+// predicates, in document order) come before the validation pipeline
+// (reference §3.1).
+//
+// # Deliberate differences from Symposium
+//
+// Symposium silently drops an installation's source when its tagged fields do
+// not parse (an unknown kind such as "binary" or "local", a missing `crate`, a
+// typo'd key next to `source`). This package reports each of those as a hard
+// error instead. An empty string is treated as an absent key (`name = ""` is a
+// missing name). Dependency names in atoms may also contain '.', '@' and '/'
+// so npm and PyPI names can be written; requirements that are not Cargo
+// syntax are accepted when another ecosystem's syntax accepts them.
+package manifest

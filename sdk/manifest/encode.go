@@ -1,0 +1,301 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/BurntSushi/toml"
+)
+
+// WireJSON returns the manifest's wire form: the raw schema as compact JSON
+// with the TOML key spellings (reference §4.4), object keys sorted. This is
+// what a PM puts in an offer's `manifest`. Unknown keys are included.
+func (m *Manifest) WireJSON() (json.RawMessage, error) {
+	b, err := json.Marshal(m.Table())
+	if err != nil {
+		return nil, fmt.Errorf("encoding manifest %q as JSON: %w", m.Name, err)
+	}
+	return b, nil
+}
+
+// MarshalJSON encodes the wire form, so a Manifest can be embedded in JSON.
+func (m *Manifest) MarshalJSON() ([]byte, error) { return m.WireJSON() }
+
+// UnmarshalJSON decodes the wire form (see [DecodeJSON]).
+func (m *Manifest) UnmarshalJSON(data []byte) error {
+	dm, err := DecodeJSON(data)
+	if err != nil {
+		return err
+	}
+	*m = *dm
+	return nil
+}
+
+// EncodeTOML renders the manifest as a SYMPOSIUM.toml document (keys sorted;
+// comments and the original layout are not kept). Unknown keys are included.
+func EncodeTOML(m *Manifest) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := toml.NewEncoder(&buf)
+	enc.Indent = ""
+	if err := enc.Encode(m.Table()); err != nil {
+		return nil, fmt.Errorf("encoding manifest %q as TOML: %w", m.Name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Table returns the manifest as a generic table (string, bool, int64,
+// float64, []any and map[string]any values) with the schema's key
+// spellings: the tree that both the JSON and the TOML encodings render.
+func (m *Manifest) Table() map[string]any {
+	t := extra(m.Extra)
+	putStr(t, "name", m.Name)
+	putDependsOn(t, m.DependsOn)
+	putStrs(t, "predicates", m.Predicates)
+	if m.Defaults != nil {
+		dt := extra(m.Defaults.Extra)
+		if m.Defaults.Skills != nil {
+			dt["skills"] = *m.Defaults.Skills
+		}
+		t["defaults"] = dt
+	}
+	if m.Installations != nil {
+		arr := make([]any, len(m.Installations))
+		for i := range m.Installations {
+			arr[i] = m.Installations[i].table()
+		}
+		t["installations"] = arr
+	}
+	if m.Hooks != nil {
+		arr := make([]any, len(m.Hooks))
+		for i, h := range m.Hooks {
+			ht := extra(h.Extra)
+			putStr(ht, "name", h.Name)
+			putStr(ht, "event", h.Event)
+			putStr(ht, "agent", h.Agent)
+			putStr(ht, "matcher", h.Matcher)
+			putRef(ht, "command", h.Command)
+			putStr(ht, "executable", h.Executable)
+			putStr(ht, "script", h.Script)
+			putStrs(ht, "args", h.Args)
+			putRefs(ht, "requirements", h.Requirements)
+			putStr(ht, "format", h.Format)
+			putStrs(ht, "predicates", h.Predicates)
+			arr[i] = ht
+		}
+		t["hooks"] = arr
+	}
+	if m.Skills != nil {
+		arr := make([]any, len(m.Skills))
+		for i, g := range m.Skills {
+			gt := extra(g.Extra)
+			putDependsOn(gt, g.DependsOn)
+			putStrs(gt, "predicates", g.Predicates)
+			if s := g.Source; s != nil {
+				if s.Scalar != "" && s.Path == "" && s.Git == "" && s.Extra == nil {
+					gt["source"] = s.Scalar
+				} else {
+					st := extra(s.Extra)
+					putStr(st, "path", s.Path)
+					putStr(st, "git", s.Git)
+					gt["source"] = st
+				}
+			}
+			arr[i] = gt
+		}
+		t["skills"] = arr
+	}
+	if m.MCPServers != nil {
+		arr := make([]any, len(m.MCPServers))
+		for i, s := range m.MCPServers {
+			st := extra(s.Extra)
+			putDependsOn(st, s.DependsOn)
+			putStrs(st, "predicates", s.Predicates)
+			putStr(st, "type", s.Type)
+			putStr(st, "name", s.Name)
+			putStr(st, "command", s.Command)
+			putStrs(st, "args", s.Args)
+			putNameValues(st, "env", s.Env)
+			putStr(st, "url", s.URL)
+			putNameValues(st, "headers", s.Headers)
+			if s.Meta != nil {
+				st["_meta"] = s.Meta
+			}
+			arr[i] = st
+		}
+		t["mcp_servers"] = arr
+	}
+	if m.Subcommand != nil {
+		sub := make(map[string]any, len(m.Subcommand))
+		for name, s := range m.Subcommand {
+			st := extra(s.Extra)
+			putStr(st, "description", s.Description)
+			putStr(st, "audience", s.Audience)
+			putRef(st, "command", s.Command)
+			putDependsOn(st, s.DependsOn)
+			putStrs(st, "predicates", s.Predicates)
+			sub[name] = st
+		}
+		t["subcommand"] = sub
+	}
+	if m.Predicate != nil {
+		arr := make([]any, len(m.Predicate))
+		for i, p := range m.Predicate {
+			pt := extra(p.Extra)
+			putStr(pt, "name", p.Name)
+			putRef(pt, "command", p.Command)
+			putStrs(pt, "args", p.Args)
+			arr[i] = pt
+		}
+		t["predicate"] = arr
+	}
+	if m.Plugins != nil {
+		arr := make([]any, len(m.Plugins))
+		for i, r := range m.Plugins {
+			rt := extra(r.Extra)
+			putDependsOn(rt, r.DependsOn)
+			putStrs(rt, "predicates", r.Predicates)
+			if s := r.Source; s != nil {
+				st := extra(s.Extra)
+				if c := s.Cargo; c != nil {
+					switch {
+					case c.Other != nil:
+						st["cargo"] = c.Other
+					case c.Atom != "":
+						st["cargo"] = c.Atom
+					default:
+						ct := map[string]any{"name": c.Name}
+						putStr(ct, "version", c.Version)
+						st["cargo"] = ct
+					}
+				}
+				if s.Git != nil {
+					st["git"] = s.Git
+				}
+				if s.Path != nil {
+					st["path"] = s.Path
+				}
+				rt["source"] = st
+			}
+			arr[i] = rt
+		}
+		t["plugins"] = arr
+	}
+	return t
+}
+
+func (in *Installation) table() map[string]any {
+	t := extra(in.Extra)
+	putStr(t, "name", in.Name)
+	putStr(t, "source", in.Source)
+	putStr(t, "crate", in.Crate)
+	putStr(t, "version", in.Version)
+	putStr(t, "git", in.Git)
+	if in.Global != nil {
+		t["global"] = *in.Global
+	}
+	putStr(t, "url", in.URL)
+	putStr(t, "executable", in.Executable)
+	putStr(t, "script", in.Script)
+	putStrs(t, "args", in.Args)
+	putRefs(t, "requirements", in.Requirements)
+	putStrs(t, "install_commands", in.InstallCommands)
+	return t
+}
+
+// extra starts a table with a deep copy of the unknown keys.
+func extra(e map[string]any) map[string]any {
+	t := make(map[string]any, len(e)+8)
+	for k, v := range e {
+		t[k] = deepCopy(v)
+	}
+	return t
+}
+
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := maps.Clone(v)
+		for k, e := range out {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+func putStr(t map[string]any, k, v string) {
+	if v != "" {
+		t[k] = v
+	}
+}
+
+func putStrs(t map[string]any, k string, v []string) {
+	if v == nil {
+		return
+	}
+	arr := make([]any, len(v))
+	for i, s := range v {
+		arr[i] = s
+	}
+	t[k] = arr
+}
+
+func putDependsOn(t map[string]any, d DependsOn) {
+	if d.IsZero() {
+		return
+	}
+	if d.Single && len(d.Atoms) == 1 {
+		t["depends-on"] = d.Atoms[0]
+		return
+	}
+	putStrs(t, "depends-on", append([]string{}, d.Atoms...))
+}
+
+func refValue(r InstallRef) any {
+	if r.Inline != nil {
+		return r.Inline.table()
+	}
+	return r.Name
+}
+
+func putRef(t map[string]any, k string, r InstallRef) {
+	if !r.IsZero() {
+		t[k] = refValue(r)
+	}
+}
+
+func putRefs(t map[string]any, k string, rs []InstallRef) {
+	if rs == nil {
+		return
+	}
+	arr := make([]any, len(rs))
+	for i, r := range rs {
+		arr[i] = refValue(r)
+	}
+	t[k] = arr
+}
+
+func putNameValues(t map[string]any, k string, nvs []NameValue) {
+	if nvs == nil {
+		return
+	}
+	arr := make([]any, len(nvs))
+	for i, nv := range nvs {
+		nt := extra(nv.Extra)
+		nt["name"] = nv.Name
+		nt["value"] = nv.Value
+		if nv.Meta != nil {
+			nt["_meta"] = nv.Meta
+		}
+		arr[i] = nt
+	}
+	t[k] = arr
+}
