@@ -8,6 +8,8 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
+require github.com/BurntSushi/toml v1.6.0
+
 require (
 	github.com/creachadair/mds v0.31.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6
