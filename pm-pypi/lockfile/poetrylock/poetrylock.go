@@ -1,0 +1,79 @@
+// Package poetrylock reads Poetry's lockfile, poetry.lock, lock-version 1.x
+// and 2.x.
+package poetrylock
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+)
+
+// Lock is a decoded poetry.lock.
+type Lock struct {
+	// LockVersion is [metadata] lock-version ("" in the oldest files).
+	LockVersion string
+	Packages    []Package
+}
+
+// Package is one [[package]] entry.
+type Package struct {
+	// Name is normalized.
+	Name    string
+	Version string
+	// Category (1.x) and Groups (2.1) say which dependency tables it
+	// serves, when the file records it.
+	Category string
+	Groups   []string
+	// SourceType is "directory", "file", "url", "git" or "" (the index).
+	SourceType string
+	SourceURL  string
+}
+
+type rawLock struct {
+	Package []struct {
+		Name     string   `toml:"name"`
+		Version  string   `toml:"version"`
+		Category string   `toml:"category"`
+		Groups   []string `toml:"groups"`
+		Source   struct {
+			Type string `toml:"type"`
+			URL  string `toml:"url"`
+		} `toml:"source"`
+	} `toml:"package"`
+	Metadata struct {
+		LockVersion string `toml:"lock-version"`
+	} `toml:"metadata"`
+}
+
+// Parse decodes a poetry.lock. It accepts lock-version >= 1 and < 3 (and
+// files older than lock-version), and refuses newer majors.
+func Parse(data []byte) (*Lock, error) {
+	var raw rawLock
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil, fmt.Errorf("poetry.lock: %w", err)
+	}
+	lv := raw.Metadata.LockVersion
+	if lv != "" {
+		major, _, _ := strings.Cut(lv, ".")
+		n, err := strconv.Atoi(major)
+		if err != nil {
+			return nil, fmt.Errorf("poetry.lock: bad lock-version %q", lv)
+		}
+		if n < 1 || n >= 3 {
+			return nil, fmt.Errorf("poetry.lock: lock-version %s is not supported (this reader knows 1.x and 2.x)", lv)
+		}
+	}
+	l := &Lock{LockVersion: lv}
+	for i, rp := range raw.Package {
+		if !pyname.Valid(rp.Name) {
+			return nil, fmt.Errorf("poetry.lock: package %d: bad name %q", i+1, rp.Name)
+		}
+		l.Packages = append(l.Packages, Package{Name: pyname.Normalize(rp.Name), Version: rp.Version,
+			Category: rp.Category, Groups: rp.Groups, SourceType: rp.Source.Type, SourceURL: rp.Source.URL})
+	}
+	return l, nil
+}

@@ -1,0 +1,120 @@
+// Package uvlock reads uv's lockfile, uv.lock (schema version 1, any
+// revision).
+package uvlock
+
+import (
+	"fmt"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+)
+
+// Lock is a decoded uv.lock.
+type Lock struct {
+	Version  int
+	Revision int
+	// Members are the workspace member names of [manifest], normalized.
+	Members  []string
+	Packages []Package
+}
+
+// Package is one [[package]] entry.
+type Package struct {
+	// Name is normalized; Version is as locked ("" for virtual packages).
+	Name    string
+	Version string
+	Source  Source
+	// Dependencies are the normalized names of the package's dependencies.
+	Dependencies []string
+	// Optional are its extras' dependencies, DevGroups its dependency
+	// groups' (normalized names).
+	Optional  map[string][]string
+	DevGroups map[string][]string
+}
+
+// Source is where a package comes from: exactly one field is set.
+type Source struct {
+	Registry  string `toml:"registry"`
+	Git       string `toml:"git"`
+	Path      string `toml:"path"`
+	Directory string `toml:"directory"`
+	Editable  string `toml:"editable"`
+	Virtual   string `toml:"virtual"`
+	URL       string `toml:"url"`
+}
+
+// IsRoot reports whether the package is the project at the lock's
+// directory (editable = "." or virtual = ".").
+func (p Package) IsRoot() bool { return p.Source.Editable == "." || p.Source.Virtual == "." }
+
+// IsLocal reports whether the package is a source tree on disk.
+func (p Package) IsLocal() bool {
+	return p.Source.Editable != "" || p.Source.Virtual != "" || p.Source.Directory != "" || p.Source.Path != ""
+}
+
+type rawDep struct {
+	Name string `toml:"name"`
+}
+
+type rawLock struct {
+	Version  *int `toml:"version"`
+	Revision int  `toml:"revision"`
+	Manifest struct {
+		Members []string `toml:"members"`
+	} `toml:"manifest"`
+	Package []struct {
+		Name                 string              `toml:"name"`
+		Version              string              `toml:"version"`
+		Source               Source              `toml:"source"`
+		Dependencies         []rawDep            `toml:"dependencies"`
+		OptionalDependencies map[string][]rawDep `toml:"optional-dependencies"`
+		DevDependencies      map[string][]rawDep `toml:"dev-dependencies"`
+	} `toml:"package"`
+}
+
+// Parse decodes a uv.lock. It refuses schema versions other than 1.
+func Parse(data []byte) (*Lock, error) {
+	var raw rawLock
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return nil, fmt.Errorf("uv.lock: %w", err)
+	}
+	if raw.Version == nil {
+		return nil, fmt.Errorf("uv.lock: no version key: not a uv lockfile")
+	}
+	if *raw.Version != 1 {
+		return nil, fmt.Errorf("uv.lock: schema version %d is not supported (this reader knows version 1)", *raw.Version)
+	}
+	l := &Lock{Version: *raw.Version, Revision: raw.Revision}
+	for _, m := range raw.Manifest.Members {
+		l.Members = append(l.Members, pyname.Normalize(m))
+	}
+	names := func(ds []rawDep) []string {
+		out := make([]string, 0, len(ds))
+		for _, d := range ds {
+			out = append(out, pyname.Normalize(d.Name))
+		}
+		return out
+	}
+	for i, rp := range raw.Package {
+		if !pyname.Valid(rp.Name) {
+			return nil, fmt.Errorf("uv.lock: package %d: bad name %q", i+1, rp.Name)
+		}
+		p := Package{Name: pyname.Normalize(rp.Name), Version: rp.Version, Source: rp.Source,
+			Dependencies: names(rp.Dependencies)}
+		if len(rp.OptionalDependencies) > 0 {
+			p.Optional = map[string][]string{}
+			for k, v := range rp.OptionalDependencies {
+				p.Optional[k] = names(v)
+			}
+		}
+		if len(rp.DevDependencies) > 0 {
+			p.DevGroups = map[string][]string{}
+			for k, v := range rp.DevDependencies {
+				p.DevGroups[k] = names(v)
+			}
+		}
+		l.Packages = append(l.Packages, p)
+	}
+	return l, nil
+}
