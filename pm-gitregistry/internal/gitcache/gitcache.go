@@ -1,0 +1,719 @@
+// Package gitcache keeps a local, immutable copy of a git repository's
+// commits for a plugin registry.
+//
+// A Cache owns one directory, <root>/<name>-<hash>/, for one (URL, ref,
+// subdir) configuration:
+//
+//	lock          shared by every process using the cache (flock); held shared
+//	              for the life of a Cache, taken exclusive at Open to collect
+//	              unreferenced commits when no other process is using them
+//	update.lock   exclusive while the repository or state.json changes
+//	repo/         a bare repository filled with go-git (clone and fetch)
+//	state.json    the commit the configured ref resolved to at the last update
+//	commits/<sha> that commit's tree (only the subdir, if one is configured),
+//	              materialized once into a temporary directory and renamed
+//	              into place, never changed afterwards
+//
+// Every directory a Cache hands out therefore stays valid while the Cache is
+// open, even when an update moves the ref. Commit directories other than the
+// current one are removed at a later Open, and only when no other process
+// holds the cache.
+//
+// Network access happens only in Update and, when asked to, in Commit. A
+// cache that was damaged or partly deleted is repaired by fetching into a
+// fresh repository.
+package gitcache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// Mode says how far Update goes to the network.
+type Mode int
+
+const (
+	// Check asks the remote where the ref points and fetches only when it
+	// moved or the commit is not cached.
+	Check Mode = iota + 1
+	// Fetch fetches the ref unconditionally.
+	Fetch
+)
+
+// Config configures a Cache.
+type Config struct {
+	// Root is the directory holding the caches of every registry
+	// (<cache_dir>/gitregistry).
+	Root string
+	// Name names the registry; it only makes the cache directory readable.
+	Name string
+	// URL is the repository: https://, http://, ssh://, git://, file://,
+	// scp-like user@host:path, or a local path.
+	URL string
+	// Ref is a branch, a tag, a full ref name or a full commit id; empty
+	// means the remote's HEAD.
+	Ref string
+	// Subdir limits the materialized tree to one directory of the
+	// repository (slash-separated, relative); empty means the whole tree.
+	Subdir string
+	// Getenv reads configuration (proxies); nil reads nothing.
+	Getenv func(string) string
+	// Environ is the environment for the git credential helper; nil means
+	// the process environment.
+	Environ []string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Snapshot is one materialized commit.
+type Snapshot struct {
+	// Commit is the full commit id.
+	Commit string
+	// Dir is the absolute directory holding the commit's tree (or its
+	// configured subdir).
+	Dir string
+}
+
+// ErrNotCached reports that the content is not in the cache and the network
+// may not be used.
+var ErrNotCached = errors.New("not cached")
+
+// ErrCommitNotFound reports a commit id that neither the cache nor the remote
+// knows.
+var ErrCommitNotFound = errors.New("commit not found")
+
+// RemoteError is a failure to reach or read the remote repository.
+type RemoteError struct {
+	// URL is the remote, without credentials.
+	URL string
+	Err error
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("git remote %s: %v", e.URL, e.Err)
+}
+
+func (e *RemoteError) Unwrap() error { return e.Err }
+
+// RefNotFoundError reports a ref the remote does not have.
+type RefNotFoundError struct {
+	URL, Ref string
+}
+
+func (e *RefNotFoundError) Error() string {
+	ref := e.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	return fmt.Sprintf("git remote %s has no ref %q", e.URL, ref)
+}
+
+// ContentError reports a commit whose tree cannot be materialized safely.
+type ContentError struct {
+	Commit string
+	Detail string
+}
+
+func (e *ContentError) Error() string {
+	return fmt.Sprintf("commit %s: %s", e.Commit, e.Detail)
+}
+
+// Cache is one registry's cache. Its methods are safe for concurrent use.
+type Cache struct {
+	cfg        Config
+	remote     *remote
+	dir        string
+	repoDir    string
+	commitsDir string
+	statePath  string
+	log        *slog.Logger
+
+	life *fileLock // held shared while the Cache is open
+
+	mu   sync.Mutex // serializes updates and materialization in-process
+	auth transport.AuthMethod
+}
+
+var hexID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// IsCommitID reports whether s is a full, lower-case hex commit id.
+func IsCommitID(s string) bool { return hexID.MatchString(s) }
+
+// Dir returns the directory Open uses for cfg.
+func Dir(cfg Config) string {
+	h := sha256.Sum256([]byte(cfg.URL + "\x00" + cfg.Ref + "\x00" + cleanSubdir(cfg.Subdir)))
+	return filepath.Join(cfg.Root, safeName(cfg.Name)+"-"+hex.EncodeToString(h[:])[:16])
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 48 {
+			break
+		}
+	}
+	if b.Len() == 0 || strings.Trim(b.String(), ".") == "" {
+		return "registry"
+	}
+	return b.String()
+}
+
+func cleanSubdir(s string) string {
+	s = strings.Trim(strings.ReplaceAll(s, "\\", "/"), "/")
+	if s == "" || s == "." {
+		return ""
+	}
+	return s
+}
+
+// ValidateSubdir checks a --subdir value: relative, slash-separated, with no
+// "." or ".." component.
+func ValidateSubdir(s string) error {
+	s = cleanSubdir(s)
+	if s == "" {
+		return nil
+	}
+	if strings.HasPrefix(s, "/") || filepath.IsAbs(s) {
+		return fmt.Errorf("subdir %q is absolute", s)
+	}
+	for _, part := range strings.Split(s, "/") {
+		if err := checkName(part); err != nil {
+			return fmt.Errorf("subdir %q: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// Open opens (creating as needed) the cache for cfg. It does not touch the
+// network. When no other process is using the cache it first removes the
+// commit directories that state.json no longer references.
+func Open(ctx context.Context, cfg Config) (*Cache, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.Subdir = cleanSubdir(cfg.Subdir)
+	if err := ValidateSubdir(cfg.Subdir); err != nil {
+		return nil, err
+	}
+	if cfg.Ref != "" && strings.ContainsAny(cfg.Ref, "\x00 ~^:?*[\\") {
+		return nil, fmt.Errorf("ref %q is not a valid git ref name", cfg.Ref)
+	}
+	r, err := parseRemote(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("cache root %s: %w", cfg.Root, err)
+	}
+	cfg.Root = root
+	c := &Cache{
+		cfg:    cfg,
+		remote: r,
+		log:    cfg.Logger,
+	}
+	c.dir = Dir(cfg)
+	c.repoDir = filepath.Join(c.dir, "repo")
+	c.commitsDir = filepath.Join(c.dir, "commits")
+	c.statePath = filepath.Join(c.dir, "state.json")
+	c.auth = r.auth()
+	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create cache directory: %w", err)
+	}
+	life, err := openLock(filepath.Join(c.dir, "lock"))
+	if err != nil {
+		return nil, err
+	}
+	c.life = life
+	excl, err := life.try(true)
+	if err != nil {
+		life.close()
+		return nil, err
+	}
+	if excl {
+		c.collect()
+		// flock converts in place; another process may slip in between,
+		// which is harmless: nothing has been handed out yet.
+		if err := life.lock(ctx, false); err != nil {
+			life.close()
+			return nil, err
+		}
+	} else if err := life.lock(ctx, false); err != nil {
+		life.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close releases the cache. Directories it handed out may be collected by a
+// later Open.
+func (c *Cache) Close() error {
+	c.life.unlock()
+	return c.life.close()
+}
+
+// URL returns the remote URL without credentials.
+func (c *Cache) URL() string { return c.remote.url }
+
+// Path returns the cache's directory.
+func (c *Cache) Path() string { return c.dir }
+
+// SidecarPath returns the path of a file kept beside a commit's directory
+// (for example an index derived from it); it is collected with the commit.
+func (c *Cache) SidecarPath(commit, suffix string) string {
+	return filepath.Join(c.commitsDir, commit+"."+suffix)
+}
+
+// collect removes commit directories and sidecars other than the current
+// commit's, and abandoned temporary directories. The caller holds the life
+// lock exclusively.
+func (c *Cache) collect() {
+	st, _ := c.readState()
+	ents, err := os.ReadDir(c.commitsDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if st != nil && (n == st.Commit || strings.HasPrefix(n, st.Commit+".")) {
+			continue
+		}
+		p := filepath.Join(c.commitsDir, n)
+		if err := os.RemoveAll(p); err != nil {
+			c.log.Warn("cannot remove unreferenced commit", "path", p, "err", err)
+			continue
+		}
+		c.log.Debug("removed unreferenced commit", "path", p)
+	}
+}
+
+// state is what state.json records.
+type state struct {
+	URL       string    `json:"url"`
+	Ref       string    `json:"ref"`
+	RefHash   string    `json:"ref_hash"`
+	Commit    string    `json:"commit"`
+	FetchedAt time.Time `json:"fetched_at"`
+}
+
+func (c *Cache) readState() (*state, error) {
+	b, err := os.ReadFile(c.statePath)
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.statePath, err)
+	}
+	if !IsCommitID(st.Commit) {
+		return nil, fmt.Errorf("%s: invalid commit %q", c.statePath, st.Commit)
+	}
+	return &st, nil
+}
+
+func (c *Cache) writeState(st *state) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(c.statePath, append(b, '\n'))
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it
+// into place.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteSidecar writes a sidecar file atomically.
+func (c *Cache) WriteSidecar(commit, suffix string, data []byte) error {
+	return writeFileAtomic(c.SidecarPath(commit, suffix), data)
+}
+
+// Current returns the commit of the last update, materializing it from the
+// local repository if its directory is missing. It never touches the
+// network; a registry never updated yields ErrNotCached.
+func (c *Cache) Current(ctx context.Context) (Snapshot, error) {
+	st, err := c.readState()
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			c.log.Warn("ignoring unreadable cache state", "err", err)
+		}
+		return Snapshot{}, fmt.Errorf("registry %s: %w", c.remote.url, ErrNotCached)
+	}
+	if dir, ok := c.commitDir(st.Commit); ok {
+		return Snapshot{Commit: st.Commit, Dir: dir}, nil
+	}
+	return c.Commit(ctx, st.Commit, false)
+}
+
+// commitDir returns the directory of an already materialized commit.
+func (c *Cache) commitDir(commit string) (string, bool) {
+	dir := filepath.Join(c.commitsDir, commit)
+	fi, err := os.Stat(dir)
+	return dir, err == nil && fi.IsDir()
+}
+
+// Commit returns the materialized tree of a commit given by full id. When the
+// commit is not in the local repository and network is true, the remote's
+// branches and tags are fetched to find it; otherwise the result is
+// ErrNotCached. A commit the remote does not have is ErrCommitNotFound.
+func (c *Cache) Commit(ctx context.Context, commit string, network bool) (Snapshot, error) {
+	if !IsCommitID(commit) {
+		return Snapshot{}, fmt.Errorf("%q is not a full commit id: %w", commit, ErrCommitNotFound)
+	}
+	if dir, ok := c.commitDir(commit); ok {
+		return Snapshot{Commit: commit, Dir: dir}, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	unlock, err := c.updateLock(ctx)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	defer unlock()
+	h := plumbing.NewHash(commit)
+	repo, err := c.openRepo(false)
+	if err == nil {
+		if _, cerr := repo.CommitObject(h); cerr == nil {
+			snap, merr := c.materialize(repo, h)
+			if merr == nil || !network {
+				return snap, merr
+			}
+			c.log.Warn("cached repository is damaged; fetching again", "commit", commit, "err", merr)
+		}
+	}
+	if !network {
+		return Snapshot{}, fmt.Errorf("commit %s of %s: %w", commit, c.remote.url, ErrNotCached)
+	}
+	if _, err := c.list(ctx); err != nil {
+		return Snapshot{}, err
+	}
+	specs := []config.RefSpec{
+		"+refs/heads/*:refs/symposium/heads/*",
+		"+refs/tags/*:refs/symposium/tags/*",
+	}
+	repo, err = c.fetchRepaired(ctx, specs)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if _, err := repo.CommitObject(h); err != nil {
+		return Snapshot{}, fmt.Errorf("commit %s on %s: %w", commit, c.remote.url, ErrCommitNotFound)
+	}
+	return c.materialize(repo, h)
+}
+
+// Update brings the cache up to date with the remote ref: Check fetches
+// only when the ref moved; Fetch always fetches. It reports the current
+// snapshot and whether its commit changed.
+func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	unlock, err := c.updateLock(ctx)
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	defer unlock()
+	old, _ := c.readState()
+
+	if IsCommitID(c.cfg.Ref) {
+		return c.updatePinned(ctx, old)
+	}
+	refs, err := c.list(ctx)
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	name, adv, ok := resolveRef(refs, c.cfg.Ref)
+	if !ok {
+		return Snapshot{}, false, &RefNotFoundError{URL: c.remote.url, Ref: c.cfg.Ref}
+	}
+	if mode == Check && old != nil && old.Ref == name.String() && old.RefHash == adv.String() {
+		if dir, ok := c.commitDir(old.Commit); ok {
+			c.log.Debug("registry is current", "url", c.remote.url, "commit", old.Commit)
+			return Snapshot{Commit: old.Commit, Dir: dir}, false, nil
+		}
+	}
+	var repo *git.Repository
+	var commit plumbing.Hash
+	if mode == Check {
+		// The advertised object may already be here (say, the ref moved back).
+		if r, err := c.openRepo(false); err == nil {
+			if h, err := peel(r, adv); err == nil {
+				repo, commit = r, h
+			}
+		}
+	}
+	if repo == nil {
+		spec := config.RefSpec("+" + name.String() + ":refs/symposium/fetched")
+		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec})
+		if err != nil {
+			return Snapshot{}, false, err
+		}
+		commit, err = peel(repo, adv)
+		if err != nil {
+			return Snapshot{}, false, &RemoteError{URL: c.remote.url, Err: fmt.Errorf("ref %s: %w", name, err)}
+		}
+	}
+	snap, err := c.materialize(repo, commit)
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	st := &state{URL: c.remote.url, Ref: name.String(), RefHash: adv.String(), Commit: snap.Commit, FetchedAt: time.Now().UTC()}
+	if err := c.writeState(st); err != nil {
+		return Snapshot{}, false, err
+	}
+	changed := old == nil || old.Commit != snap.Commit
+	c.log.Debug("registry updated", "url", c.remote.url, "ref", name.String(), "commit", snap.Commit, "changed", changed)
+	return snap, changed, nil
+}
+
+// updatePinned handles a ref that is a commit id: it is fetched only when
+// missing, whatever the mode.
+func (c *Cache) updatePinned(ctx context.Context, old *state) (Snapshot, bool, error) {
+	snap, err := c.commitUnlocked(ctx)
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	st := &state{URL: c.remote.url, Ref: c.cfg.Ref, RefHash: c.cfg.Ref, Commit: snap.Commit, FetchedAt: time.Now().UTC()}
+	if err := c.writeState(st); err != nil {
+		return Snapshot{}, false, err
+	}
+	return snap, old == nil || old.Commit != snap.Commit, nil
+}
+
+// commitUnlocked materializes the pinned commit; the caller holds the mutex
+// and the update lock.
+func (c *Cache) commitUnlocked(ctx context.Context) (Snapshot, error) {
+	commit := c.cfg.Ref
+	if dir, ok := c.commitDir(commit); ok {
+		return Snapshot{Commit: commit, Dir: dir}, nil
+	}
+	h := plumbing.NewHash(commit)
+	if repo, err := c.openRepo(false); err == nil {
+		if _, err := repo.CommitObject(h); err == nil {
+			if snap, err := c.materialize(repo, h); err == nil {
+				return snap, nil
+			}
+		}
+	}
+	if _, err := c.list(ctx); err != nil {
+		return Snapshot{}, err
+	}
+	repo, err := c.fetchRepaired(ctx, []config.RefSpec{
+		"+refs/heads/*:refs/symposium/heads/*",
+		"+refs/tags/*:refs/symposium/tags/*",
+	})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if _, err := repo.CommitObject(h); err != nil {
+		return Snapshot{}, fmt.Errorf("commit %s on %s: %w", commit, c.remote.url, ErrCommitNotFound)
+	}
+	return c.materialize(repo, h)
+}
+
+// updateLock takes the cross-process update lock.
+func (c *Cache) updateLock(ctx context.Context) (func(), error) {
+	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create cache directory: %w", err)
+	}
+	l, err := openLock(filepath.Join(c.dir, "update.lock"))
+	if err != nil {
+		return nil, err
+	}
+	if err := l.lock(ctx, true); err != nil {
+		l.close()
+		return nil, err
+	}
+	return func() { l.unlock(); l.close() }, nil
+}
+
+// list asks the remote for its refs (git ls-remote), retrying once with
+// credentials from git's credential helpers when the remote asks for them.
+func (c *Cache) list(ctx context.Context) ([]*plumbing.Reference, error) {
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{c.remote.url}})
+	opts := &git.ListOptions{Auth: c.auth, PeelingOption: git.AppendPeeled, ProxyOptions: c.remote.proxy(c.cfg.Getenv)}
+	refs, err := rem.ListContext(ctx, opts)
+	if err != nil && c.auth == nil && (errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed)) {
+		environ := c.cfg.Environ
+		if environ == nil {
+			environ = os.Environ()
+		}
+		if a := c.remote.credentialFill(ctx, environ); a != nil {
+			c.auth = a
+			opts.Auth = a
+			refs, err = rem.ListContext(ctx, opts)
+		}
+	}
+	if err != nil {
+		return nil, &RemoteError{URL: c.remote.url, Err: c.remote.scrub(err)}
+	}
+	return refs, nil
+}
+
+// resolveRef finds want among the advertised refs: empty means HEAD; a name
+// is tried as given (if it starts with refs/), then as a branch, then as a
+// tag. It returns the full ref name and its advertised object.
+func resolveRef(refs []*plumbing.Reference, want string) (plumbing.ReferenceName, plumbing.Hash, bool) {
+	byName := make(map[plumbing.ReferenceName]*plumbing.Reference, len(refs))
+	for _, r := range refs {
+		byName[r.Name()] = r
+	}
+	var candidates []plumbing.ReferenceName
+	switch {
+	case want == "" || want == "HEAD":
+		head, ok := byName[plumbing.HEAD]
+		if !ok {
+			return "", plumbing.ZeroHash, false
+		}
+		if head.Type() == plumbing.SymbolicReference {
+			candidates = []plumbing.ReferenceName{head.Target()}
+		} else {
+			return plumbing.HEAD, head.Hash(), true
+		}
+	case strings.HasPrefix(want, "refs/"):
+		candidates = []plumbing.ReferenceName{plumbing.ReferenceName(want)}
+	default:
+		candidates = []plumbing.ReferenceName{plumbing.NewBranchReferenceName(want), plumbing.NewTagReferenceName(want)}
+	}
+	for _, n := range candidates {
+		if r, ok := byName[n]; ok && r.Type() == plumbing.HashReference {
+			return n, r.Hash(), true
+		}
+	}
+	return "", plumbing.ZeroHash, false
+}
+
+// peel follows annotated tags from h to a commit.
+func peel(repo *git.Repository, h plumbing.Hash) (plumbing.Hash, error) {
+	for range 10 {
+		obj, err := repo.Storer.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("object %s: %w", h, err)
+		}
+		switch obj.Type() {
+		case plumbing.CommitObject:
+			return h, nil
+		case plumbing.TagObject:
+			tag, err := object.DecodeTag(repo.Storer, obj)
+			if err != nil {
+				return plumbing.ZeroHash, fmt.Errorf("tag %s: %w", h, err)
+			}
+			h = tag.Target
+		default:
+			return plumbing.ZeroHash, fmt.Errorf("object %s is a %s, not a commit", h, obj.Type())
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("object %s: tag chain too long", h)
+}
+
+// openRepo opens the bare repository, creating it when create is true and
+// it is missing or unreadable.
+func (c *Cache) openRepo(create bool) (*git.Repository, error) {
+	repo, err := git.PlainOpen(c.repoDir)
+	if err == nil {
+		return repo, nil
+	}
+	if !create {
+		return nil, err
+	}
+	if !errors.Is(err, git.ErrRepositoryNotExists) {
+		c.log.Warn("cached repository is unreadable; starting afresh", "dir", c.repoDir, "err", err)
+	}
+	return c.initRepo()
+}
+
+// initRepo replaces the repository with an empty one.
+func (c *Cache) initRepo() (*git.Repository, error) {
+	if err := os.RemoveAll(c.repoDir); err != nil {
+		return nil, fmt.Errorf("remove damaged repository %s: %w", c.repoDir, err)
+	}
+	repo, err := git.PlainInit(c.repoDir, true)
+	if err != nil {
+		return nil, fmt.Errorf("create repository %s: %w", c.repoDir, err)
+	}
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{c.remote.url}}); err != nil {
+		return nil, fmt.Errorf("configure repository %s: %w", c.repoDir, err)
+	}
+	return repo, nil
+}
+
+// fetchRepaired fetches specs into the repository; when that fails after
+// the remote answered ls-remote, the local repository is presumed damaged
+// and the fetch is retried once into a fresh one.
+func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec) (*git.Repository, error) {
+	repo, err := c.openRepo(true)
+	if err == nil {
+		if err = c.fetch(ctx, repo, specs); err == nil {
+			return repo, nil
+		}
+		if ctx.Err() != nil {
+			return nil, &RemoteError{URL: c.remote.url, Err: err}
+		}
+		c.log.Warn("fetch into cached repository failed; cloning afresh", "url", c.remote.url, "err", err)
+	}
+	repo, err = c.initRepo()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.fetch(ctx, repo, specs); err != nil {
+		return nil, &RemoteError{URL: c.remote.url, Err: err}
+	}
+	return repo, nil
+}
+
+func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.RefSpec) error {
+	err := repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName:   "origin",
+		RemoteURL:    c.remote.url,
+		RefSpecs:     specs,
+		Auth:         c.auth,
+		Tags:         git.NoTags,
+		Force:        true,
+		ProxyOptions: c.remote.proxy(c.cfg.Getenv),
+	})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
+	}
+	return c.remote.scrub(err)
+}

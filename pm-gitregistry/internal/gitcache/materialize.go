@@ -1,0 +1,253 @@
+package gitcache
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Limits on what one commit may materialize.
+const (
+	// MaxFileSize is the largest file written.
+	MaxFileSize = 64 << 20
+	// MaxTotalSize bounds the bytes of all files of a commit.
+	MaxTotalSize = 1 << 30
+	// MaxFiles bounds the files, directories and links of a commit.
+	MaxFiles = 200_000
+	// maxLinkTarget bounds a symbolic link's target.
+	maxLinkTarget = 4096
+)
+
+// checkName rejects a tree entry name that could not be a plain path
+// component.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty path component")
+	case name == "." || name == "..":
+		return fmt.Errorf("path component %q", name)
+	case strings.ContainsAny(name, "/\\\x00"):
+		return fmt.Errorf("path component %q contains a separator or NUL", name)
+	}
+	return nil
+}
+
+// materialize writes the commit's tree (or its subdir) into its own
+// directory, through a temporary directory renamed into place. The caller
+// holds the update lock.
+func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapshot, error) {
+	id := commit.String()
+	if dir, ok := c.commitDir(id); ok {
+		return Snapshot{Commit: id, Dir: dir}, nil
+	}
+	cm, err := repo.CommitObject(commit)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("commit %s: %w", id, err)
+	}
+	tree, err := cm.Tree()
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("commit %s: tree: %w", id, err)
+	}
+	if c.cfg.Subdir != "" {
+		tree, err = tree.Tree(c.cfg.Subdir)
+		if err != nil {
+			return Snapshot{}, &ContentError{Commit: id, Detail: fmt.Sprintf("subdir %q is not a directory in the repository", c.cfg.Subdir)}
+		}
+	}
+	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
+		return Snapshot{}, fmt.Errorf("create %s: %w", c.commitsDir, err)
+	}
+	tmp, err := os.MkdirTemp(c.commitsDir, ".tmp-"+id[:12]+"-")
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("create temporary directory: %w", err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	w := &treeWriter{repo: repo, root: root, commit: id, c: c}
+	err = w.tree(tree, ".")
+	if err == nil {
+		w.links()
+	}
+	root.Close()
+	if err != nil {
+		return Snapshot{}, err
+	}
+	// Hand the directory out with the permissions of an ordinary checkout.
+	os.Chmod(tmp, 0o755)
+	dir := filepath.Join(c.commitsDir, id)
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, ok := c.commitDir(id); ok {
+			return Snapshot{Commit: id, Dir: dir}, nil
+		}
+		return Snapshot{}, fmt.Errorf("install commit %s: %w", id, err)
+	}
+	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes)
+	return Snapshot{Commit: id, Dir: dir}, nil
+}
+
+// treeWriter writes a git tree below an os.Root.
+type treeWriter struct {
+	c      *Cache
+	repo   *git.Repository
+	root   *os.Root
+	commit string
+	files  int
+	bytes  int64
+	// symlinks are created after every file so they can be checked.
+	symlinks []symlink
+}
+
+type symlink struct{ path, target string }
+
+func (w *treeWriter) count() error {
+	w.files++
+	if w.files > MaxFiles {
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("more than %d files", MaxFiles)}
+	}
+	return nil
+}
+
+func (w *treeWriter) tree(t *object.Tree, dir string) error {
+	for _, e := range t.Entries {
+		if err := checkName(e.Name); err != nil {
+			return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree entry in %s: %v", dir, err)}
+		}
+		if strings.EqualFold(e.Name, ".git") {
+			w.c.log.Warn("skipping .git entry in registry tree", "commit", w.commit, "dir", dir)
+			continue
+		}
+		p := path.Join(dir, e.Name)
+		if err := w.count(); err != nil {
+			return err
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			sub, err := object.GetTree(w.repo.Storer, e.Hash)
+			if err != nil {
+				return fmt.Errorf("commit %s: tree %s: %w", w.commit, p, err)
+			}
+			if err := w.root.Mkdir(p, 0o755); err != nil {
+				return fmt.Errorf("commit %s: %w", w.commit, err)
+			}
+			if err := w.tree(sub, p); err != nil {
+				return err
+			}
+		case filemode.Regular, filemode.Deprecated, filemode.Executable:
+			if err := w.file(p, e); err != nil {
+				return err
+			}
+		case filemode.Symlink:
+			blob, err := w.repo.BlobObject(e.Hash)
+			if err != nil {
+				return fmt.Errorf("commit %s: link %s: %w", w.commit, p, err)
+			}
+			if blob.Size > maxLinkTarget {
+				w.c.log.Warn("skipping symbolic link with oversize target", "commit", w.commit, "path", p)
+				continue
+			}
+			target, err := readBlob(blob, maxLinkTarget)
+			if err != nil {
+				return fmt.Errorf("commit %s: link %s: %w", w.commit, p, err)
+			}
+			w.symlinks = append(w.symlinks, symlink{path: p, target: string(target)})
+		case filemode.Submodule:
+			w.c.log.Debug("skipping submodule", "commit", w.commit, "path", p)
+		default:
+			w.c.log.Warn("skipping tree entry of unknown mode", "commit", w.commit, "path", p, "mode", e.Mode.String())
+		}
+	}
+	return nil
+}
+
+func (w *treeWriter) file(p string, e object.TreeEntry) error {
+	blob, err := w.repo.BlobObject(e.Hash)
+	if err != nil {
+		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
+	}
+	if blob.Size > MaxFileSize {
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %s is %d bytes, over the %d limit", p, blob.Size, MaxFileSize)}
+	}
+	w.bytes += blob.Size
+	if w.bytes > MaxTotalSize {
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
+	}
+	perm := os.FileMode(0o644)
+	if e.Mode == filemode.Executable {
+		perm = 0o755
+	}
+	f, err := w.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", w.commit, err)
+	}
+	rd, err := blob.Reader()
+	if err == nil {
+		_, err = io.Copy(f, io.LimitReader(rd, blob.Size))
+		rd.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("commit %s: write %s: %w", w.commit, p, err)
+	}
+	return nil
+}
+
+func readBlob(b *object.Blob, max int64) ([]byte, error) {
+	rd, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(io.LimitReader(rd, max))
+}
+
+// links creates the tree's symbolic links, then removes every link that
+// does not resolve, through any chain of links, to a regular file inside the
+// commit's directory: links to directories (which could form cycles),
+// links leaving the tree, dangling links and loops are not kept.
+func (w *treeWriter) links() {
+	var made []symlink
+	for _, l := range w.symlinks {
+		if l.target == "" || strings.ContainsRune(l.target, 0) || path.IsAbs(l.target) || filepath.IsAbs(l.target) || filepath.VolumeName(l.target) != "" {
+			w.c.log.Warn("not following symbolic link that leaves the registry", "commit", w.commit, "path", l.path, "target", l.target)
+			continue
+		}
+		if err := w.root.Symlink(l.target, l.path); err != nil {
+			w.c.log.Warn("cannot create symbolic link", "commit", w.commit, "path", l.path, "err", err)
+			continue
+		}
+		made = append(made, l)
+	}
+	for changed := true; changed; {
+		changed = false
+		kept := made[:0]
+		for _, l := range made {
+			fi, err := w.root.Stat(l.path) // fails when resolution escapes the root
+			if err == nil && fi.Mode().IsRegular() {
+				kept = append(kept, l)
+				continue
+			}
+			reason := "it does not resolve to a file inside the registry"
+			if err != nil {
+				reason = err.Error()
+			}
+			w.c.log.Warn("not following symbolic link", "commit", w.commit, "path", l.path, "target", l.target, "reason", reason)
+			w.root.Remove(l.path)
+			changed = true
+		}
+		made = kept
+	}
+}

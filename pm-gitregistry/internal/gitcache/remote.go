@@ -1,0 +1,231 @@
+package gitcache
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"golang.org/x/net/http/httpproxy"
+)
+
+// remote is a parsed registry URL: where to reach it, and the credentials
+// that came with it, kept apart so that they never appear in a message.
+type remote struct {
+	// url is the URL with any credentials removed: safe to log and to store.
+	url string
+	// endpoint is the parsed URL, credentials removed.
+	endpoint *transport.Endpoint
+	// user and password came from the URL's userinfo, if any.
+	user, password string
+}
+
+// parseRemote parses a registry URL: https://, http://, ssh://, git://,
+// file://, scp-like user@host:path, or a local path (made absolute).
+func parseRemote(raw string) (*remote, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, errors.New("registry URL is empty")
+	}
+	if strings.ContainsAny(raw, "\x00\n\r") {
+		return nil, errors.New("registry URL contains a control character")
+	}
+	if !strings.Contains(raw, "://") && !looksSCP(raw) && !filepath.IsAbs(raw) {
+		abs, err := filepath.Abs(raw)
+		if err != nil {
+			return nil, fmt.Errorf("registry path %s: %w", raw, err)
+		}
+		raw = abs
+	}
+	ep, err := transport.NewEndpoint(raw)
+	if err != nil {
+		return nil, fmt.Errorf("registry URL %s: %w", Redact(raw), err)
+	}
+	r := &remote{user: ep.User, password: ep.Password}
+	switch ep.Protocol {
+	case "http", "https":
+		// Credentials travel as auth, not in the URL.
+		clean := *ep
+		clean.User, clean.Password = "", ""
+		r.endpoint = &clean
+		r.url = clean.String()
+	case "ssh":
+		// The user of an ssh URL is part of the address, not a secret; a
+		// password in an ssh URL is dropped from what is shown.
+		clean := *ep
+		clean.Password = ""
+		r.endpoint = &clean
+		r.url = clean.String()
+		if looksSCP(raw) {
+			r.url = raw
+			if ep.Password != "" {
+				r.url = Redact(raw)
+			}
+		}
+		r.user, r.password = "", ep.Password
+	case "file", "git":
+		r.endpoint = ep
+		r.url = ep.String()
+		if ep.Protocol == "file" {
+			r.url = ep.Path
+		}
+	default:
+		return nil, fmt.Errorf("registry URL %s: unsupported protocol %q", Redact(raw), ep.Protocol)
+	}
+	return r, nil
+}
+
+// looksSCP reports whether s is an scp-like address such as git@host:path.
+func looksSCP(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	at := strings.Index(s, "@")
+	colon := strings.Index(s, ":")
+	return at > 0 && colon > at && !strings.ContainsAny(s[:at], "/")
+}
+
+// Redact returns s with the password of any URL userinfo replaced, for
+// messages.
+func Redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// scrub removes the remote's secrets from an error message.
+func (r *remote) scrub(err error) error {
+	if err == nil || r.password == "" {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, r.password) {
+		return err
+	}
+	return &scrubbedError{msg: strings.ReplaceAll(msg, r.password, "xxxxx"), err: err}
+}
+
+// scrubbedError keeps the identity of a wrapped error while hiding its text.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+// isHTTP reports whether the remote speaks git over HTTP(S).
+func (r *remote) isHTTP() bool {
+	return r.endpoint.Protocol == "http" || r.endpoint.Protocol == "https"
+}
+
+// auth returns the credentials that came with the URL, if any.
+func (r *remote) auth() transport.AuthMethod {
+	if r.isHTTP() && (r.user != "" || r.password != "") {
+		return &githttp.BasicAuth{Username: r.user, Password: r.password}
+	}
+	return nil
+}
+
+// proxy returns the proxy the environment selects for the remote (HTTPS_PROXY,
+// HTTP_PROXY, NO_PROXY in either case), or the zero value.
+func (r *remote) proxy(getenv func(string) string) transport.ProxyOptions {
+	if !r.isHTTP() || getenv == nil {
+		return transport.ProxyOptions{}
+	}
+	first := func(keys ...string) string {
+		for _, k := range keys {
+			if v := getenv(k); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	cfg := httpproxy.Config{
+		HTTPProxy:  first("HTTP_PROXY", "http_proxy"),
+		HTTPSProxy: first("HTTPS_PROXY", "https_proxy"),
+		NoProxy:    first("NO_PROXY", "no_proxy"),
+	}
+	u, err := url.Parse(r.url)
+	if err != nil {
+		return transport.ProxyOptions{}
+	}
+	p, err := cfg.ProxyFunc()(u)
+	if err != nil || p == nil {
+		return transport.ProxyOptions{}
+	}
+	opts := transport.ProxyOptions{URL: (&url.URL{Scheme: p.Scheme, Host: p.Host}).String()}
+	if p.User != nil {
+		opts.Username = p.User.Username()
+		opts.Password, _ = p.User.Password()
+	}
+	return opts
+}
+
+// credentialFill asks git's credential helpers for the remote's credentials
+// (`git credential fill`, never prompting). It returns nil when git is not
+// installed or no helper knows the host.
+func (r *remote) credentialFill(ctx context.Context, environ []string) transport.AuthMethod {
+	if !r.isHTTP() {
+		return nil
+	}
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		return nil
+	}
+	var in bytes.Buffer
+	fmt.Fprintf(&in, "protocol=%s\nhost=%s\n", r.endpoint.Protocol, r.hostPort())
+	if p := strings.TrimPrefix(r.endpoint.Path, "/"); p != "" {
+		fmt.Fprintf(&in, "path=%s\n", p)
+	}
+	if r.user != "" {
+		fmt.Fprintf(&in, "username=%s\n", r.user)
+	}
+	in.WriteString("\n")
+	cmd := exec.CommandContext(ctx, gitBin, "credential", "fill")
+	cmd.Env = append(append([]string{}, environ...), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never")
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var user, pass string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "username":
+			user = v
+		case "password":
+			pass = v
+		}
+	}
+	if pass == "" {
+		return nil
+	}
+	r.password = pass
+	r.user = user
+	return &githttp.BasicAuth{Username: user, Password: pass}
+}
+
+func (r *remote) hostPort() string {
+	if r.endpoint.Port != 0 {
+		return fmt.Sprintf("%s:%d", r.endpoint.Host, r.endpoint.Port)
+	}
+	return r.endpoint.Host
+}
