@@ -355,9 +355,9 @@ func Lower(atoms []Atom) Predicate {
 	return Any{Ps: ps}
 }
 
-// Gate parses a `depends-on` value and a `predicates` list into one
+// ParseGate parses a `depends-on` value and a `predicates` list into one
 // predicate set: the lowered depends-on first, then the predicates (ANDed).
-func Gate(d DependsOn, predicates []string) ([]Predicate, error) {
+func ParseGate(d DependsOn, predicates []string) (Gate, error) {
 	var atoms []Atom
 	for _, s := range d.Atoms {
 		a, err := ParseAtom(s)
