@@ -1,3 +1,14 @@
 module github.com/symposium-dev/symposium-pm/testscript
 
-go 1.26
+go 1.26.0
+
+require github.com/rogpeppe/go-internal v1.16.0
+
+require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/creachadair/jrpc2 v1.3.6 // indirect
+	github.com/creachadair/mds v0.31.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
+)

@@ -22,6 +22,7 @@ type commonFlags struct {
 	cacheDir  string
 	env       stringList
 	timeout   time.Duration
+	maxMsg    int
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -29,6 +30,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache directory handed to PMs (default: $SYMPOSIUM_CACHE_DIR, else the user cache dir's symposium/)")
 	fs.Var(&c.env, "env", "KEY=VALUE for the PMs' initialize env (repeatable)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "timeout for the handshake and each request (default: per method)")
+	fs.IntVar(&c.maxMsg, "max-message-size", 0, "largest response line accepted from a PM, in bytes (default 64 MiB)")
 }
 
 // options turns the flags into host options.
@@ -49,6 +51,7 @@ func (c *commonFlags) options() (host.Options, error) {
 		return o, fmt.Errorf("workspace %s is not a directory", ws)
 	}
 	o.Workspace = ws
+	o.MaxMessage = c.maxMsg
 	o.CacheDir = c.cacheDir
 	if o.CacheDir == "" {
 		o.CacheDir = defaultCacheDir()

@@ -7,10 +7,15 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
+
+// eofSettle is how long the end of a PM's output is held back so that the
+// responses read just before it are delivered.
+const eofSettle = 100 * time.Millisecond
 
 // errOutputClosed reports that the PM's stdout ended.
 var errOutputClosed = errors.New("the PM closed its output")
@@ -69,6 +74,10 @@ func (c *clientChannel) Recv() ([]byte, error) {
 		}{"2.0", id, protocol.Error{Code: protocol.CodeInvalidRequest, Message: fmt.Sprintf(
 			"the PM's response of %d bytes exceeds the host's limit of %d bytes", tooLong.Size, tooLong.Max)}})
 	case errors.Is(err, io.EOF):
+		// jrpc2 delivers each response on a goroutine of its own and fails
+		// every pending call as soon as Recv reports the end: give the
+		// responses already read a moment to land first.
+		time.Sleep(eofSettle)
 		c.fail(errOutputClosed)
 		return nil, io.EOF
 	case err != nil:

@@ -33,9 +33,11 @@ type lineChannel struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	pending map[string]int // request ids handed out and not yet answered
-	barrier string         // id of an initialize request in flight, or ""
-	done    bool           // Close was called
+	pending  map[string]int  // request ids handed out and not yet answered
+	barrier  string          // id of an initialize request in flight, or ""
+	seenInit bool            // an initialize request has been read
+	early    map[string]bool // ids of requests read before any initialize
+	done     bool            // Close was called
 }
 
 func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) *lineChannel {
@@ -44,6 +46,7 @@ func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) 
 		w:       w,
 		log:     log,
 		pending: make(map[string]int),
+		early:   make(map[string]bool),
 	}
 	c.cond = sync.NewCond(&c.mu)
 	return c
@@ -87,10 +90,23 @@ func (c *lineChannel) track(msg []byte) {
 		}
 		key := framing.IDKey(e.ID)
 		c.pending[key]++
-		if e.Method == protocol.MethodInitialize && len(envs) == 1 {
-			c.barrier = key
+		if e.Method == protocol.MethodInitialize {
+			c.seenInit = true
+			if len(envs) == 1 {
+				c.barrier = key
+			}
+		} else if !c.seenInit {
+			c.early[key] = true
 		}
 	}
+}
+
+// readBeforeInitialize reports whether the request with the given raw id was
+// read before any initialize request, however the handlers were scheduled.
+func (c *lineChannel) readBeforeInitialize(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.early[framing.IDKey(json.RawMessage(id))]
 }
 
 // drain waits until every request handed out has been answered.
@@ -121,6 +137,7 @@ func (c *lineChannel) Send(msg []byte) error {
 			c.pending[k] = n - 1
 		} else {
 			delete(c.pending, k)
+			delete(c.early, k)
 		}
 		if k == c.barrier {
 			c.barrier = ""

@@ -93,6 +93,7 @@ func Serve(ctx context.Context, pm PM, r io.Reader, w io.Writer, opts ...Option)
 	}
 	s := &server{pm: pm, cfg: cfg, log: cfg.logger.With("pm", pm.Name())}
 	ch := newLineChannel(r, w, cfg.maxMessage, s.log)
+	s.ch = ch
 	srv := jrpc2.NewServer(s.assigner(), &jrpc2.ServerOptions{
 		DisableBuiltin: true,
 		Concurrency:    cfg.concurrency,
@@ -119,6 +120,7 @@ type server struct {
 	pm  PM
 	cfg *config
 	log *slog.Logger
+	ch  *lineChannel
 
 	mu          sync.Mutex
 	initialized bool
@@ -146,7 +148,7 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 			s.mu.Lock()
 			ok := s.initialized
 			s.mu.Unlock()
-			if !ok {
+			if !ok || s.ch.readBeforeInitialize(req.ID()) {
 				return nil, wireError(protocol.NewError(protocol.CodeNotInitialized, nil,
 					"%s before initialize: send initialize first", method))
 			}

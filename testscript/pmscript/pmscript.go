@@ -1,0 +1,211 @@
+// Package pmscript provides the commands that testscript scenarios use to
+// drive package-manager binaries over stdin and stdout.
+//
+// Register them with testscript.Main (or RunMain) next to the binaries under
+// test:
+//
+//	func TestMain(m *testing.M) {
+//		testscript.Main(m, pmscript.Commands(map[string]func(){
+//			"symposium-pm-cargo": cargopm.Main,
+//		}))
+//	}
+//
+// and use them in scripts as ordinary commands: exec pmcall reqs.jsonl -- symposium-pm-cargo
+package pmscript
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Commands returns the pmscript commands merged with mains, the binaries
+// under test, ready for testscript.Main.
+func Commands(mains map[string]func()) map[string]func() {
+	out := map[string]func(){
+		"pmcall":  func() { os.Exit(PMCall(os.Args[1:], os.Stdout, os.Stderr)) },
+		"pmalive": func() { os.Exit(PMAlive(os.Args[1:], os.Stdout, os.Stderr)) },
+	}
+	for k, v := range mains {
+		out[k] = v
+	}
+	return out
+}
+
+const pmcallUsage = `usage: pmcall [-timeout D] [-raw] REQUESTS -- COMMAND [ARGS...]
+
+Starts COMMAND, writes the requests in the file REQUESTS (one JSON message a
+line; $VAR and ${VAR} are expanded from the environment) to its stdin, closes
+stdin, and prints every response line sorted by id, with the value of $WORK
+replaced by the text $WORK, so goldens are stable. Keys are sorted within each
+response unless -raw. The exit code is the PM's; 124 when it did not exit
+within the timeout (it is then killed).
+`
+
+// PMCall is the pmcall command.
+func PMCall(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pmcall", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	timeout := fs.Duration("timeout", 30*time.Second, "how long the PM may take to answer everything and exit")
+	raw := fs.Bool("raw", false, "print response lines as the PM wrote them")
+	fs.Usage = func() { fmt.Fprint(stderr, pmcallUsage); fs.PrintDefaults() }
+	dash := slices.Index(args, "--")
+	if dash < 0 || dash == len(args)-1 {
+		fs.Usage()
+		return 2
+	}
+	if err := fs.Parse(args[:dash]); err != nil || fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	reqs, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "pmcall: %v\n", err)
+		return 2
+	}
+	input := os.Expand(string(reqs), os.Getenv)
+	command := args[dash+1:]
+
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Stdin = strings.NewReader(input)
+	cmd.Stderr = stderr
+	cmd.WaitDelay = time.Second
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "pmcall: %s did not finish within %v\n", command[0], *timeout)
+		code = 124
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		fmt.Fprintf(stderr, "pmcall: %v\n", err)
+		return 2
+	}
+	lines, err := sortResponses(out.Bytes(), *raw)
+	if err != nil {
+		fmt.Fprintf(stderr, "pmcall: %v\n", err)
+		return 1
+	}
+	work := os.Getenv("WORK")
+	for _, l := range lines {
+		if work != "" {
+			l = strings.ReplaceAll(l, work, "$WORK")
+		}
+		fmt.Fprintln(stdout, l)
+	}
+	return code
+}
+
+// sortResponses splits output into lines and orders them by id: numbers
+// first in numeric order, then strings, then null.
+func sortResponses(out []byte, raw bool) ([]string, error) {
+	type line struct {
+		text string
+		num  *float64
+		str  *string
+	}
+	var lines []line
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		text := sc.Text()
+		var env struct {
+			ID any `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(text), &env); err != nil {
+			lines = append(lines, line{text: text}) // garbage is printed as is, last
+			continue
+		}
+		if !raw {
+			var v any
+			json.Unmarshal([]byte(text), &v)
+			b, _ := json.Marshal(v)
+			text = string(b)
+		}
+		l := line{text: text}
+		switch id := env.ID.(type) {
+		case float64:
+			l.num = &id
+		case string:
+			l.str = &id
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading responses: %w", err)
+	}
+	rank := func(l line) int {
+		switch {
+		case l.num != nil:
+			return 0
+		case l.str != nil:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(lines, func(a, b line) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		switch {
+		case a.num != nil:
+			return cmp.Compare(*a.num, *b.num)
+		case a.str != nil:
+			return strings.Compare(*a.str, *b.str)
+		}
+		return 0
+	})
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.text
+	}
+	return texts, nil
+}
+
+// PMAlive is the pmalive command: pmalive PIDFILE exits 0 when any process
+// listed in PIDFILE (one pid a line) is still running, and 1 when none is,
+// so that `! pmalive pids` asserts a PM left nothing behind.
+func PMAlive(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: pmalive PIDFILE")
+		return 2
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "pmalive: %v\n", err)
+		return 2
+	}
+	alive := false
+	for _, f := range strings.Fields(string(data)) {
+		var pid int
+		if _, err := fmt.Sscan(f, &pid); err != nil || pid <= 0 {
+			fmt.Fprintf(stderr, "pmalive: bad pid %q\n", f)
+			return 2
+		}
+		if processAlive(pid) {
+			fmt.Fprintf(stdout, "process %d is alive\n", pid)
+			alive = true
+		}
+	}
+	if alive {
+		return 0
+	}
+	return 1
+}

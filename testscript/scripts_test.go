@@ -1,0 +1,27 @@
+package testscript
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/symposium-dev/symposium-pm/pm-fixture/fixture"
+	"github.com/symposium-dev/symposium-pm/sdk/cli"
+	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, pmscript.Commands(map[string]func(){
+		"symposium-pm":         func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		"symposium-pm-fixture": fixture.Main,
+	}))
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+	})
+}
