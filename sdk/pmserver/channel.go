@@ -31,8 +31,8 @@ type lineChannel struct {
 	w      io.Writer
 	closed bool
 
-	mu      sync.Mutex
-	cond    *sync.Cond
+	mu       sync.Mutex
+	cond     *sync.Cond
 	pending  map[string]int  // request ids handed out and not yet answered
 	barrier  string          // id of an initialize request in flight, or ""
 	seenInit bool            // an initialize request has been read
