@@ -22,11 +22,14 @@ import (
 // cache stores.
 type snapshot struct {
 	// Found is false when the directory is in no cargo package at all.
-	Found    bool                       `json:"found"`
-	Root     string                     `json:"root,omitempty"`
-	Members  []protocol.WorkspaceMember `json:"members,omitempty"`
-	Deps     []protocol.PackageID       `json:"deps"`
-	Warnings []string                   `json:"warnings,omitempty"`
+	Found   bool                       `json:"found"`
+	Root    string                     `json:"root,omitempty"`
+	Members []protocol.WorkspaceMember `json:"members,omitempty"`
+	Deps    []protocol.PackageID       `json:"deps"`
+	// Paths maps "name@version" of each path dependency that is not a
+	// member to its directory.
+	Paths    map[string]string `json:"paths,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
 	// Err is set when the workspace cannot be listed at all (a malformed
 	// root manifest or lockfile); it is cached like an answer, so the same
 	// broken inputs fail fast.
@@ -125,7 +128,7 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 		s.Err = fmt.Sprintf("reading %s: %v", ws.Lockfile, err)
 		return s
 	}
-	s.Deps = DirectDeps(ws, lf)
+	s.Deps, s.Paths = directDeps(ws, lf)
 	return s
 }
 
@@ -134,6 +137,14 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 // there is none) and "*" for any dependency it does not lock. Members are
 // never reported as dependencies of each other.
 func DirectDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) []protocol.PackageID {
+	deps, _ := directDeps(ws, lf)
+	return deps
+}
+
+// directDeps is DirectDeps that also reports the directory of every path
+// dependency that is not a member, keyed "name@version".
+func directDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) ([]protocol.PackageID, map[string]string) {
+	paths := map[string]string{}
 	memberDir := make(map[string]bool, len(ws.Members))
 	memberPkg := make(map[[2]string]bool, len(ws.Members))
 	for _, m := range ws.Members {
@@ -173,18 +184,20 @@ func DirectDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) []protocol.Pack
 			case lf != nil:
 				pool = lf.ByName(d.Name) // a member cargo has not locked yet
 			}
-			lp := pick(pool, d)
-			if lp == nil {
-				out = append(out, protocol.PackageID{PM: Name, Name: d.Name, Version: protocol.AnyVersion})
-				continue
+			id := protocol.PackageID{PM: Name, Name: d.Name, Version: protocol.AnyVersion}
+			if lp := pick(pool, d); lp != nil {
+				if isMember(lp) {
+					continue
+				}
+				id.Name, id.Version = lp.Name, lp.Version
 			}
-			if isMember(lp) {
-				continue
+			if d.Path != "" {
+				paths[id.Name+"@"+id.Version] = filepath.Clean(d.Path)
 			}
-			out = append(out, protocol.PackageID{PM: Name, Name: lp.Name, Version: lp.Version})
+			out = append(out, id)
 		}
 	}
-	return sortDeps(out)
+	return sortDeps(out), paths
 }
 
 // pick chooses the locked package that satisfies dependency d among pool:

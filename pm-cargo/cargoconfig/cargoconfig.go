@@ -1,0 +1,228 @@
+// Package cargoconfig reads the parts of cargo's configuration that decide
+// where crates come from: source replacement ([source.*] with replace-with,
+// registry, local-registry and directory) and the crates.io protocol. Files
+// are found as cargo finds them: .cargo/config.toml (or the legacy
+// .cargo/config) in the working directory and each ancestor, then
+// $CARGO_HOME/config.toml; nearer files win.
+package cargoconfig
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// CratesIOSparse is crates.io's sparse index URL.
+const CratesIOSparse = "sparse+https://index.crates.io/"
+
+// CratesIOGit is crates.io's git index URL, the id cargo records in
+// Cargo.lock for crates.io packages however they were fetched.
+const CratesIOGit = "registry+https://github.com/rust-lang/crates.io-index"
+
+// SourceKind is how a source delivers crates.
+type SourceKind int
+
+// Source kinds.
+const (
+	// Registry is an index (sparse+ or git) plus downloads.
+	Registry SourceKind = iota
+	// LocalRegistry is a directory of .crate files with an index.
+	LocalRegistry
+	// Directory is a directory of unpacked crates (cargo vendor).
+	Directory
+)
+
+// Source is the source crates.io resolves to after replacement.
+type Source struct {
+	// Name is the [source.<name>] that finally serves crates, or
+	// "crates-io".
+	Name string
+	Kind SourceKind
+	// Index is the index URL of a Registry source, with its sparse+ prefix
+	// for sparse indexes.
+	Index string
+	// Dir is the absolute directory of a LocalRegistry or Directory source.
+	Dir string
+}
+
+// Sparse reports whether the source is a sparse HTTP index, and its base URL
+// without the sparse+ prefix (always ending in "/").
+func (s Source) Sparse() (string, bool) {
+	if s.Kind != Registry || !strings.HasPrefix(s.Index, "sparse+") {
+		return "", false
+	}
+	u := strings.TrimPrefix(s.Index, "sparse+")
+	if !strings.HasSuffix(u, "/") {
+		u += "/"
+	}
+	return u, true
+}
+
+// Config is the merged configuration.
+type Config struct {
+	// Files are the config files read, nearest first.
+	Files []string
+	// sources maps a source name to its definition, nearest file winning.
+	sources map[string]sourceDef
+	// protocol is registries.crates-io.protocol, or "".
+	protocol string
+}
+
+type sourceDef struct {
+	ReplaceWith   string `toml:"replace-with"`
+	Registry      string `toml:"registry"`
+	LocalRegistry string `toml:"local-registry"`
+	Directory     string `toml:"directory"`
+	base          string // directory that relative paths are relative to
+	file          string
+}
+
+type rawConfig struct {
+	Source     map[string]sourceDef `toml:"source"`
+	Registries map[string]struct {
+		Protocol string `toml:"protocol"`
+	} `toml:"registries"`
+}
+
+// Load reads the configuration cargo would use when run in dir with the
+// given CARGO_HOME. A file that does not parse is an error naming it.
+func Load(dir, cargoHome string) (*Config, error) {
+	c := &Config{sources: map[string]sourceDef{}}
+	var files []string
+	seen := map[string]bool{}
+	for d := dir; ; {
+		for _, name := range []string{"config.toml", "config"} {
+			p := filepath.Join(d, ".cargo", name)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				files = append(files, p)
+				seen[p] = true
+				break
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if cargoHome != "" {
+		for _, name := range []string{"config.toml", "config"} {
+			p := filepath.Join(cargoHome, name)
+			if seen[p] {
+				break
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				files = append(files, p)
+				break
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var raw rawConfig
+		if _, err := toml.Decode(string(data), &raw); err != nil {
+			var pe toml.ParseError
+			if errors.As(err, &pe) {
+				return nil, fmt.Errorf("%s:%d: %s", f, pe.Position.Line, pe.Message)
+			}
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		// Paths in a config file are relative to the directory holding its
+		// .cargo directory (for $CARGO_HOME/config.toml: CARGO_HOME's parent).
+		base := filepath.Dir(filepath.Dir(f))
+		for name, s := range raw.Source {
+			old, ok := c.sources[name]
+			if !ok {
+				s.base, s.file = base, f
+				c.sources[name] = s
+				continue
+			}
+			// Nearer files were read first and win key by key.
+			if old.ReplaceWith == "" {
+				old.ReplaceWith = s.ReplaceWith
+			}
+			if old.Registry == "" && old.LocalRegistry == "" && old.Directory == "" {
+				old.Registry, old.LocalRegistry, old.Directory, old.base, old.file = s.Registry, s.LocalRegistry, s.Directory, base, f
+			}
+			c.sources[name] = old
+		}
+		if r, ok := raw.Registries["crates-io"]; ok && c.protocol == "" {
+			c.protocol = r.Protocol
+		}
+	}
+	c.Files = files
+	return c, nil
+}
+
+// CratesIO follows crates-io's replace-with chain to the source that
+// actually serves crates. env is consulted for
+// CARGO_REGISTRIES_CRATES_IO_PROTOCOL.
+func (c *Config) CratesIO(getenv func(string) string) (Source, error) {
+	name := "crates-io"
+	visited := map[string]bool{}
+	for {
+		if visited[name] {
+			return Source{}, fmt.Errorf("cargo config: source replacement loops at [source.%s]", name)
+		}
+		visited[name] = true
+		def, ok := c.sources[name]
+		if !ok && name != "crates-io" {
+			return Source{}, fmt.Errorf("cargo config: replace-with names [source.%s], which is not defined", name)
+		}
+		if def.ReplaceWith != "" {
+			name = def.ReplaceWith
+			continue
+		}
+		switch {
+		case def.Registry != "":
+			idx := def.Registry
+			if !strings.HasPrefix(idx, "sparse+") && !strings.HasPrefix(idx, "registry+") {
+				idx = "registry+" + idx
+			}
+			return Source{Name: name, Kind: Registry, Index: idx}, nil
+		case def.LocalRegistry != "":
+			return Source{Name: name, Kind: LocalRegistry, Dir: abs(def.base, def.LocalRegistry)}, nil
+		case def.Directory != "":
+			return Source{Name: name, Kind: Directory, Dir: abs(def.base, def.Directory)}, nil
+		}
+		if name != "crates-io" {
+			return Source{}, fmt.Errorf("cargo config (%s): [source.%s] has no registry, local-registry or directory", def.file, name)
+		}
+		proto := c.protocol
+		if getenv != nil {
+			if v := getenv("CARGO_REGISTRIES_CRATES_IO_PROTOCOL"); v != "" {
+				proto = v
+			}
+		}
+		if proto == "git" {
+			return Source{Name: name, Kind: Registry, Index: CratesIOGit}, nil
+		}
+		return Source{Name: name, Kind: Registry, Index: CratesIOSparse}, nil
+	}
+}
+
+// Directories returns every directory source (vendored crates) the
+// configuration defines, replaced or not.
+func (c *Config) Directories() []string {
+	var out []string
+	for _, s := range c.sources {
+		if s.Directory != "" {
+			out = append(out, abs(s.base, s.Directory))
+		}
+	}
+	return out
+}
+
+func abs(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}

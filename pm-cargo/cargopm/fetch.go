@@ -1,0 +1,265 @@
+package cargopm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/versions"
+)
+
+var exactVersionRE = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// exactVersion reports whether s is a complete version (not a requirement).
+func exactVersion(s string) bool { return exactVersionRE.MatchString(s) }
+
+// pinnedVersion returns X.Y.Z when req is the exact pin =X.Y.Z.
+func pinnedVersion(req string) (string, bool) {
+	r := strings.TrimSpace(req)
+	if !strings.HasPrefix(r, "=") {
+		return "", false
+	}
+	v := strings.TrimSpace(r[1:])
+	return v, exactVersion(v)
+}
+
+// checkID validates an id from the wire and returns its requirement ("*"
+// for none).
+func checkID(id protocol.PackageID) (string, error) {
+	if id.PM != Name {
+		return "", protocol.ErrForeignID(id, "%s belongs to pm %q, not %q", id, id.PM, Name)
+	}
+	if !validCrateName(id.Name) {
+		return "", protocol.ErrForeignID(id, "%q is not a crate name (ASCII letters, digits, '-' and '_', at most 64)", id.Name)
+	}
+	req := strings.TrimSpace(id.Version)
+	if req == "" {
+		req = protocol.AnyVersion
+	}
+	if _, err := versions.Cargo.Matches(req, "0.0.0"); err != nil {
+		return "", protocol.ErrForeignID(id, "%s: %v", id, err)
+	}
+	return req, nil
+}
+
+// resolve finds or acquires a source for id at the update level:
+//   - none: the newest source on disk satisfying the requirement, else -32011;
+//   - check: an exact pin already on disk is served as is; anything else is
+//     resolved and fetched by cargo against the index;
+//   - fetch: always resolved and fetched by cargo.
+func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (localCrate, error) {
+	req, err := checkID(id)
+	if err != nil {
+		return localCrate{}, err
+	}
+	if !update.Valid() {
+		return localCrate{}, protocol.NewError(protocol.CodeInvalidParams, nil, "update must be none, check or fetch, not %q", update)
+	}
+	var paths map[string]string
+	if s, err := p.snapshot(ctx); err == nil {
+		paths = s.Paths
+	}
+	local := p.localCrates(id.Name, paths, p.vendoredDirs())
+	switch update {
+	case protocol.UpdateNone:
+		if lc, ok := bestLocal(local, req); ok {
+			return lc, nil
+		}
+		return localCrate{}, protocol.ErrOffline(id)
+	case protocol.UpdateCheck:
+		if v, ok := pinnedVersion(req); ok {
+			if lc, ok := bestLocal(local, "="+v); ok {
+				return lc, nil
+			}
+		}
+	}
+	return p.acquire(ctx, id, req)
+}
+
+// probeManifest is the throwaway package through which cargo resolves and
+// downloads one crate. The empty [workspace] keeps it out of any enclosing
+// workspace.
+const probeManifest = `[package]
+name = "symposium-probe"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[lib]
+path = "lib.rs"
+
+[dependencies]
+%s = %q
+
+[workspace]
+`
+
+// acquire has the user's cargo resolve req for the crate and download it
+// (honouring source replacement, private registries, auth and offline
+// settings exactly as cargo does), then locates the unpacked source. A
+// yanked version is accepted only when pinned with =X.Y.Z, as with
+// `cargo update --precise`.
+func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (localCrate, error) {
+	cargo, err := p.cargoBinary()
+	if err != nil {
+		return localCrate{}, protocol.ErrRegistry(&id, "", 0, "cannot acquire %s: no cargo found (set SYMPOSIUM_CARGO or CARGO, or put cargo on PATH): %v", id, err)
+	}
+	sess := p.session()
+	base := ""
+	if sess.CacheDir != "" {
+		base = filepath.Join(sess.CacheDir, Name, "probes")
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			base = ""
+		}
+	}
+	dir, err := os.MkdirTemp(base, "probe-")
+	if err != nil {
+		return localCrate{}, err
+	}
+	defer os.RemoveAll(dir)
+	manifestPath := filepath.Join(dir, "Cargo.toml")
+	write := func(r string) error {
+		return os.WriteFile(manifestPath, []byte(fmt.Sprintf(probeManifest, id.Name, r)), 0o644)
+	}
+	if err := write(req); err != nil {
+		return localCrate{}, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib.rs"), nil, 0o644); err != nil {
+		return localCrate{}, err
+	}
+	run := func(args ...string) error {
+		return p.runCargo(ctx, cargo, append(args, "--manifest-path", manifestPath)...)
+	}
+	err = run("fetch")
+	if pin, ok := pinnedVersion(req); ok && err != nil && strings.Contains(err.Error(), "is yanked") {
+		// A pinned yanked version: lock something else first, then move the
+		// lock to the pin as `cargo update --precise` allows.
+		if werr := write("*"); werr != nil {
+			return localCrate{}, werr
+		}
+		if err = run("generate-lockfile"); err == nil {
+			if err = run("update", "-p", id.Name, "--precise", pin); err == nil {
+				err = run("fetch")
+			}
+		}
+	}
+	if err != nil {
+		return localCrate{}, cargoError(id, err)
+	}
+	lf, err := cargolock.ReadFile(filepath.Join(dir, "Cargo.lock"))
+	if err != nil {
+		return localCrate{}, fmt.Errorf("reading the lockfile cargo wrote for %s: %w", id, err)
+	}
+	var pkg *cargolock.Package
+	for i := range lf.Packages {
+		lp := &lf.Packages[i]
+		if lp.Source != "" && strings.EqualFold(strings.ReplaceAll(lp.Name, "_", "-"), strings.ReplaceAll(id.Name, "_", "-")) {
+			pkg = lp
+			break
+		}
+	}
+	if pkg == nil {
+		return localCrate{}, protocol.ErrNotFound(id, "cargo resolved %s but locked no such crate", id)
+	}
+	for _, lc := range p.localCrates(pkg.Name, nil, p.vendoredDirs()) {
+		if lc.Version == pkg.Version {
+			return lc, nil
+		}
+	}
+	// Not where cargo usually unpacks: ask cargo where the source is.
+	out, err := p.cargoOutput(ctx, cargo, "metadata", "--format-version", "1", "--offline", "--manifest-path", manifestPath)
+	if err != nil {
+		return localCrate{}, cargoError(id, err)
+	}
+	var md struct {
+		Packages []struct {
+			Name, Version string
+			Source        *string
+			ManifestPath  string `json:"manifest_path"`
+		}
+	}
+	if err := json.Unmarshal(out, &md); err != nil {
+		return localCrate{}, fmt.Errorf("cargo metadata for %s: %w", id, err)
+	}
+	for _, mp := range md.Packages {
+		if mp.Name == pkg.Name && mp.Version == pkg.Version && mp.Source != nil {
+			return localCrate{Name: mp.Name, Version: mp.Version, Dir: filepath.Dir(mp.ManifestPath)}, nil
+		}
+	}
+	return localCrate{}, protocol.ErrNotFound(id, "cargo fetched %s %s but reports no source for it", pkg.Name, pkg.Version)
+}
+
+// cargoFailure is a failed cargo run.
+type cargoFailure struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (f *cargoFailure) Error() string {
+	msg := strings.TrimSpace(f.stderr)
+	if msg == "" {
+		msg = f.err.Error()
+	}
+	return fmt.Sprintf("cargo %s: %s", f.args[0], redact(msg))
+}
+
+func (p *PM) runCargo(ctx context.Context, cargo string, args ...string) error {
+	_, err := p.cargoOutput(ctx, cargo, args...)
+	return err
+}
+
+// cargoOutput runs cargo in the workspace directory (so the workspace's
+// .cargo/config.toml applies) with the session environment.
+func (p *PM) cargoOutput(ctx context.Context, cargo string, args ...string) ([]byte, error) {
+	sess := p.session()
+	cmd := exec.CommandContext(ctx, cargo, args...)
+	if fi, err := os.Stat(sess.Workspace); err == nil && fi.IsDir() {
+		cmd.Dir = sess.Workspace
+	}
+	cmd.Env = append(sess.Env.Environ(), "CARGO_TERM_COLOR=never")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	sess.Logger.Debug("cargo: running", "cargo", cargo, "args", args)
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &cargoFailure{args: args, err: err, stderr: tail(stderr.String(), 4096)}
+	}
+	return stdout.Bytes(), nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// cargoError maps a cargo failure to the protocol's codes.
+func cargoError(id protocol.PackageID, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "failed to select a version"), strings.Contains(msg, "no matching package named"),
+		strings.Contains(msg, "is yanked"):
+		return protocol.ErrNotFound(id, "%s: %s", id, msg)
+	case strings.Contains(msg, "--offline"), strings.Contains(msg, "offline mode"), strings.Contains(msg, "net.offline"):
+		return protocol.NewError(protocol.CodeOffline, protocol.IDData{ID: id}, "%s: cargo is configured offline and the crate is not cached: %s", id, msg)
+	case strings.Contains(msg, "failed to verify the checksum"):
+		return protocol.ErrIntegrity(id, "the index checksum", "a different download checksum (cargo: "+msg+")")
+	}
+	return protocol.ErrRegistry(&id, "", 0, "acquiring %s through cargo failed: %s", id, msg)
+}

@@ -1,0 +1,168 @@
+package cargopm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Layer sources, as they appear in messages.
+const (
+	metadataLayer = "Cargo.toml [package.metadata.symposium]"
+	fileLayer     = "SYMPOSIUM.toml"
+)
+
+// ActivePlugins offers the plugins embedded in those of deps whose sources
+// are on disk: a crate embeds one when it has SYMPOSIUM.toml at its root, a
+// [package.metadata.symposium] table in Cargo.toml, or skills/**/SKILL.md.
+// It never touches the network.
+func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	paths := map[string]string{}
+	if s, err := p.snapshot(ctx); err == nil {
+		paths = s.Paths
+	}
+	vendored := p.vendoredDirs()
+	offers := []protocol.Offer{}
+	seen := map[string]bool{}
+	log := p.session().Logger
+	for _, id := range deps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if id.PM != Name || !validCrateName(id.Name) {
+			continue
+		}
+		req := id.Version
+		if req == "" || req == protocol.AnyVersion {
+			req = "*"
+		} else if exactVersion(req) {
+			req = "=" + req
+		}
+		lc, ok := bestLocal(p.localCrates(id.Name, paths, vendored), req)
+		if !ok {
+			log.Debug("cargo: no source on disk", "crate", id.String())
+			continue
+		}
+		key := lc.Name + "@" + lc.Version
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if !embedsPlugin(lc.Dir) {
+			continue
+		}
+		offer, err := p.offer(lc)
+		if err != nil {
+			log.Warn("cargo: crate plugin skipped", "crate", key, "err", err)
+			continue
+		}
+		offers = append(offers, offer)
+	}
+	return offers, nil
+}
+
+// embedsPlugin reports whether the crate at dir declares plugin content.
+func embedsPlugin(dir string) bool {
+	if fi, err := os.Stat(filepath.Join(dir, fileLayer)); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	if m, err := cargotoml.ReadFile(filepath.Join(dir, "Cargo.toml")); err == nil {
+		if _, ok := m.Metadata["symposium"].(map[string]any); ok {
+			return true
+		}
+	}
+	return manifest.HasSkills(dir)
+}
+
+// offer builds the offer for the crate source lc: the
+// [package.metadata.symposium] layer, then SYMPOSIUM.toml over it, name
+// defaulting to the crate name and the default skills/ group added unless
+// disabled. A layer that does not parse is dropped with a warning.
+func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
+	id := protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}
+	root, err := filepath.EvalSymlinks(lc.Dir)
+	if err != nil {
+		return protocol.Offer{}, err
+	}
+	root, err = filepath.Abs(root)
+	if err != nil {
+		return protocol.Offer{}, err
+	}
+	log := p.session().Logger
+	var layers []manifest.Layer
+	if m, err := cargotoml.ReadFile(filepath.Join(root, "Cargo.toml")); err != nil {
+		log.Warn("cargo: cannot read the crate manifest; its [package.metadata.symposium] is ignored", "crate", id.String(), "err", err)
+	} else if t, ok := m.Metadata["symposium"]; ok {
+		if tbl, ok := t.(map[string]any); ok {
+			layers = append(layers, manifest.Layer{Source: metadataLayer, Table: tbl})
+		} else {
+			log.Warn("cargo: [package.metadata.symposium] is not a table; ignored", "crate", id.String())
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(root, fileLayer)); err == nil {
+		var tbl map[string]any
+		if _, err := toml.Decode(string(data), &tbl); err != nil {
+			log.Warn("cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "file", filepath.Join(root, fileLayer), "err", err)
+		} else {
+			layers = append(layers, manifest.Layer{Source: fileLayer, Table: tbl})
+		}
+	}
+	m, errs := manifest.Embedded(lc.Name, layers...)
+	for _, e := range errs {
+		log.Warn("cargo: plugin manifest layer dropped", "crate", id.String(), "err", e)
+	}
+	wire, err := m.WireJSON()
+	if err != nil {
+		return protocol.Offer{}, fmt.Errorf("encoding the manifest of %s: %w", id, err)
+	}
+	return protocol.Offer{ID: id, Root: root, Manifest: wire}, nil
+}
+
+// vendoredDirs lists the directory sources of the cargo configuration.
+func (p *PM) vendoredDirs() []string {
+	cfg, err := p.cargoConfig()
+	if err != nil {
+		p.session().Logger.Warn("cargo: cannot read cargo configuration", "err", err)
+		return nil
+	}
+	return cfg.Directories()
+}
+
+// LoadPlugin resolves id's requirement and returns the crate's plugin: from
+// disk when a source there satisfies the requirement, else acquired through
+// cargo. Any crate yields a plugin (at least the default skills/ group).
+func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+	lc, err := p.resolve(ctx, id, protocol.UpdateNone)
+	if protocol.CodeOf(err) == protocol.CodeOffline {
+		lc, err = p.resolve(ctx, id, protocol.UpdateCheck)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o, err := p.offer(lc)
+	if err != nil {
+		return nil, err
+	}
+	return []protocol.Offer{o}, nil
+}
+
+// Fetch acquires id at the given update level and reports the exact id and
+// the source directory.
+func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+	lc, err := p.resolve(ctx, id, update)
+	if err != nil {
+		return protocol.FetchResult{}, err
+	}
+	root, err := filepath.EvalSymlinks(lc.Dir)
+	if err != nil {
+		return protocol.FetchResult{}, err
+	}
+	return protocol.FetchResult{ID: protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}, Root: root}, nil
+}

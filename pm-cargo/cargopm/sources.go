@@ -1,0 +1,112 @@
+package cargopm
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/sdk/versions"
+)
+
+// localCrate is a crate source directory on disk.
+type localCrate struct {
+	Name    string
+	Version string
+	Dir     string
+}
+
+type pkgInfo struct {
+	name, version string
+	manifest      *cargotoml.Manifest
+}
+
+// readPackage reads the [package] name and version of the crate in dir.
+func readPackage(dir string) (*pkgInfo, error) {
+	m, err := cargotoml.ReadFile(filepath.Join(dir, "Cargo.toml"))
+	if err != nil {
+		return nil, err
+	}
+	if m.Package == nil {
+		return nil, os.ErrNotExist
+	}
+	v := m.Package.Version
+	if v == "" {
+		v = "0.0.0"
+	}
+	return &pkgInfo{name: m.Package.Name, version: v, manifest: m}, nil
+}
+
+// localCrates lists the sources of crate name on disk, in the order they
+// are preferred: the workspace's path dependencies, vendored directories
+// named by source replacement, then cargo's unpacked registry sources
+// ($CARGO_HOME/registry/src/*/<name>-<version>, complete only when cargo
+// wrote its .cargo-ok marker).
+func (p *PM) localCrates(name string, paths map[string]string, vendored []string) []localCrate {
+	var out []localCrate
+	for key, dir := range paths {
+		n, v, _ := strings.Cut(key, "@")
+		if n == name {
+			out = append(out, localCrate{Name: n, Version: v, Dir: dir})
+		}
+	}
+	for _, vd := range vendored {
+		entries, err := os.ReadDir(vd)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() || (e.Name() != name && !strings.HasPrefix(e.Name(), name+"-")) {
+				continue
+			}
+			dir := filepath.Join(vd, e.Name())
+			pi, err := readPackage(dir)
+			if err != nil || pi.name != name {
+				continue
+			}
+			out = append(out, localCrate{Name: name, Version: pi.version, Dir: dir})
+		}
+	}
+	if home := p.cargoHome(); home != "" {
+		srcs, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", globEscape(name)+"-*"))
+		for _, dir := range srcs {
+			v := strings.TrimPrefix(filepath.Base(dir), name+"-")
+			if _, err := versions.Cargo.Compare(v, v); err != nil {
+				continue // another crate whose name starts with name-
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err != nil {
+				continue // not completely unpacked
+			}
+			out = append(out, localCrate{Name: name, Version: v, Dir: dir})
+		}
+	}
+	return out
+}
+
+// globEscape escapes glob metacharacters (crate names have none, but ids
+// come from the wire).
+func globEscape(s string) string {
+	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`, `\`, `\\`)
+	return r.Replace(s)
+}
+
+// bestLocal picks the newest local source satisfying req, preferring
+// earlier entries for the same version.
+func bestLocal(cands []localCrate, req string) (localCrate, bool) {
+	var best localCrate
+	found := false
+	for _, c := range cands {
+		ok, err := versions.Cargo.Matches(req, c.Version)
+		if err != nil || !ok {
+			continue
+		}
+		if !found {
+			best, found = c, true
+			continue
+		}
+		if cmp, err := versions.Cargo.Compare(c.Version, best.Version); err == nil && cmp > 0 {
+			best = c
+		}
+	}
+	return best, found
+}

@@ -1,0 +1,187 @@
+package cargotoml
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseFull(t *testing.T) {
+	m, err := ReadFile(filepath.Join("testdata", "full.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Package == nil || m.Package.Name != "full" || !m.Package.VersionInherited {
+		t.Fatalf("package = %+v", m.Package)
+	}
+	if sym, ok := m.Metadata["symposium"].(map[string]any); !ok || sym["name"] != "full-plugin" {
+		t.Errorf("metadata = %v", m.Metadata)
+	}
+	var got []string
+	for _, d := range m.Dependencies {
+		got = append(got, fmt.Sprintf("%s:%s:%s:%s:%s:%s:%v:%v:%s", d.Kind, d.Target, d.Key, d.Name, d.Req, d.Path, d.Optional, d.Inherit, d.Git))
+	}
+	want := []string{
+		"normal::fromgit:fromgit:::false:false:https://example.com/x.git",
+		"normal::inherited:inherited:::false:true:",
+		"normal::local:local::../local:false:false:",
+		"normal::renamed:real-name:0.3::true:false:",
+		"normal::serde:serde:1::false:false:",
+		"dev::proptest:proptest:1::false:false:",
+		"dev::legacy:legacy:0.1::false:false:",
+		"build::cc:cc:1::false:false:",
+		"normal:cfg(windows):winapi:winapi:0.3::false:false:",
+		"build:x86_64-unknown-linux-gnu:bindgen:bindgen:0.69::false:false:",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, data, want string }{
+		{"syntax", "[package]\nname = \"a\"\n[dependencies]\nserde = \n", "Cargo.toml:4: invalid TOML"},
+		{"depType", "[package]\nname = \"a\"\n[dependencies]\nserde = 1\n", "Cargo.toml:4: dependencies.serde: want a version string or a table"},
+		{"fieldType", "[package]\nname = \"a\"\n\n[dependencies]\nserde = { version = 1 }\n", "Cargo.toml:5: dependencies.serde.version"},
+		{"noName", "[package]\nversion = \"1.0.0\"\n", "Cargo.toml:1: [package] has no name"},
+		{"wsFalse", "[package]\nname = \"a\"\n[dependencies]\nx = { workspace = false }\n", "`workspace = false` is not allowed"},
+		{"versionTable", "[package]\nname = \"a\"\nversion = { x = 1 }\n", "package.version"},
+		{"wsInWs", "[workspace.dependencies]\nx = { workspace = true }\n", "not allowed here"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("Cargo.toml", []byte(tt.data))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestLoadWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"Cargo.toml": "[workspace]\nmembers = [\"crates/*\", \"missing\"]\nexclude = [\"crates/skip\"]\n[workspace.package]\nversion = \"2.0.0\"\n[workspace.dependencies]\nlog = { version = \"0.4\", package = \"real-log\" }\ninner = { path = \"inner\" }\n",
+		"crates/a/Cargo.toml":    "[package]\nname = \"a\"\nversion.workspace = true\n[dependencies]\nlog = { workspace = true, optional = true }\ninner = { workspace = true }\n",
+		"crates/b/Cargo.toml":    "[package]\nname = \"b\"\n[dependencies\n",
+		"crates/skip/Cargo.toml": "[package]\nname = \"skip\"\n",
+		"crates/notes/README":    "not a package\n",
+		"inner/Cargo.toml":       "[package]\nname = \"inner\"\nversion = \"0.1.0\"\n",
+	})
+	var observed []string
+	ws, err := Load(filepath.Join(dir, "crates", "a"), Options{Observe: func(p string, _ Observed) { observed = append(observed, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Root != dir {
+		t.Errorf("root = %s, want %s", ws.Root, dir)
+	}
+	var names []string
+	for _, m := range ws.Members {
+		names = append(names, m.Name+"@"+m.Version)
+	}
+	if got := strings.Join(names, " "); got != "a@2.0.0 inner@0.1.0" {
+		t.Errorf("members = %s", got)
+	}
+	if len(ws.Errors) != 2 {
+		t.Fatalf("errors = %v, want b and missing", ws.Errors)
+	}
+	if e := ws.Errors[0].Error() + ws.Errors[1].Error(); !strings.Contains(e, "crates/b") || !strings.Contains(e, "missing") || !strings.Contains(e, "Cargo.toml:4: invalid TOML") {
+		t.Errorf("errors = %v", ws.Errors)
+	}
+	a := ws.Members[0]
+	if len(a.Deps) != 2 || a.Deps[1].Name != "real-log" || !a.Deps[1].Optional || a.Deps[1].Req != "0.4" || a.Deps[0].Path != filepath.Join(dir, "inner") {
+		t.Errorf("a deps = %+v", a.Deps)
+	}
+	joined := strings.Join(observed, "\n")
+	for _, want := range []string{filepath.Join(dir, "Cargo.toml"), filepath.Join(dir, "crates"), filepath.Join(dir, "crates", "a", "Cargo.toml")} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("%s not observed:\n%s", want, joined)
+		}
+	}
+}
+
+func TestLoadFindsRootAbove(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"Cargo.toml":           "[workspace]\nmembers = [\"app\"]\nexclude = [\"other\"]\n",
+		"app/Cargo.toml":       "[package]\nname = \"app\"\nversion = \"1.0.0\"\n",
+		"app/src/lib.rs":       "",
+		"other/Cargo.toml":     "[package]\nname = \"other\"\nversion = \"3.0.0\"\n",
+		"pointer/Cargo.toml":   "[package]\nname = \"pointer\"\nworkspace = \"../elsewhere\"\n",
+		"elsewhere/Cargo.toml": "[workspace]\nmembers = [\"../pointer\"]\n",
+	})
+	for start, want := range map[string]string{
+		filepath.Join(dir, "app", "src"): dir,
+		filepath.Join(dir, "other"):      filepath.Join(dir, "other"),
+		filepath.Join(dir, "pointer"):    filepath.Join(dir, "elsewhere"),
+	} {
+		ws, err := Load(start, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws.Root != want {
+			t.Errorf("from %s: root %s, want %s", start, ws.Root, want)
+		}
+	}
+	if _, err := Load(t.TempDir(), Options{}); err == nil || !strings.Contains(err.Error(), "no Cargo.toml") {
+		t.Errorf("empty dir: %v", err)
+	}
+}
+
+func TestLoadInheritanceErrors(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"Cargo.toml":   "[workspace]\nmembers = [\"a\", \"b\"]\n",
+		"a/Cargo.toml": "[package]\nname = \"a\"\nversion.workspace = true\n",
+		"b/Cargo.toml": "[package]\nname = \"b\"\n[dependencies]\nx = { workspace = true }\n",
+	})
+	ws, err := Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws.Members) != 0 || len(ws.Errors) != 2 {
+		t.Fatalf("members %v errors %v", ws.Members, ws.Errors)
+	}
+	if !strings.Contains(ws.Errors[0].Error(), "[workspace.package] version") || !strings.Contains(ws.Errors[1].Error(), `has no "x"`) {
+		t.Errorf("errors = %v", ws.Errors)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.toml"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("[workspace]\nmembers = [\"*\"]\n[workspace.dependencies]\na = { path = \"x\", package = \"b\" }\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Parse("fuzz.toml", data)
+		if err != nil {
+			return
+		}
+		for _, d := range m.Dependencies {
+			if d.Name == "" || d.Key == "" {
+				t.Fatalf("dependency without a name: %+v", d)
+			}
+		}
+	})
+}

@@ -1,0 +1,139 @@
+package cargolock
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseVersions(t *testing.T) {
+	tests := []struct {
+		file    string
+		version int
+		// app's dependencies resolved to "name version source"
+		deps []string
+		sums map[string]string
+	}{
+		{"v1.lock", 1, []string{"serde 1.0.100 registry+https://github.com/rust-lang/crates.io-index", "local 0.2.0 "},
+			map[string]string{"serde": "f4473e8112a6e82a8e5d5c8ae3e8e7c1b0a5fe9c1d0bd6a7c7a0e0a0e0a0e0a0"}},
+		{"v1root.lock", 1, []string{"libc 0.2.0 registry+https://github.com/rust-lang/crates.io-index"}, nil},
+		{"v2.lock", 2, []string{"rand 0.7.3 registry+https://github.com/rust-lang/crates.io-index", "rand 0.8.5 registry+https://github.com/rust-lang/crates.io-index", "serde 1.0.200 registry+https://github.com/rust-lang/crates.io-index"},
+			map[string]string{"serde": "cccc"}},
+		{"v3.lock", 3, []string{"dup 1.0.0 registry+https://github.com/rust-lang/crates.io-index", "dup 1.0.0 git+https://example.com/dup?branch=master#0123456789abcdef"}, nil},
+		{"v4.lock", 4, []string{"either 1.9.0 sparse+https://my.registry.example/index/"}, map[string]string{"either": "eeee"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			lf, err := ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lf.Version != tt.version {
+				t.Errorf("version = %d, want %d", lf.Version, tt.version)
+			}
+			app := lf.Find("app", "0.1.0", "")
+			if app == nil {
+				t.Fatal("no app package")
+			}
+			var got []string
+			for _, r := range app.Dependencies {
+				p, err := lf.Resolve(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, p.Name+" "+p.Version+" "+p.Source)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.deps, "\n") {
+				t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.deps, "\n"))
+			}
+			for name, sum := range tt.sums {
+				if ps := lf.ByName(name); len(ps) == 0 || ps[0].Checksum != sum {
+					t.Errorf("checksum of %s = %v, want %s", name, ps, sum)
+				}
+			}
+		})
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	good := map[string]Ref{
+		"serde":                       {Name: "serde"},
+		"serde 1.0.0":                 {Name: "serde", Version: "1.0.0"},
+		"serde 1.0.0 (registry+x://y)": {Name: "serde", Version: "1.0.0", Source: "registry+x://y"},
+	}
+	for s, want := range good {
+		got, err := ParseRef(s)
+		if err != nil || got != want {
+			t.Errorf("ParseRef(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+		if got.String() != s {
+			t.Errorf("String() = %q, want %q", got.String(), s)
+		}
+	}
+	for _, s := range []string{"", "a b c", "a 1.0 (x", "a (x)", "a 1.0 ()", " 1.0"} {
+		if _, err := ParseRef(s); err == nil {
+			t.Errorf("ParseRef(%q) succeeded", s)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"syntax", "version = 3\n\n[[package]]\nname = \"x\"\nversion = \n", "Cargo.lock:5: invalid TOML"},
+		{"future", "version = 9\n", "Cargo.lock:1: unsupported lockfile version 9"},
+		{"noname", "version = 3\n[[package]]\nversion = \"1.0.0\"\n", "Cargo.lock:2: [[package]] #1: missing name"},
+		{"noversion", "version = 3\n[[package]]\nname = \"a\"\n", "missing version"},
+		{"badref", "version = 3\n[[package]]\nname = \"a\"\nversion = \"1.0.0\"\ndependencies = [\"b 1 2\"]\n", "Cargo.lock:5: package a 1.0.0: dependency \"b 1 2\""},
+		{"wrongtype", "version = 3\n[[package]]\nname = 7\n", "Cargo.lock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("Cargo.lock", []byte(tt.data))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveAmbiguousAndMissing(t *testing.T) {
+	lf, err := ReadFile(filepath.Join("testdata", "v2.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lf.Resolve(Ref{Name: "rand"}); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("bare rand: %v", err)
+	}
+	if _, err := lf.Resolve(Ref{Name: "nope"}); err == nil {
+		t.Error("missing package resolved")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.lock"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("version = 4\n[[package]]\nname = \"a\"\nversion = \"1\"\ndependencies = [\"b (\"]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lf, err := Parse("fuzz.lock", data)
+		if err != nil {
+			return
+		}
+		for _, p := range lf.Packages {
+			if p.Name == "" || p.Version == "" {
+				t.Fatalf("accepted a package without name or version: %+v", p)
+			}
+			for _, r := range p.Dependencies {
+				lf.Resolve(r)
+			}
+		}
+	})
+}

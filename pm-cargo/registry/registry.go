@@ -1,0 +1,236 @@
+// Package registry is a client for a cargo registry's sparse index
+// (config.json and the per-crate index files) and its web API search
+// (/api/v1/crates?q=). It reads only; crate downloads go through cargo.
+package registry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// DefaultUserAgent identifies Symposium to registries, as crates.io's data
+// access policy asks.
+const DefaultUserAgent = "symposium-pm-cargo (https://github.com/symposium-dev/symposium-pm)"
+
+// maxIndexFile and maxAPIBody cap what the client reads.
+const (
+	maxIndexFile = 64 << 20
+	maxAPIBody   = 8 << 20
+)
+
+// Client talks to one sparse registry.
+type Client struct {
+	// HTTP is the HTTP client; nil means http.DefaultClient.
+	HTTP *http.Client
+	// Index is the sparse index base URL without the sparse+ prefix,
+	// ending in "/".
+	Index string
+	// UserAgent is sent with every request; empty means DefaultUserAgent.
+	UserAgent string
+	// Token, when set, is sent as the Authorization header (registries with
+	// auth-required). It never appears in errors.
+	Token string
+}
+
+// IndexConfig is the index's config.json.
+type IndexConfig struct {
+	DL           string `json:"dl"`
+	API          string `json:"api"`
+	AuthRequired bool   `json:"auth-required"`
+}
+
+// Version is one line of an index file.
+type Version struct {
+	Name   string `json:"name"`
+	Vers   string `json:"vers"`
+	Cksum  string `json:"cksum"`
+	Yanked bool   `json:"yanked"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	Name        string `json:"name"`
+	MaxVersion  string `json:"max_version"`
+	Description string `json:"description"`
+}
+
+// StatusError is a non-success HTTP answer.
+type StatusError struct {
+	URL    string
+	Status int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+}
+
+// NotFound reports whether an index answer means "no such crate": 404, 410
+// or 451, as cargo treats them.
+func (e *StatusError) NotFound() bool {
+	return e.Status == http.StatusNotFound || e.Status == http.StatusGone || e.Status == http.StatusUnavailableForLegalReasons
+}
+
+// Redact strips credentials from a URL for messages.
+func Redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	p.User = nil
+	return p.String()
+}
+
+func (c *Client) get(ctx context.Context, u string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Redact(u), err)
+	}
+	ua := c.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	req.Header.Set("User-Agent", ua)
+	if c.Token != "" {
+		req.Header.Set("Authorization", c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", Redact(u), unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return nil, &StatusError{URL: Redact(u), Status: resp.StatusCode}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", Redact(u), err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("GET %s: answer larger than %d bytes", Redact(u), limit)
+	}
+	return data, nil
+}
+
+// unwrapURLError drops *url.Error's own copy of the URL, which may carry
+// credentials.
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// Config fetches config.json.
+func (c *Client) Config(ctx context.Context) (IndexConfig, error) {
+	var cfg IndexConfig
+	data, err := c.get(ctx, c.Index+"config.json", 1<<20)
+	if err != nil {
+		return cfg, err
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return cfg, fmt.Errorf("%sconfig.json: %w", Redact(c.Index), err)
+	}
+	return cfg, nil
+}
+
+// IndexPath is the path of a crate's index file: 1/a, 2/ab, 3/a/abc,
+// ab/cd/abcd (lower-cased).
+func IndexPath(name string) string {
+	n := strings.ToLower(name)
+	switch len(n) {
+	case 0:
+		return ""
+	case 1:
+		return "1/" + n
+	case 2:
+		return "2/" + n
+	case 3:
+		return "3/" + n[:1] + "/" + n
+	}
+	return n[:2] + "/" + n[2:4] + "/" + n
+}
+
+// Versions fetches and parses a crate's index file.
+func (c *Client) Versions(ctx context.Context, name string) ([]Version, error) {
+	u := c.Index + IndexPath(name)
+	data, err := c.get(ctx, u, maxIndexFile)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIndexFile(Redact(u), data)
+}
+
+// ParseIndexFile parses index lines (one JSON object per line; blank lines
+// ignored).
+func ParseIndexFile(name string, data []byte) ([]Version, error) {
+	var out []Version
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), maxIndexFile)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var v Version
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if v.Name == "" || v.Vers == "" {
+			return nil, fmt.Errorf("%s:%d: index line without name or vers", name, line)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// Search queries the web API at api (config.json's "api") for query.
+func (c *Client) Search(ctx context.Context, api, query string, perPage int) ([]Hit, error) {
+	if api == "" {
+		return nil, fmt.Errorf("%s: the registry has no web API (config.json has no \"api\")", Redact(c.Index))
+	}
+	u := strings.TrimSuffix(api, "/") + "/api/v1/crates?q=" + url.QueryEscape(query) + "&per_page=" + strconv.Itoa(perPage)
+	data, err := c.get(ctx, u, maxAPIBody)
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Crates []struct {
+			Name        string  `json:"name"`
+			MaxVersion  string  `json:"max_version"`
+			Description *string `json:"description"`
+		} `json:"crates"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		return nil, fmt.Errorf("%s: invalid search answer: %w", Redact(u), err)
+	}
+	hits := make([]Hit, 0, len(body.Crates))
+	for _, cr := range body.Crates {
+		if cr.Name == "" || cr.MaxVersion == "" {
+			continue
+		}
+		h := Hit{Name: cr.Name, MaxVersion: cr.MaxVersion}
+		if cr.Description != nil {
+			h.Description = strings.TrimSpace(*cr.Description)
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
