@@ -1,0 +1,256 @@
+package npmpm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-npm/internal/tarball"
+	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/versions"
+)
+
+// candidate is a copy of a package available without the network.
+type candidate struct {
+	version string
+	root    string
+}
+
+// pkgDir is where the unpacked tarball of name@version is cached.
+func (p *PM) pkgDir(name, version string) string {
+	return filepath.Join(p.cacheRoot, "pkg", url.PathEscape(name), version)
+}
+
+// nodeModulesParents lists the directories whose node_modules may hold the
+// workspace's packages: each workspace member, then the workspace and every
+// directory above it (Node's resolution).
+func (p *PM) nodeModulesParents() []string {
+	var out []string
+	if pkg, err := packagejson.Read(filepath.Join(p.workspace, "package.json")); err == nil && len(pkg.Workspaces) > 0 {
+		for _, d := range packagejson.ExpandWorkspaces(p.workspace, pkg.Workspaces).Dirs {
+			if d != "" {
+				out = append(out, filepath.Join(p.workspace, filepath.FromSlash(d)))
+			}
+		}
+	}
+	for d := p.workspace; ; {
+		out = append(out, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return out
+}
+
+// installedCopies returns the copies of name installed under the workspace's
+// node_modules directories, nearest first.
+func (p *PM) installedCopies(name string) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for _, d := range p.nodeModulesParents() {
+		dir := filepath.Join(d, "node_modules", filepath.FromSlash(name))
+		pkg, err := packagejson.Read(filepath.Join(dir, "package.json"))
+		if err != nil || !validVersion(pkg.Version) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		out = append(out, candidate{version: pkg.Version, root: dir})
+	}
+	return out
+}
+
+// cachedCopies returns the unpacked tarballs of name in the cache.
+func (p *PM) cachedCopies(name string) []candidate {
+	if p.cacheRoot == "" {
+		return nil
+	}
+	base := filepath.Join(p.cacheRoot, "pkg", url.PathEscape(name))
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return nil
+	}
+	var out []candidate
+	for _, e := range ents {
+		if e.IsDir() && validVersion(e.Name()) {
+			out = append(out, candidate{version: e.Name(), root: filepath.Join(base, e.Name())})
+		}
+	}
+	return out
+}
+
+// resolveLocal picks, among installed and cached copies, the best one for
+// req: an exact version, a range (highest match), "latest" or "*" (highest
+// release). Other dist-tags cannot be resolved offline.
+func (p *PM) resolveLocal(name, req string) (candidate, bool) {
+	req = strings.TrimSpace(req)
+	if req == "" || req == "latest" {
+		req = protocol.AnyVersion
+	}
+	if _, err := versions.NPM.Matches(req, "0.0.0"); err != nil {
+		return candidate{}, false
+	}
+	cands := append(p.installedCopies(name), p.cachedCopies(name)...)
+	vs := make([]string, 0, len(cands))
+	for _, c := range cands {
+		vs = append(vs, c.version)
+	}
+	best, ok, err := versions.Select(versions.NPM, req, vs)
+	if err != nil || !ok {
+		return candidate{}, false
+	}
+	for _, c := range cands {
+		if c.version == best {
+			return c, true
+		}
+	}
+	return candidate{}, false
+}
+
+// Fetch implements pmserver.PM.
+func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+	if err := checkID(id); err != nil {
+		return protocol.FetchResult{}, err
+	}
+	if update == "" {
+		update = protocol.UpdateCheck
+	}
+	if !update.Valid() {
+		return protocol.FetchResult{}, protocol.NewError(protocol.CodeInvalidParams, nil, "unknown update level %q (want none, check or fetch)", update)
+	}
+	c, err := p.fetch(ctx, id, update)
+	if err != nil {
+		return protocol.FetchResult{}, err
+	}
+	return protocol.FetchResult{ID: protocol.PackageID{PM: Name, Name: id.Name, Version: c.version}, Root: c.root}, nil
+}
+
+func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (candidate, error) {
+	if update == protocol.UpdateNone {
+		if c, ok := p.resolveLocal(id.Name, id.Version); ok {
+			return c, nil
+		}
+		return candidate{}, protocol.ErrOffline(id)
+	}
+	if p.cacheRoot == "" {
+		return candidate{}, fmt.Errorf("%s: the host gave no cache_dir to download into", id)
+	}
+	client, err := p.registryClient()
+	if err != nil {
+		return candidate{}, err
+	}
+	pack, err := client.Packument(ctx, id.Name)
+	if err != nil {
+		var he *registry.HTTPError
+		if update == protocol.UpdateCheck && errors.As(err, &he) && he.Status == 0 {
+			if c, ok := p.resolveLocal(id.Name, id.Version); ok {
+				p.log.Warn("registry unreachable; using local copy", "package", id.Name, "version", c.version, "err", err)
+				return c, nil
+			}
+		}
+		return candidate{}, p.protoErr(&id, err)
+	}
+	ver, err := registry.Pick(pack, id.Version)
+	if err != nil {
+		return candidate{}, p.protoErr(&id, err)
+	}
+	if update == protocol.UpdateCheck {
+		for _, c := range append(p.installedCopies(id.Name), p.cachedCopies(id.Name)...) {
+			if c.version == ver.Version {
+				return c, nil
+			}
+		}
+	}
+	exact := protocol.PackageID{PM: Name, Name: id.Name, Version: ver.Version}
+	root, err := p.download(ctx, client, exact, ver, update == protocol.UpdateFetch)
+	if err != nil {
+		return candidate{}, p.protoErr(&exact, err)
+	}
+	return candidate{version: ver.Version, root: root}, nil
+}
+
+// download fetches, verifies and unpacks a version into the cache. Nothing
+// reaches the final directory unless the checksum matches and the archive
+// unpacks cleanly; a concurrent download of the same version by another
+// process is harmless (the first rename wins, both use its result). With
+// force the tarball is downloaded and verified again even when cached; the
+// cached directory is kept, so roots handed out earlier stay valid.
+func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.PackageID, ver *registry.Version, force bool) (string, error) {
+	final := p.pkgDir(id.Name, id.Version)
+	if !force && isDir(final) {
+		return final, nil
+	}
+	if ver.Dist.Tarball == "" {
+		return "", protocol.ErrInvalidContent(id, "the registry lists no tarball for this version")
+	}
+	tmpRoot := filepath.Join(p.cacheRoot, "tmp")
+	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(tmpRoot, "dl-*.tgz")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	v := registry.NewVerifier()
+	if err := client.Download(ctx, ver.Dist.Tarball, io.MultiWriter(f, v)); err != nil {
+		return "", err
+	}
+	if err := v.Check(ver.Dist); err != nil {
+		return "", err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(tmpRoot, "x-*")
+	if err != nil {
+		return "", err
+	}
+	if err := tarball.Extract(f, dir, tarball.DefaultLimits); err != nil {
+		os.RemoveAll(dir)
+		var ce *tarball.ContentError
+		if errors.As(err, &ce) {
+			return "", protocol.ErrInvalidContent(id, ce.Detail)
+		}
+		return "", fmt.Errorf("unpacking %s: %w", id, err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.Rename(dir, final); err != nil {
+		os.RemoveAll(dir)
+		if isDir(final) {
+			return final, nil // already cached, or another process won the race
+		}
+		return "", fmt.Errorf("caching %s: %w", id, err)
+	}
+	p.log.Debug("cached package", "package", id.Name, "version", id.Version, "dir", final)
+	return final, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,166 @@
+// Package npmpm is Symposium's npm package manager: the PM behind the
+// symposium-pm-npm binary.
+//
+// list_deps reads package.json (and its workspaces, from "workspaces" or
+// pnpm-workspace.yaml) with exact versions from npm-shrinkwrap.json or
+// package-lock.json, yarn.lock, pnpm-lock.yaml, else node_modules, without
+// touching the network, and persists its answer keyed on the modification
+// time and size of every file it read. active_plugins offers the installed
+// dependencies that embed a Symposium plugin: a SYMPOSIUM.toml, a
+// "symposium" object in package.json, or skills/**/SKILL.md. load_plugin and
+// fetch resolve npm ranges against the configured registry (.npmrc files and
+// npm_config_* variables), verify tarballs against dist.integrity and unpack
+// them safely under <cache_dir>/npm/. search queries /-/v1/search.
+//
+// Decisions the protocol leaves open:
+//   - Dependencies that are workspace members (workspace: specs, links to a
+//     member, or registry ranges a member satisfies) are the workspace itself
+//     and are not listed.
+//   - file: and link: dependencies on other directories are listed under
+//     their declared name with the version in the target's package.json (or
+//     "*"); git and tarball-URL dependencies with the version installed in
+//     node_modules (or "*"). Aliases ("x": "npm:real@^1") list the real
+//     package.
+//   - A lockfile that cannot be parsed fails list_deps with a message naming
+//     it, rather than silently reporting "*" versions.
+//   - update "check" falls back to installed or cached content that
+//     satisfies the requirement when the registry cannot be reached.
+package npmpm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/symposium-dev/symposium-pm/pm-npm/npmrc"
+	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Name is the PM's name: the pm component of every id it mints.
+const Name = "npm"
+
+// Version is the PM software version reported for diagnostics.
+const Version = "0.1.0"
+
+// PM is the npm package manager. Create it with New.
+type PM struct {
+	workspace string
+	cacheRoot string // <cache_dir>/npm, or "" when the host gave no cache dir
+	env       pmserver.Env
+	log       *slog.Logger
+
+	clientOnce sync.Once
+	client     *registry.Client
+	clientErr  error
+}
+
+// New returns an npm PM awaiting Initialize.
+func New() *PM { return &PM{log: slog.New(slog.DiscardHandler)} }
+
+// Name implements pmserver.PM.
+func (p *PM) Name() string { return Name }
+
+// Initialize implements pmserver.PM. It only records the session: every
+// file is read on demand so the hook path stays short.
+func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
+	ws := s.Workspace
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		ws = wd
+	}
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	p.workspace = abs
+	if s.CacheDir != "" {
+		c, err := filepath.Abs(s.CacheDir)
+		if err != nil {
+			return fmt.Errorf("cache dir %s: %w", s.CacheDir, err)
+		}
+		p.cacheRoot = filepath.Join(c, Name)
+	}
+	p.env = s.Env
+	if s.Logger != nil {
+		p.log = s.Logger
+	}
+	return nil
+}
+
+// registryClient returns the client for the configured registries, reading
+// the npm configuration on first use.
+func (p *PM) registryClient() (*registry.Client, error) {
+	p.clientOnce.Do(func() {
+		cfg := npmrc.Load(p.workspace, p.env)
+		p.log.Debug("npm configuration", "files", cfg.Files, "registry", registry.Redact(cfg.Registry("")))
+		p.client, p.clientErr = registry.New(cfg, p.env, "symposium-pm-npm/"+Version)
+	})
+	return p.client, p.clientErr
+}
+
+// checkID refuses ids of another PM and malformed names.
+func checkID(id protocol.PackageID) error {
+	if id.PM != Name {
+		return protocol.ErrForeignID(id, "%s belongs to pm %q, not %q", id, id.PM, Name)
+	}
+	if !packagejson.ValidName(id.Name) {
+		return protocol.ErrForeignID(id, "%q is not a valid npm package name", id.Name)
+	}
+	return nil
+}
+
+// Search implements pmserver.Searcher.
+func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, error) {
+	c, err := p.registryClient()
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Search(ctx, query, 20)
+	if err != nil {
+		return nil, p.protoErr(nil, err)
+	}
+	hits := make([]protocol.SearchHit, 0, len(res))
+	for _, r := range res {
+		if !packagejson.ValidName(r.Name) || !validVersion(r.Version) {
+			continue
+		}
+		hits = append(hits, protocol.SearchHit{
+			ID:          protocol.PackageID{PM: Name, Name: r.Name, Version: r.Version},
+			Description: r.Description,
+		})
+	}
+	return hits, nil
+}
+
+// protoErr maps registry and archive errors to protocol errors for id (nil
+// when there is no id, as in search).
+func (p *PM) protoErr(id *protocol.PackageID, err error) error {
+	if protocol.CodeOf(err) != 0 {
+		return err
+	}
+	var he *registry.HTTPError
+	var ie *registry.IntegrityError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case id != nil && (errors.Is(err, registry.ErrNotFound) || errors.Is(err, registry.ErrNoMatch)):
+		return protocol.ErrNotFound(*id, "%s", err)
+	case id != nil && errors.As(err, &ie):
+		return protocol.ErrIntegrity(*id, ie.Expected, ie.Actual)
+	case id != nil && errors.Is(err, registry.ErrNoChecksum):
+		return protocol.ErrIntegrity(*id, "a registry checksum", "none to compare with")
+	case errors.As(err, &he):
+		return protocol.ErrRegistry(id, he.URL, he.Status, "npm registry: %s", he)
+	}
+	return err
+}

@@ -1,0 +1,143 @@
+package npmpm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Layer sources, as named in warnings.
+const (
+	sourcePackageJSON = `package.json "symposium"`
+	sourceTOML        = "SYMPOSIUM.toml"
+)
+
+// ActivePlugins implements pmserver.PM: for each npm dependency, the copy
+// installed under the workspace's node_modules (or, failing that, unpacked
+// in the cache) is offered when it embeds a plugin. It never uses the
+// network.
+func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	offers := []protocol.Offer{}
+	seen := map[protocol.PackageID]bool{}
+	for _, d := range deps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if d.PM != Name || seen[d] || !packagejson.ValidName(d.Name) {
+			continue
+		}
+		seen[d] = true
+		c, ok := p.localCopy(d)
+		if !ok {
+			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
+			continue
+		}
+		m, embeds := p.manifest(d.Name, c.root)
+		if !embeds || m == nil {
+			continue
+		}
+		offers = append(offers, protocol.Offer{
+			ID:       protocol.PackageID{PM: Name, Name: d.Name, Version: c.version},
+			Root:     c.root,
+			Manifest: m,
+		})
+	}
+	return offers, nil
+}
+
+// localCopy finds dep on disk: the exact version when dep names one (any
+// version for "*"), installed copies before cached ones.
+func (p *PM) localCopy(dep protocol.PackageID) (candidate, bool) {
+	for _, c := range append(p.installedCopies(dep.Name), p.cachedCopies(dep.Name)...) {
+		if dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == c.version {
+			return c, true
+		}
+	}
+	return candidate{}, false
+}
+
+// LoadPlugin implements pmserver.PM: it serves an installed or cached copy
+// satisfying the requirement when there is one, else fetches with update
+// level "check". Any npm package yields a plugin (at least the default
+// skills/ group).
+func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	c, ok := p.resolveLocal(id.Name, id.Version)
+	if !ok {
+		var err error
+		c, err = p.fetch(ctx, id, protocol.UpdateCheck)
+		if err != nil {
+			return nil, err
+		}
+	}
+	m, _ := p.manifest(id.Name, c.root)
+	if m == nil {
+		return []protocol.Offer{}, nil
+	}
+	return []protocol.Offer{{
+		ID:       protocol.PackageID{PM: Name, Name: id.Name, Version: c.version},
+		Root:     c.root,
+		Manifest: m,
+	}}, nil
+}
+
+// manifest builds the wire manifest of the package unpacked at root, and
+// reports whether the package embeds a plugin (SYMPOSIUM.toml, a
+// "symposium" object in package.json, or skills/**/SKILL.md). Layers that
+// fail to parse are dropped with a warning, as Symposium does.
+func (p *PM) manifest(name, root string) (json.RawMessage, bool) {
+	embeds := false
+	var jsonLayer, tomlLayer map[string]any
+	if pkg, err := packagejson.Read(filepath.Join(root, "package.json")); err != nil {
+		p.log.Warn("cannot read package.json", "package", name, "root", root, "err", err)
+	} else if len(pkg.Symposium) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(pkg.Symposium))
+		var v any
+		if err := dec.Decode(&v); err == nil {
+			if t, ok := v.(map[string]any); ok {
+				jsonLayer, embeds = t, true
+			} else {
+				p.log.Warn(`ignoring package.json "symposium": not an object`, "package", name)
+			}
+		}
+	}
+	tomlPath := filepath.Join(root, "SYMPOSIUM.toml")
+	if fi, err := os.Stat(tomlPath); err == nil && fi.Mode().IsRegular() {
+		embeds = true
+		data, err := os.ReadFile(tomlPath)
+		if err == nil {
+			var t map[string]any
+			if _, err = toml.Decode(string(data), &t); err == nil {
+				tomlLayer = t
+			}
+		}
+		if err != nil {
+			p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
+		}
+	}
+	if !embeds && manifest.HasSkills(root) {
+		embeds = true
+	}
+	m, errs := manifest.Embedded(name,
+		manifest.Layer{Source: sourcePackageJSON, Table: jsonLayer},
+		manifest.Layer{Source: sourceTOML, Table: tomlLayer})
+	for _, err := range errs {
+		p.log.Warn("plugin layer ignored", "package", name, "err", err)
+	}
+	wire, err := m.WireJSON()
+	if err != nil {
+		p.log.Warn("cannot encode plugin manifest", "package", name, "err", err)
+		return nil, false
+	}
+	return wire, embeds
+}

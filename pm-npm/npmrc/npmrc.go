@@ -1,0 +1,340 @@
+// Package npmrc reads npm's configuration the way the npm CLI layers it:
+// npm_config_* environment variables over the project .npmrc over the user's
+// ~/.npmrc (or $npm_config_userconfig) over the global npmrc
+// ($npm_config_globalconfig, else $PREFIX/etc/npmrc).
+//
+// It answers what a registry client needs: the default registry, per-scope
+// registries (@scope:registry), credentials keyed by "nerf-darted" registry
+// URLs (//host/path/:_authToken, :_auth, :username + :_password), proxies
+// and TLS settings. Credentials are only ever turned into request headers:
+// nothing in this package formats them into a string meant for people.
+package npmrc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultRegistry is npm's default registry.
+const DefaultRegistry = "https://registry.npmjs.org/"
+
+// Env is the environment the configuration is read from
+// (pmserver.Env satisfies it).
+type Env interface {
+	Lookup(key string) (string, bool)
+	Environ() []string
+}
+
+// Config is the merged configuration.
+type Config struct {
+	values map[string]string
+	// Files lists the configuration files that were read, in precedence order
+	// (highest first), for diagnostics.
+	Files []string
+}
+
+// Load reads the configuration that applies to the project in dir. Files
+// that do not exist are skipped; unreadable lines are ignored as npm does.
+func Load(dir string, env Env) *Config {
+	c := &Config{values: map[string]string{}}
+	lookup := func(k string) string { v, _ := env.Lookup(k); return v }
+
+	// Layers from lowest to highest precedence; later ones overwrite.
+	var layers []string
+	global := envConfig(env, "globalconfig")
+	if global == "" {
+		prefix := envConfig(env, "prefix")
+		if prefix == "" {
+			prefix = lookup("PREFIX")
+		}
+		if prefix == "" {
+			prefix = nodePrefix(lookup("PATH"))
+		}
+		if prefix != "" {
+			global = filepath.Join(prefix, "etc", "npmrc")
+		}
+	}
+	user := envConfig(env, "userconfig")
+	if user == "" {
+		if home := lookup("HOME"); home != "" {
+			user = filepath.Join(home, ".npmrc")
+		}
+	}
+	project := ""
+	if dir != "" {
+		project = filepath.Join(dir, ".npmrc")
+	}
+	for _, f := range []string{global, user, project} {
+		if f == "" {
+			continue
+		}
+		if f == project && f == user {
+			continue // npm skips the project file when it is the user file
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		layers = append(layers, f)
+		for k, v := range parse(data, lookup) {
+			c.values[k] = v
+		}
+	}
+	for _, kv := range env.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if key, ok := envKey(k); ok && v != "" {
+			c.values[key] = v
+		}
+	}
+	for i := len(layers) - 1; i >= 0; i-- {
+		c.Files = append(c.Files, layers[i])
+	}
+	return c
+}
+
+// envConfig returns npm_config_<key> from env (any case of the prefix).
+func envConfig(env Env, key string) string {
+	for _, kv := range env.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if ek, ok := envKey(k); ok && ek == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// envKey maps an environment variable name to an npm config key:
+// npm_config_foo_bar → foo-bar; nerf-darted keys (npm_config_//host/:_authToken)
+// keep their spelling.
+func envKey(name string) (string, bool) {
+	if len(name) <= len("npm_config_") || !strings.EqualFold(name[:len("npm_config_")], "npm_config_") {
+		return "", false
+	}
+	k := name[len("npm_config_"):]
+	if strings.HasPrefix(k, "//") {
+		return k, true
+	}
+	var b strings.Builder
+	for i, r := range k {
+		if r == '_' && i > 0 {
+			b.WriteByte('-')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToLower(b.String()), true
+}
+
+// nodePrefix derives npm's default global prefix from the node on PATH: the
+// directory above the one holding the node binary.
+func nodePrefix(path string) string {
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, "node")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
+			return filepath.Dir(filepath.Dir(p))
+		}
+	}
+	return ""
+}
+
+// parse reads an ini-style npmrc: "key = value" lines, ";" and "#"
+// comments, JSON-quoted values, ${VAR} (and ${VAR?}) expansion in keys and
+// values. Section headers are ignored; "key[] = v" arrays keep the last value.
+func parse(data []byte, lookup func(string) string) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == ';' || line[0] == '#' || line[0] == '[' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSuffix(strings.TrimSpace(k), "[]")
+		if k == "" {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if !ok {
+			v = "true"
+		}
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			var s string
+			if json.Unmarshal([]byte(v), &s) == nil {
+				v = s
+			}
+		} else if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+			v = v[1 : len(v)-1]
+		}
+		out[expand(k, lookup)] = expand(v, lookup)
+	}
+	return out
+}
+
+// expand replaces ${NAME} and ${NAME?} with the environment's value (empty
+// when unset); a backslash before "$" keeps it literal.
+func expand(s string, lookup func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '$' {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		if s[i] == '$' && i+1 < len(s) && s[i+1] == '{' {
+			if end := strings.IndexByte(s[i:], '}'); end > 0 {
+				name := strings.TrimSuffix(s[i+2:i+end], "?")
+				b.WriteString(lookup(name))
+				i += end
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Get returns a configuration value and whether it is set.
+func (c *Config) Get(key string) (string, bool) {
+	v, ok := c.values[key]
+	return v, ok
+}
+
+// Registry returns the registry for the package name: its scope's
+// @scope:registry when set, else the default registry. The URL always ends
+// in "/".
+func (c *Config) Registry(name string) string {
+	if strings.HasPrefix(name, "@") {
+		if scope, _, ok := strings.Cut(name, "/"); ok {
+			if r, ok := c.values[scope+":registry"]; ok && r != "" {
+				return withSlash(r)
+			}
+		}
+	}
+	if r, ok := c.values["registry"]; ok && r != "" {
+		return withSlash(r)
+	}
+	return DefaultRegistry
+}
+
+func withSlash(u string) string {
+	if !strings.HasSuffix(u, "/") {
+		return u + "/"
+	}
+	return u
+}
+
+// Authorization returns the Authorization header value for a request to
+// rawURL, or "" when no credentials apply. Credentials are looked up by the
+// URL's nerf dart ("//host[:port]/path/"), then each shorter path prefix,
+// down to "//host/".
+func (c *Config) Authorization(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	p := u.Path
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		p = p[:i+1]
+	} else {
+		p = "/"
+	}
+	for {
+		key := "//" + u.Host + p
+		if h := c.authFor(key); h != "" {
+			return h
+		}
+		if p == "/" || p == "" {
+			return ""
+		}
+		p = strings.TrimSuffix(p, "/")
+		p = p[:strings.LastIndex(p, "/")+1]
+	}
+}
+
+func (c *Config) authFor(nerf string) string {
+	if t := c.values[nerf+":_authToken"]; t != "" {
+		return "Bearer " + t
+	}
+	if a := c.values[nerf+":_auth"]; a != "" {
+		return "Basic " + a
+	}
+	user, pass := c.values[nerf+":username"], c.values[nerf+":_password"]
+	if user != "" && pass != "" {
+		dec, err := base64.StdEncoding.DecodeString(pass)
+		if err != nil {
+			return ""
+		}
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+string(dec)))
+	}
+	return ""
+}
+
+// Proxy returns the proxy URL to use for a request to target, or nil: the
+// https-proxy (for https) or proxy setting, else HTTPS_PROXY/HTTP_PROXY from
+// env, unless the host matches noproxy / NO_PROXY or is a loopback address.
+func (c *Config) Proxy(target *url.URL, env Env) *url.URL {
+	get := func(keys ...string) string {
+		for _, k := range keys {
+			if v, ok := c.values[k]; ok && v != "" {
+				return v
+			}
+			if v, ok := env.Lookup(k); ok && v != "" {
+				return v
+			}
+			if v, ok := env.Lookup(strings.ToUpper(k)); ok && v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	host := target.Hostname()
+	if host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1" {
+		return nil
+	}
+	for _, np := range strings.Split(get("noproxy", "no_proxy"), ",") {
+		np = strings.TrimPrefix(strings.TrimSpace(np), ".")
+		if np == "*" || (np != "" && (host == np || strings.HasSuffix(host, "."+np))) {
+			return nil
+		}
+	}
+	var p string
+	if target.Scheme == "https" {
+		p = get("https-proxy", "https_proxy", "proxy", "http_proxy")
+	} else {
+		p = get("proxy", "http_proxy")
+	}
+	if p == "" {
+		return nil
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	return u
+}
+
+// StrictSSL reports whether TLS certificates are verified (strict-ssl,
+// default true).
+func (c *Config) StrictSSL() bool {
+	v, ok := c.values["strict-ssl"]
+	return !ok || v != "false"
+}
+
+// CAFile returns the cafile setting, or "".
+func (c *Config) CAFile() string { return c.values["cafile"] }
