@@ -1,0 +1,206 @@
+// Package distinfo parses the files of a distribution's .dist-info
+// directory: METADATA (core metadata, email-header format), entry_points.txt
+// (INI) and RECORD (CSV), the same in a wheel and in site-packages.
+package distinfo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+)
+
+// Metadata is the core metadata this module uses.
+type Metadata struct {
+	// Name is the distribution name as written; Version as written.
+	Name    string
+	Version string
+	// Summary is the one-line description ("" when absent or UNKNOWN).
+	Summary        string
+	RequiresPython string
+	RequiresDist   []string
+}
+
+// Normalized returns the PEP 503 normalized name.
+func (m Metadata) Normalized() string { return pyname.Normalize(m.Name) }
+
+// ParseMetadata reads the header block of a METADATA or PKG-INFO file.
+// Header names are case-insensitive; continuation lines are folded; the
+// first of a repeated single-use field wins; the body is ignored.
+func ParseMetadata(data []byte) (Metadata, error) {
+	var m Metadata
+	var key, val string
+	flush := func() {
+		if key == "" {
+			return
+		}
+		val = strings.TrimSpace(val)
+		switch strings.ToLower(key) {
+		case "name":
+			if m.Name == "" {
+				m.Name = val
+			}
+		case "version":
+			if m.Version == "" {
+				m.Version = val
+			}
+		case "summary":
+			if m.Summary == "" && val != "UNKNOWN" {
+				m.Summary = val
+			}
+		case "requires-python":
+			if m.RequiresPython == "" {
+				m.RequiresPython = val
+			}
+		case "requires-dist":
+			m.RequiresDist = append(m.RequiresDist, val)
+		}
+		key, val = "", ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			break
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if key != "" {
+				val += " " + strings.TrimSpace(line)
+			}
+			continue
+		}
+		flush()
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(k), v
+	}
+	flush()
+	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return m, fmt.Errorf("METADATA: %w", err)
+	}
+	m.Name = strings.ToValidUTF8(m.Name, "\uFFFD")
+	m.Summary = strings.ToValidUTF8(m.Summary, "\uFFFD")
+	if m.Name == "" {
+		return m, errors.New("METADATA: no Name field")
+	}
+	if !pyname.Valid(m.Name) {
+		return m, fmt.Errorf("METADATA: bad Name %q", m.Name)
+	}
+	if m.Version == "" {
+		return m, errors.New("METADATA: no Version field")
+	}
+	return m, nil
+}
+
+// EntryPoint is one entry of entry_points.txt.
+type EntryPoint struct {
+	Name  string
+	Value string
+}
+
+// Module returns the module part of the entry point's value ("pkg.sub" of
+// "pkg.sub:attr [extra]").
+func (e EntryPoint) Module() string {
+	v, _, _ := strings.Cut(e.Value, "[")
+	mod, _, _ := strings.Cut(v, ":")
+	return strings.TrimSpace(mod)
+}
+
+// ParseEntryPoints reads entry_points.txt: INI sections naming groups,
+// "name = value" lines, "#" and ";" comments.
+func ParseEntryPoints(data []byte) (map[string][]EntryPoint, error) {
+	groups := map[string][]EntryPoint{}
+	group := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			if !strings.HasSuffix(line, "]") {
+				return nil, fmt.Errorf("entry_points.txt:%d: unclosed section header", i+1)
+			}
+			group = strings.TrimSpace(line[1 : len(line)-1])
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("entry_points.txt:%d: expected name = value", i+1)
+		}
+		if group == "" {
+			return nil, fmt.Errorf("entry_points.txt:%d: entry outside a [group]", i+1)
+		}
+		groups[group] = append(groups[group], EntryPoint{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return groups, nil
+}
+
+// RecordEntry is one row of RECORD.
+type RecordEntry struct {
+	// Path is slash-separated, relative to the installation root.
+	Path string
+	// Hash is "sha256=<urlsafe-base64-nopad>" or "".
+	Hash string
+	// Size is -1 when not recorded.
+	Size int64
+}
+
+// ParseRecord reads a RECORD file.
+func ParseRecord(data []byte) ([]RecordEntry, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	var out []RecordEntry
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("RECORD: %w", err)
+		}
+		if len(rec) == 0 || rec[0] == "" {
+			continue
+		}
+		e := RecordEntry{Path: rec[0], Size: -1}
+		if len(rec) > 1 {
+			e.Hash = rec[1]
+		}
+		if len(rec) > 2 && rec[2] != "" {
+			n, err := strconv.ParseInt(rec[2], 10, 64)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("RECORD: %s: bad size %q", rec[0], rec[2])
+			}
+			e.Size = n
+		}
+		out = append(out, e)
+	}
+}
+
+// TopLevel returns the top-level directories a RECORD installs outside the
+// dist-info and data directories ("../" entries, such as scripts, skipped).
+func TopLevel(rec []RecordEntry) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range rec {
+		p := path.Clean(e.Path)
+		first, rest, ok := strings.Cut(p, "/")
+		if !ok || rest == "" || first == ".." || strings.HasSuffix(first, ".dist-info") ||
+			strings.HasSuffix(first, ".data") || first == "__pycache__" || seen[first] {
+			continue
+		}
+		seen[first] = true
+		out = append(out, first)
+	}
+	return out
+}

@@ -1,0 +1,256 @@
+// Package venv reads what is installed in a Python virtual environment:
+// the *.dist-info directories of its site-packages, their METADATA,
+// entry_points.txt, RECORD and direct_url.json.
+package venv
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+)
+
+// Env is a located virtual environment.
+type Env struct {
+	// Root is the environment's directory (holding pyvenv.cfg).
+	Root string
+	// SitePackages are its site-packages directories (usually one).
+	SitePackages []string
+}
+
+// Candidates returns the directories to look for a project's virtual
+// environment in, in order: <workspace>/.venv, <workspace>/venv, then
+// $VIRTUAL_ENV.
+func Candidates(workspace string, getenv func(string) string) []string {
+	c := []string{filepath.Join(workspace, ".venv"), filepath.Join(workspace, "venv")}
+	if v := getenv("VIRTUAL_ENV"); v != "" {
+		c = append(c, v)
+	}
+	return c
+}
+
+// Find returns the first candidate that is a virtual environment with a
+// site-packages directory, or nil.
+func Find(workspace string, getenv func(string) string) *Env {
+	for _, dir := range Candidates(workspace, getenv) {
+		if e := Open(dir); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Open returns the environment at dir, or nil when dir has no
+// site-packages directory.
+func Open(dir string) *Env {
+	var sites []string
+	if runtime.GOOS == "windows" {
+		sites = append(sites, filepath.Join(dir, "Lib", "site-packages"))
+	}
+	for _, lib := range []string{"lib", "lib64"} {
+		ents, err := os.ReadDir(filepath.Join(dir, lib))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "python") || strings.HasPrefix(e.Name(), "pypy") {
+				sites = append(sites, filepath.Join(dir, lib, e.Name(), "site-packages"))
+			}
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range sites {
+		st, err := os.Stat(s)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(s)
+		if err != nil {
+			real = s
+		}
+		if seen[real] {
+			continue
+		}
+		seen[real] = true
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &Env{Root: dir, SitePackages: out}
+}
+
+// Dist is one installed distribution.
+type Dist struct {
+	// Name is the PEP 503 normalized name, Version the installed version.
+	Name    string
+	Version string
+	// Summary is the METADATA summary.
+	Summary string
+	// Site is the site-packages directory; DistInfo the .dist-info path.
+	Site     string
+	DistInfo string
+}
+
+// Dists lists the distributions installed in e, reading only the header of
+// each METADATA file. A dist-info directory without readable metadata is
+// skipped. When two site-packages hold the same name, the first wins.
+func (e *Env) Dists() ([]Dist, error) {
+	var out []Dist
+	seen := map[string]bool{}
+	for _, site := range e.SitePackages {
+		ents, err := os.ReadDir(site)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", site, err)
+		}
+		for _, ent := range ents {
+			if !ent.IsDir() || !strings.HasSuffix(ent.Name(), ".dist-info") {
+				continue
+			}
+			di := filepath.Join(site, ent.Name())
+			m, err := ReadMetadata(di)
+			if err != nil {
+				continue
+			}
+			n := m.Normalized()
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			out = append(out, Dist{Name: n, Version: m.Version, Summary: m.Summary, Site: site, DistInfo: di})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Lookup returns the installed distribution named name (any spelling).
+func (e *Env) Lookup(name string) (Dist, bool) {
+	n := pyname.Normalize(name)
+	esc := strings.ReplaceAll(n, "-", "_")
+	for _, site := range e.SitePackages {
+		ents, err := os.ReadDir(site)
+		if err != nil {
+			continue
+		}
+		for _, ent := range ents {
+			base, ok := strings.CutSuffix(ent.Name(), ".dist-info")
+			if !ok || !ent.IsDir() {
+				continue
+			}
+			// Cheap pre-filter on the directory name, then the METADATA
+			// name decides.
+			dn, _, _ := strings.Cut(base, "-")
+			if strings.ReplaceAll(pyname.Normalize(dn), "-", "_") != esc {
+				continue
+			}
+			di := filepath.Join(site, ent.Name())
+			m, err := ReadMetadata(di)
+			if err != nil || m.Normalized() != n {
+				continue
+			}
+			return Dist{Name: n, Version: m.Version, Summary: m.Summary, Site: site, DistInfo: di}, true
+		}
+	}
+	return Dist{}, false
+}
+
+// maxMetadataHeader bounds how much of a METADATA file is read.
+const maxMetadataHeader = 1 << 20
+
+// ReadMetadata reads the header of <distInfo>/METADATA.
+func ReadMetadata(distInfo string) (distinfo.Metadata, error) {
+	f, err := os.Open(filepath.Join(distInfo, "METADATA"))
+	if err != nil {
+		return distinfo.Metadata{}, err
+	}
+	defer f.Close()
+	// Read up to the blank line that ends the headers.
+	r := bufio.NewReaderSize(io.LimitReader(f, maxMetadataHeader), 8192)
+	var buf bytes.Buffer
+	for {
+		line, err := r.ReadSlice('\n')
+		if len(bytes.TrimRight(line, "\r\n")) == 0 && len(line) > 0 {
+			break
+		}
+		buf.Write(line)
+		if err != nil {
+			break
+		}
+	}
+	m, err := distinfo.ParseMetadata(buf.Bytes())
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", distInfo, err)
+	}
+	return m, nil
+}
+
+// EntryPoints reads the dist's entry_points.txt (empty when absent).
+func (d Dist) EntryPoints() (map[string][]distinfo.EntryPoint, error) {
+	data, err := os.ReadFile(filepath.Join(d.DistInfo, "entry_points.txt"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	eps, err := distinfo.ParseEntryPoints(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.DistInfo, err)
+	}
+	return eps, nil
+}
+
+// TopLevel returns the top-level directories the dist installed, from
+// RECORD (or top_level.txt when RECORD is missing).
+func (d Dist) TopLevel() []string {
+	if data, err := os.ReadFile(filepath.Join(d.DistInfo, "RECORD")); err == nil {
+		if rec, err := distinfo.ParseRecord(data); err == nil {
+			return distinfo.TopLevel(rec)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(d.DistInfo, "top_level.txt"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Fields(string(data)) {
+		if filepath.IsLocal(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// SourceTree returns the local directory an editable or local-directory
+// install came from (PEP 610 direct_url.json with a file: URL and
+// dir_info), or "".
+func (d Dist) SourceTree() string {
+	data, err := os.ReadFile(filepath.Join(d.DistInfo, "direct_url.json"))
+	if err != nil {
+		return ""
+	}
+	var du struct {
+		URL     string          `json:"url"`
+		DirInfo json.RawMessage `json:"dir_info"`
+	}
+	if json.Unmarshal(data, &du) != nil || du.DirInfo == nil {
+		return ""
+	}
+	u, err := url.Parse(du.URL)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
