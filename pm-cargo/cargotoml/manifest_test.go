@@ -76,7 +76,7 @@ func write(t *testing.T, dir string, files map[string]string) {
 func TestLoadWorkspace(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
-		"Cargo.toml": "[workspace]\nmembers = [\"crates/*\", \"missing\"]\nexclude = [\"crates/skip\"]\n[workspace.package]\nversion = \"2.0.0\"\n[workspace.dependencies]\nlog = { version = \"0.4\", package = \"real-log\" }\ninner = { path = \"inner\" }\n",
+		"Cargo.toml":             "[workspace]\nmembers = [\"crates/*\", \"missing\"]\nexclude = [\"crates/skip\"]\n[workspace.package]\nversion = \"2.0.0\"\n[workspace.dependencies]\nlog = { version = \"0.4\", package = \"real-log\" }\ninner = { path = \"inner\" }\n",
 		"crates/a/Cargo.toml":    "[package]\nname = \"a\"\nversion.workspace = true\n[dependencies]\nlog = { workspace = true, optional = true }\ninner = { workspace = true }\n",
 		"crates/b/Cargo.toml":    "[package]\nname = \"b\"\n[dependencies\n",
 		"crates/skip/Cargo.toml": "[package]\nname = \"skip\"\n",

@@ -71,6 +71,7 @@ type Registry struct {
 	mu       sync.Mutex
 	crates   map[string][]*version // by lower-case name
 	requests []string
+	agents   []string
 	down     bool
 }
 
@@ -115,6 +116,13 @@ func (r *Registry) Requests() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.requests...)
+}
+
+// UserAgents returns the User-Agent of each request served so far.
+func (r *Registry) UserAgents() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.agents...)
 }
 
 // Add publishes a version (or replaces one with the same name and version).
@@ -192,6 +200,7 @@ func IndexPath(name string) string {
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.requests = append(r.requests, req.URL.RequestURI())
+	r.agents = append(r.agents, req.UserAgent())
 	down := r.down
 	r.mu.Unlock()
 	if down {

@@ -58,8 +58,8 @@ func TestParseVersions(t *testing.T) {
 
 func TestParseRef(t *testing.T) {
 	good := map[string]Ref{
-		"serde":                       {Name: "serde"},
-		"serde 1.0.0":                 {Name: "serde", Version: "1.0.0"},
+		"serde":                        {Name: "serde"},
+		"serde 1.0.0":                  {Name: "serde", Version: "1.0.0"},
 		"serde 1.0.0 (registry+x://y)": {Name: "serde", Version: "1.0.0", Source: "registry+x://y"},
 	}
 	for s, want := range good {

@@ -1,0 +1,310 @@
+package cargopm
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
+
+// newPM returns an initialized PM for workspace with the given environment.
+func newPM(t testing.TB, workspace string, env map[string]string) *PM {
+	t.Helper()
+	p := New()
+	err := p.Initialize(context.Background(), &pmserver.Session{
+		ProtocolVersion: 1,
+		Workspace:       workspace,
+		CacheDir:        filepath.Join(t.TempDir(), "cache"),
+		Env:             pmserver.NewEnv(env),
+		Logger:          slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func envMap(e *cargotest.Env) map[string]string {
+	m := map[string]string{"CARGO": e.Cargo}
+	for _, kv := range e.Vars {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func ids(s ...string) []protocol.PackageID {
+	var out []protocol.PackageID
+	for _, x := range s {
+		n, v, _ := strings.Cut(x, "@")
+		out = append(out, protocol.PackageID{PM: Name, Name: n, Version: v})
+	}
+	return out
+}
+
+func wantCode(t *testing.T, what string, err error, code protocol.Code) {
+	t.Helper()
+	if got := protocol.CodeOf(err); got != code {
+		t.Errorf("%s: error %v (code %d), want code %d", what, err, got, code)
+	}
+}
+
+func pluginCrates() []fakeregistry.Crate {
+	return []fakeregistry.Crate{
+		{Name: "skilled", Version: "1.0.0", Description: "has skills", Files: map[string]string{"skills/rust/SKILL.md": "---\nname: rust\ndescription: Rust help\n---\nBody\n"}},
+		{Name: "metaplug", Version: "0.2.0", Metadata: "[package.metadata.symposium]\nname = \"meta-plugin\"\n"},
+		{Name: "fileplug", Version: "2.0.0", Files: map[string]string{"SYMPOSIUM.toml": "name = \"file-plugin\"\n\n[[skills]]\nsource.path = \"guidance\"\n"}},
+		{Name: "plain", Version: "1.0.0", Description: "no plugin here"},
+		{Name: "badplug", Version: "1.0.0", Files: map[string]string{"SYMPOSIUM.toml": "name = \n"}},
+		{Name: "yanky", Version: "1.0.0"},
+		{Name: "yanky", Version: "1.1.0", Yanked: true},
+		{Name: "pre", Version: "1.0.0"},
+		{Name: "pre", Version: "2.0.0-beta.1"},
+	}
+}
+
+func TestPMAgainstFakeRegistry(t *testing.T) {
+	reg, err := fakeregistry.New(pluginCrates()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	env := cargotest.New(t, reg)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	cargotest.WriteFiles(t, dir, map[string]string{
+		"ws/Cargo.toml": `[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+skilled = "1"
+metaplug = "0.2"
+fileplug = "2"
+plain = "1"
+badplug = "1"
+localplug = { path = "../localplug" }
+`,
+		"ws/src/lib.rs":                     "",
+		"ws/.cargo/config.toml":             "[source.vendored]\ndirectory = \"vendor\"\n",
+		"ws/vendor/vendplug/Cargo.toml":     "[package]\nname = \"vendplug\"\nversion = \"0.1.0\"\n",
+		"ws/vendor/vendplug/SYMPOSIUM.toml": "name = \"vendored-plugin\"\n",
+		"localplug/Cargo.toml":              "[package]\nname = \"localplug\"\nversion = \"0.5.0\"\nedition = \"2021\"\n\n[package.metadata.symposium.defaults]\nskills = false\n",
+		"localplug/src/lib.rs":              "",
+	})
+	env.Run(t, ws, "fetch")
+	p := newPM(t, ws, envMap(env))
+	ctx := context.Background()
+
+	deps, err := p.ListDeps(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ids("badplug@1.0.0", "fileplug@2.0.0", "localplug@0.5.0", "metaplug@0.2.0", "plain@1.0.0", "skilled@1.0.0")
+	if !slices.Equal(deps, want) {
+		t.Fatalf("list_deps = %v, want %v", deps, want)
+	}
+
+	offers, err := p.ActivePlugins(ctx, append(deps, ids("vendplug@0.1.0", "notondisk@1.0.0")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]any{}
+	for _, o := range offers {
+		var m map[string]any
+		if err := json.Unmarshal(o.Manifest, &m); err != nil {
+			t.Fatal(err)
+		}
+		got[o.ID.Name+"@"+o.ID.Version] = m
+		if !filepath.IsAbs(o.Root) {
+			t.Errorf("%s: root %q is not absolute", o.ID, o.Root)
+		}
+		if _, err := os.Stat(filepath.Join(o.Root, "Cargo.toml")); err != nil {
+			t.Errorf("%s: root %s has no Cargo.toml", o.ID, o.Root)
+		}
+	}
+	names := map[string]string{
+		"skilled@1.0.0": "skilled", "metaplug@0.2.0": "meta-plugin", "fileplug@2.0.0": "file-plugin",
+		"badplug@1.0.0": "badplug", "localplug@0.5.0": "localplug", "vendplug@0.1.0": "vendored-plugin",
+	}
+	if len(got) != len(names) {
+		t.Errorf("offers for %v, want %v", keys(got), names)
+	}
+	for k, name := range names {
+		if got[k]["name"] != name {
+			t.Errorf("%s: manifest name %v, want %s (manifest %v)", k, got[k]["name"], name, got[k])
+		}
+	}
+	if sk, _ := json.Marshal(got["fileplug@2.0.0"]["skills"]); !strings.Contains(string(sk), "guidance") || !strings.Contains(string(sk), `"skills"`) {
+		t.Errorf("fileplug skills = %s, want guidance then the default skills group", sk)
+	}
+	if _, ok := got["localplug@0.5.0"]["skills"]; ok {
+		t.Errorf("localplug disabled default skills but got %v", got["localplug@0.5.0"]["skills"])
+	}
+
+	// fetch and load_plugin at each update level.
+	fr, err := p.Fetch(ctx, ids("fileplug@*")[0], protocol.UpdateNone)
+	if err != nil || fr.ID.Version != "2.0.0" || !strings.Contains(fr.Root, filepath.Join("registry", "src")) {
+		t.Errorf("fetch fileplug none = %+v, %v", fr, err)
+	}
+	_, err = p.Fetch(ctx, ids("yanky@*")[0], protocol.UpdateNone)
+	wantCode(t, "fetch yanky none", err, protocol.CodeOffline)
+	for _, tc := range []struct {
+		req, want string
+		update    protocol.UpdateLevel
+	}{
+		{"*", "1.0.0", protocol.UpdateCheck},      // the yanked 1.1.0 is skipped
+		{"=1.1.0", "1.1.0", protocol.UpdateCheck}, // unless pinned exactly
+		{"=1.1.0", "1.1.0", protocol.UpdateNone},  // and now it is on disk
+		{"1.0.0", "1.0.0", protocol.UpdateFetch},
+	} {
+		fr, err := p.Fetch(ctx, protocol.PackageID{PM: Name, Name: "yanky", Version: tc.req}, tc.update)
+		if err != nil || fr.ID.Version != tc.want {
+			t.Errorf("fetch yanky %s %s = %+v, %v; want %s", tc.req, tc.update, fr, err, tc.want)
+		}
+	}
+	for req, want := range map[string]string{"*": "1.0.0", ">=2.0.0-beta.0": "2.0.0-beta.1", "2.0.0-beta.1": "2.0.0-beta.1"} {
+		fr, err := p.Fetch(ctx, protocol.PackageID{PM: Name, Name: "pre", Version: req}, protocol.UpdateCheck)
+		if err != nil || fr.ID.Version != want {
+			t.Errorf("fetch pre %s = %+v, %v; want %s", req, fr, err, want)
+		}
+	}
+	_, err = p.Fetch(ctx, ids("nosuchcrate@*")[0], protocol.UpdateCheck)
+	wantCode(t, "fetch nosuchcrate", err, protocol.CodeNotFound)
+	_, err = p.Fetch(ctx, ids("plain@3")[0], protocol.UpdateCheck)
+	wantCode(t, "fetch plain@3", err, protocol.CodeNotFound)
+	_, err = p.Fetch(ctx, protocol.PackageID{PM: "npm", Name: "plain", Version: "*"}, protocol.UpdateNone)
+	wantCode(t, "fetch npm id", err, protocol.CodeForeignID)
+	_, err = p.Fetch(ctx, ids("../etc@*")[0], protocol.UpdateNone)
+	wantCode(t, "fetch bad name", err, protocol.CodeForeignID)
+	_, err = p.Fetch(ctx, ids("plain@>>1")[0], protocol.UpdateNone)
+	wantCode(t, "fetch bad requirement", err, protocol.CodeForeignID)
+
+	lp, err := p.LoadPlugin(ctx, ids("plain@1")[0])
+	if err != nil || len(lp) != 1 || lp[0].ID.Version != "1.0.0" || !strings.Contains(string(lp[0].Manifest), `"name":"plain"`) {
+		t.Errorf("load_plugin plain = %+v, %v", lp, err)
+	}
+
+	hits, err := p.Search(ctx, "plug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hitNames []string
+	for _, h := range hits {
+		hitNames = append(hitNames, h.ID.Name+"@"+h.ID.Version)
+	}
+	if strings.Join(hitNames, " ") != "badplug@1.0.0 fileplug@2.0.0 metaplug@0.2.0" {
+		t.Errorf("search plug = %v", hitNames)
+	}
+	if uas := reg.UserAgents(); !strings.HasPrefix(uas[len(uas)-1], "symposium-pm-cargo") {
+		t.Errorf("search User-Agent = %q, want one identifying symposium-pm-cargo", uas[len(uas)-1])
+	}
+
+	reg.SetDown(true)
+	_, err = p.Search(ctx, "plug")
+	wantCode(t, "search with the registry down", err, protocol.CodeRegistry)
+	_, err = p.Fetch(ctx, ids("pre@*")[0], protocol.UpdateFetch)
+	wantCode(t, "fetch with the registry down", err, protocol.CodeRegistry)
+	reg.SetDown(false)
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestListDepsCache checks the persisted cache: a second PM answers from it,
+// and touching a manifest, the lockfile or a globbed directory invalidates it.
+func TestListDepsCache(t *testing.T) {
+	dir := t.TempDir()
+	cargotest.WriteFiles(t, dir, map[string]string{
+		"Cargo.toml":          "[workspace]\nmembers = [\"crates/*\"]\n",
+		"crates/a/Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\n",
+		"Cargo.lock":          "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"serde\"]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+	})
+	cache := t.TempDir()
+	run := func() []protocol.PackageID {
+		p := New()
+		p.Initialize(context.Background(), &pmserver.Session{Workspace: dir, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+		deps, err := p.ListDeps(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return deps
+	}
+	if got := run(); !slices.Equal(got, ids("serde@1.0.1")) {
+		t.Fatalf("first = %v", got)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("cache files = %v", files)
+	}
+	// Poison the cached value: a hit must return it verbatim.
+	data, _ := os.ReadFile(files[0])
+	poisoned := strings.Replace(string(data), `"1.0.1"`, `"9.9.9"`, 1)
+	os.WriteFile(files[0], []byte(poisoned), 0o644)
+	if got := run(); !slices.Equal(got, ids("serde@9.9.9")) {
+		t.Fatalf("cached answer not used: %v", got)
+	}
+	bump := func(p string) {
+		future := time.Now().Add(time.Duration(len(p)) * time.Second)
+		os.Chtimes(p, future, future)
+	}
+	bump(filepath.Join(dir, "Cargo.lock"))
+	if got := run(); !slices.Equal(got, ids("serde@1.0.1")) {
+		t.Fatalf("after touching Cargo.lock = %v", got)
+	}
+	cargotest.WriteFiles(t, dir, map[string]string{"crates/b/Cargo.toml": "[package]\nname = \"b\"\nversion = \"0.1.0\"\n[dependencies]\nlog = \"0.4\"\n"})
+	bump(filepath.Join(dir, "crates"))
+	if got := run(); !slices.Equal(got, ids("log@*", "serde@1.0.1")) {
+		t.Fatalf("after adding a member = %v", got)
+	}
+	os.WriteFile(filepath.Join(dir, "crates", "b", "Cargo.toml"), []byte("[package]\nname = \"b\"\n[dependencies\n"), 0o644)
+	if got := run(); !slices.Equal(got, ids("serde@1.0.1")) {
+		t.Fatalf("with a broken member = %v", got)
+	}
+	os.Remove(filepath.Join(dir, "Cargo.lock"))
+	if got := run(); !slices.Equal(got, ids("serde@*")) {
+		t.Fatalf("without a lockfile = %v", got)
+	}
+	os.WriteFile(filepath.Join(dir, "Cargo.lock"), []byte("version = 4\n[[package]]\nname = \n"), 0o644)
+	p := New()
+	p.Initialize(context.Background(), &pmserver.Session{Workspace: dir, CacheDir: cache, Env: pmserver.NewEnv(nil)})
+	if _, err := p.ListDeps(context.Background()); err == nil || !strings.Contains(err.Error(), "Cargo.lock:3") {
+		t.Errorf("malformed lockfile: %v", err)
+	}
+}
+
+func TestNoWorkspace(t *testing.T) {
+	p := newPM(t, t.TempDir(), nil)
+	deps, err := p.ListDeps(context.Background())
+	if err != nil || len(deps) != 0 || deps == nil {
+		t.Errorf("list_deps outside a workspace = %#v, %v", deps, err)
+	}
+	ws, err := p.Workspace(context.Background())
+	if err != nil || len(ws.Members) != 0 {
+		t.Errorf("workspace = %+v, %v", ws, err)
+	}
+}
