@@ -27,7 +27,7 @@ func compactJSON(t *testing.T, b []byte) string {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatalf("invalid JSON %s: %v", b, err)
 	}
-	out, _ := json.Marshal(v)
+	out, _ := marshalJSON(v)
 	return string(out)
 }
 

@@ -13,11 +13,23 @@ import (
 // with the TOML key spellings (reference §4.4), object keys sorted. This is
 // what a PM puts in an offer's `manifest`. Unknown keys are included.
 func (m *Manifest) WireJSON() (json.RawMessage, error) {
-	b, err := json.Marshal(m.Table())
+	b, err := marshalJSON(m.Table())
 	if err != nil {
 		return nil, fmt.Errorf("encoding manifest %q as JSON: %w", m.Name, err)
 	}
 	return b, nil
+}
+
+// marshalJSON is json.Marshal without HTML escaping, so requirements such
+// as >=1 stay readable on the wire.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // MarshalJSON encodes the wire form, so a Manifest can be embedded in JSON.

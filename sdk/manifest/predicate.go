@@ -78,11 +78,11 @@ func ParseAtom(s string) (Atom, error) {
 		}
 	}
 	if op == "" {
-		return Atom{}, fmt.Errorf("%q: unexpected trailing input %q after the package name", s, rest)
+		return Atom{}, trailing(s, rest)
 	}
 	ver := rest[len(op):]
 	if j := strings.IndexAny(ver, " \t\r\n"); j >= 0 {
-		return Atom{}, fmt.Errorf("%q: unexpected trailing input %q", s, strings.TrimSpace(ver[j:]))
+		return Atom{}, trailing(s, ver[j:])
 	}
 	if ver == "" {
 		return Atom{}, fmt.Errorf("%q: missing version after %q", s, op)
@@ -98,6 +98,22 @@ func ParseAtom(s string) (Atom, error) {
 		return Atom{}, fmt.Errorf("%q: %w", s, err)
 	}
 	return Atom{Name: name, Req: req}, nil
+}
+
+// trailing explains input left over after an atom.
+func trailing(atom, rest string) error {
+	switch {
+	case strings.Contains(rest, ","):
+		parts := SplitTopLevel(atom)
+		q := make([]string, len(parts))
+		for i, p := range parts {
+			q[i] = fmt.Sprintf("%q", p)
+		}
+		return fmt.Errorf("%q: unexpected trailing input %q; one depends-on string is one atom, write a list: [%s]", atom, rest, strings.Join(q, ", "))
+	case strings.TrimLeft(rest, " \t\r\n") != rest:
+		return fmt.Errorf("%q: unexpected trailing input %q; an atom has no spaces, write %q", atom, strings.TrimSpace(rest), strings.Join(strings.Fields(atom), ""))
+	}
+	return fmt.Errorf("%q: unexpected trailing input %q after the package name", atom, rest)
 }
 
 // normalizeReq checks a requirement and returns its canonical text: Cargo
@@ -119,7 +135,7 @@ func normalizeReq(req string) (string, error) {
 	} else if _, perr := versions.PEP440.Matches(req, "0"); perr == nil {
 		return req, nil
 	} else {
-		return "", fmt.Errorf("invalid version requirement %q: %w", req, err)
+		return "", err
 	}
 }
 

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,7 +70,7 @@ func (g Gate) Strings() []string {
 }
 
 // MarshalJSON encodes the gate as canonical strings.
-func (g Gate) MarshalJSON() ([]byte, error) { return json.Marshal(g.Strings()) }
+func (g Gate) MarshalJSON() ([]byte, error) { return marshalJSON(g.Strings()) }
 
 // Plugin is a validated plugin (reference §4.5): depends-on folded into
 // predicates, inline installations promoted to named ones, references
@@ -147,7 +146,7 @@ func (g ValidSkillGroup) MarshalJSON() ([]byte, error) {
 	} else {
 		src["path"] = g.Path
 	}
-	return json.Marshal(struct {
+	return marshalJSON(struct {
 		Predicates Gate              `json:"predicates"`
 		Source     map[string]string `json:"source"`
 	}{g.Predicates, src})
@@ -166,7 +165,7 @@ func (s ValidMCPServer) MarshalJSON() ([]byte, error) {
 	t := m.Table()["mcp_servers"].([]any)[0].(map[string]any)
 	delete(t, "depends-on")
 	t["predicates"] = s.Predicates.Strings()
-	return json.Marshal(t)
+	return marshalJSON(t)
 }
 
 // ValidSubcommand is a subcommand with its command resolved to an
@@ -366,7 +365,7 @@ func (v *validator) fillInstallation(idx int, in *Installation, path string) {
 	out.Executable, out.Script = in.Executable, in.Script
 	out.Args = slices.Clone(in.Args)
 	out.InstallCommands = slices.Clone(in.InstallCommands)
-	label := "installation"
+	label := "inline installation"
 	if in.Name != "" && strings.HasPrefix(path, "installations[") {
 		label = fmt.Sprintf("installation %q", in.Name)
 	}
