@@ -1,0 +1,498 @@
+// Package gitregistry is the Symposium package manager for a plugin
+// registry kept in a git repository, such as Symposium's recommendations
+// registry or an enterprise's own.
+//
+// One process serves one registry, configured by command-line flags or, for
+// any flag not given, by the initialize environment:
+//
+//	--name NAME          SYMPOSIUM_GITREGISTRY_NAME    the registry's name: the pm of every id
+//	--url URL            SYMPOSIUM_GITREGISTRY_URL     https, http, ssh, git, file URL or local path
+//	--ref REF            SYMPOSIUM_GITREGISTRY_REF     branch, tag, full ref or commit (default: HEAD)
+//	--subdir DIR         SYMPOSIUM_GITREGISTRY_SUBDIR  the part of the repository that is the registry
+//	--no-auto-update     SYMPOSIUM_GITREGISTRY_NO_AUTO_UPDATE=1  refresh only when forced
+//
+// The name is announced in the initialize result, so it must come from the
+// command line or the process environment.
+//
+// Entries follow the registry layout (every directory holding SYMPOSIUM.toml
+// or SKILL.md, not descending into entries); an entry's id is (NAME, entry
+// path, commit id). Content lives under <cache_dir>/gitregistry/ (see
+// package gitcache): every commit gets its own immutable directory, so the
+// roots handed out stay valid when a refresh moves the registry on.
+package gitregistry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Environment variables that configure the registry when the matching flag
+// is not given.
+const (
+	EnvName         = "SYMPOSIUM_GITREGISTRY_NAME"
+	EnvURL          = "SYMPOSIUM_GITREGISTRY_URL"
+	EnvRef          = "SYMPOSIUM_GITREGISTRY_REF"
+	EnvSubdir       = "SYMPOSIUM_GITREGISTRY_SUBDIR"
+	EnvNoAutoUpdate = "SYMPOSIUM_GITREGISTRY_NO_AUTO_UPDATE"
+)
+
+// Config is a registry's configuration.
+type Config struct {
+	// Name is the registry's name, the pm of its ids.
+	Name string
+	// URL is the repository.
+	URL string
+	// Ref is the branch, tag, full ref name or commit id; empty is HEAD.
+	Ref string
+	// Subdir is the directory of the repository that holds the registry.
+	Subdir string
+	// NoAutoUpdate makes refresh do nothing unless forced.
+	NoAutoUpdate bool
+}
+
+// PM is the git registry package manager. It implements pmserver.PM,
+// pmserver.Searcher and pmserver.Refresher.
+type PM struct {
+	flags Config
+	set   map[string]bool // flags given on the command line
+	fs    *flag.FlagSet
+
+	mu      sync.Mutex
+	cfg     Config
+	ready   bool
+	root    string // <cache_dir>/gitregistry
+	environ []string
+	getenv  func(string) string
+	log     *slog.Logger
+	cache   *gitcache.Cache
+	indexes map[string]*index // by commit
+}
+
+// New returns a PM configured by cfg; flags registered with RegisterFlags
+// and the initialize environment fill in what cfg leaves empty.
+func New(cfg Config) *PM {
+	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, log: slog.New(slog.DiscardHandler)}
+}
+
+// RegisterFlags defines --name, --url, --ref, --subdir and --no-auto-update
+// on fs. Their values are read when the PM is used, after fs is parsed.
+func (p *PM) RegisterFlags(fs *flag.FlagSet) {
+	p.fs = fs
+	fs.StringVar(&p.flags.Name, "name", p.flags.Name, "registry name: the pm of every id it offers (env "+EnvName+")")
+	fs.StringVar(&p.flags.URL, "url", p.flags.URL, "git repository: https://, ssh://, file:// URL, user@host:path or local path (env "+EnvURL+")")
+	fs.StringVar(&p.flags.Ref, "ref", p.flags.Ref, "branch, tag, full ref or commit id to follow; default the remote HEAD (env "+EnvRef+")")
+	fs.StringVar(&p.flags.Subdir, "subdir", p.flags.Subdir, "directory of the repository holding the registry (env "+EnvSubdir+")")
+	fs.BoolVar(&p.flags.NoAutoUpdate, "no-auto-update", p.flags.NoAutoUpdate, "refresh only when forced (env "+EnvNoAutoUpdate+"=1)")
+}
+
+// given reports whether a flag was set on the command line (or in the
+// Config given to New).
+func (p *PM) given(name string, v string) bool {
+	if p.fs != nil {
+		seen := false
+		p.fs.Visit(func(f *flag.Flag) {
+			if f.Name == name {
+				seen = true
+			}
+		})
+		return seen
+	}
+	return v != ""
+}
+
+func (p *PM) givenBool(name string, v bool) bool {
+	if p.fs != nil {
+		return p.given(name, "")
+	}
+	return v
+}
+
+// Name returns the registry name: the --name flag, else the environment.
+func (p *PM) Name() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ready {
+		return p.cfg.Name
+	}
+	if p.flags.Name != "" {
+		return p.flags.Name
+	}
+	if n := os.Getenv(EnvName); n != "" {
+		return n
+	}
+	return "gitregistry"
+}
+
+// Initialize settles the configuration. It does not touch the network.
+func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
+	cfg := p.flags
+	pick := func(flagName, cur, env string) string {
+		if p.given(flagName, cur) {
+			return cur
+		}
+		if v, ok := s.Env.Lookup(env); ok {
+			return v
+		}
+		return cur
+	}
+	cfg.Name = pick("name", cfg.Name, EnvName)
+	cfg.URL = pick("url", cfg.URL, EnvURL)
+	cfg.Ref = pick("ref", cfg.Ref, EnvRef)
+	cfg.Subdir = pick("subdir", cfg.Subdir, EnvSubdir)
+	if !p.givenBool("no-auto-update", cfg.NoAutoUpdate) {
+		if v, ok := s.Env.Lookup(EnvNoAutoUpdate); ok && v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%s=%q: want true or false", EnvNoAutoUpdate, v)
+			}
+			cfg.NoAutoUpdate = b
+		}
+	}
+	switch {
+	case cfg.Name == "":
+		return fmt.Errorf("no registry name: pass --name or set %s", EnvName)
+	case strings.TrimSpace(cfg.URL) == "":
+		return fmt.Errorf("registry %s has no URL: pass --url or set %s", cfg.Name, EnvURL)
+	}
+	if err := gitcache.ValidateSubdir(cfg.Subdir); err != nil {
+		return fmt.Errorf("registry %s: %w", cfg.Name, err)
+	}
+	cacheDir := s.CacheDir
+	if cacheDir == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return fmt.Errorf("no cache_dir given and no user cache directory: %w", err)
+		}
+		cacheDir = filepath.Join(d, "symposium")
+	}
+	root, err := filepath.Abs(filepath.Join(cacheDir, "gitregistry"))
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg = cfg
+	p.root = root
+	p.environ = s.Env.Environ()
+	p.getenv = s.Env.Get
+	if s.Logger != nil {
+		p.log = s.Logger.With("registry", cfg.Name)
+	}
+	p.ready = true
+	return nil
+}
+
+// Close releases the cache.
+func (p *PM) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cache == nil {
+		return nil
+	}
+	err := p.cache.Close()
+	p.cache = nil
+	return err
+}
+
+// open returns the cache, opening it on first use.
+func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.ready {
+		return nil, errors.New("not initialized")
+	}
+	if p.cache != nil {
+		return p.cache, nil
+	}
+	c, err := gitcache.Open(ctx, gitcache.Config{
+		Root: p.root, Name: p.cfg.Name, URL: p.cfg.URL, Ref: p.cfg.Ref, Subdir: p.cfg.Subdir,
+		Getenv: p.getenv, Environ: p.environ, Logger: p.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: %w", p.cfg.Name, err)
+	}
+	p.cache = c
+	return c, nil
+}
+
+// snapshotIndex returns the index of a materialized commit: from memory,
+// from the file persisted beside the commit, or built from its tree.
+func (p *PM) snapshotIndex(c *gitcache.Cache, snap gitcache.Snapshot) *index {
+	p.mu.Lock()
+	idx := p.indexes[snap.Commit]
+	p.mu.Unlock()
+	if idx != nil {
+		return idx
+	}
+	side := c.SidecarPath(snap.Commit, "index.json")
+	if b, err := os.ReadFile(side); err == nil {
+		var got index
+		if json.Unmarshal(b, &got) == nil && got.Format == indexFormat && got.Commit == snap.Commit && got.Entries != nil {
+			idx = &got
+		}
+	}
+	if idx == nil {
+		idx = buildIndex(snap.Dir, snap.Commit)
+		if b, err := json.Marshal(idx); err == nil {
+			if err := c.WriteSidecar(snap.Commit, "index.json", b); err != nil {
+				p.log.Debug("cannot persist registry index", "err", err)
+			}
+		}
+	}
+	idx.report(p.log, p.cfg.Name)
+	p.mu.Lock()
+	p.indexes[snap.Commit] = idx
+	p.mu.Unlock()
+	return idx
+}
+
+// current returns the registry as last updated, with no network; ok is false
+// for a registry never populated.
+func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, bool, error) {
+	c, err := p.open(ctx)
+	if err != nil {
+		return nil, gitcache.Snapshot{}, false, err
+	}
+	snap, err := c.Current(ctx)
+	if errors.Is(err, gitcache.ErrNotCached) {
+		return c, snap, false, nil
+	}
+	if err != nil {
+		return nil, gitcache.Snapshot{}, false, err
+	}
+	return c, snap, true, nil
+}
+
+func (p *PM) offer(snap gitcache.Snapshot, e entry) protocol.Offer {
+	return protocol.Offer{
+		ID:       protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
+		Root:     filepath.Join(snap.Dir, filepath.FromSlash(e.Path)),
+		Manifest: e.Manifest,
+	}
+}
+
+// ActivePlugins offers every entry of the registry as last updated. It never
+// touches the network; a registry never populated offers nothing.
+func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]protocol.Offer, error) {
+	c, snap, ok, err := p.current(ctx)
+	if err != nil || !ok {
+		return []protocol.Offer{}, err
+	}
+	idx := p.snapshotIndex(c, snap)
+	offers := make([]protocol.Offer, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if e.Problem == "" {
+			offers = append(offers, p.offer(snap, e))
+		}
+	}
+	return offers, nil
+}
+
+// resolve finds the snapshot an id's version names. "*" is the registry as
+// last updated (or, at level check/fetch, as updated now); a commit id is that
+// commit; a prefix of the current commit's id is the current commit.
+func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (*gitcache.Cache, gitcache.Snapshot, error) {
+	c, err := p.open(ctx)
+	if err != nil {
+		return nil, gitcache.Snapshot{}, err
+	}
+	v := strings.TrimSpace(id.Version)
+	switch {
+	case v == "" || v == protocol.AnyVersion:
+		var snap gitcache.Snapshot
+		switch update {
+		case protocol.UpdateNone:
+			snap, err = c.Current(ctx)
+		case protocol.UpdateCheck, protocol.UpdateFetch:
+			mode := gitcache.Check
+			if update == protocol.UpdateFetch {
+				mode = gitcache.Fetch
+			}
+			snap, _, err = c.Update(ctx, mode)
+			if err != nil && update == protocol.UpdateCheck {
+				if cur, cerr := c.Current(ctx); cerr == nil {
+					p.log.Warn("cannot check the registry for updates; using the cached commit", "commit", cur.Commit, "err", err)
+					return c, cur, nil
+				}
+			}
+		}
+		return c, snap, p.mapErr(err, id)
+	case gitcache.IsCommitID(strings.ToLower(v)):
+		snap, err := c.Commit(ctx, strings.ToLower(v), update != protocol.UpdateNone)
+		return c, snap, p.mapErr(err, id)
+	case len(v) >= 7 && isHex(v):
+		if cur, err := c.Current(ctx); err == nil && strings.HasPrefix(cur.Commit, strings.ToLower(v)) {
+			return c, cur, nil
+		}
+		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a full commit id of registry %s; use * or a 40-digit commit id", id, v, p.cfg.Name)
+	default:
+		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a commit of registry %s; use * or a 40-digit commit id", id, v, p.cfg.Name)
+	}
+}
+
+func isHex(s string) bool {
+	for _, r := range strings.ToLower(s) {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// mapErr turns a cache error into the protocol error for id.
+func (p *PM) mapErr(err error, id protocol.PackageID) error {
+	if err == nil {
+		return nil
+	}
+	var re *gitcache.RemoteError
+	var rnf *gitcache.RefNotFoundError
+	var ce *gitcache.ContentError
+	switch {
+	case errors.Is(err, gitcache.ErrNotCached):
+		return protocol.NewError(protocol.CodeOffline, protocol.IDData{ID: id},
+			"%s: registry %s has not been fetched (or not this commit) and update level %q forbids the network; refresh it first", id, p.cfg.Name, protocol.UpdateNone)
+	case errors.Is(err, gitcache.ErrCommitNotFound):
+		return protocol.ErrNotFound(id, "%s: %v", id, err)
+	case errors.As(err, &rnf):
+		return protocol.ErrNotFound(id, "%s: %v", id, err)
+	case errors.As(err, &ce):
+		return protocol.ErrInvalidContent(id, ce.Error())
+	case errors.As(err, &re):
+		return protocol.ErrRegistry(&id, re.URL, 0, "%s: %v", id, err)
+	}
+	return err
+}
+
+// LoadPlugin offers the entries id names: the entry at path id.Name, or
+// else every entry whose plugin is named id.Name, at the commit id.Version
+// names ("*" or a commit id). A registry never populated is fetched first,
+// unless auto-update is off.
+func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+	update := protocol.UpdateNone
+	if v := strings.TrimSpace(id.Version); v != "" && v != protocol.AnyVersion {
+		update = protocol.UpdateCheck // a commit not cached is fetched
+	} else if _, _, ok, err := p.current(ctx); err != nil {
+		return nil, err
+	} else if !ok && !p.cfg.NoAutoUpdate {
+		update = protocol.UpdateCheck
+	}
+	c, snap, err := p.resolve(ctx, id, update)
+	if err != nil {
+		return nil, err
+	}
+	idx := p.snapshotIndex(c, snap)
+	offers := []protocol.Offer{}
+	for _, e := range idx.match(id.Name) {
+		if e.Problem != "" {
+			p.log.Warn("cannot load registry entry", "entry", e.Path, "err", e.Problem)
+			continue
+		}
+		offers = append(offers, p.offer(snap, e))
+	}
+	return offers, nil
+}
+
+// Fetch returns the directory of the entry id names inside the commit's
+// checkout, acquiring the commit as the update level allows.
+func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+	if update == "" {
+		update = protocol.UpdateNone
+	}
+	if !update.Valid() {
+		return protocol.FetchResult{}, protocol.NewError(protocol.CodeInvalidParams, nil, "fetch: update must be none, check or fetch, not %q", update)
+	}
+	c, snap, err := p.resolve(ctx, id, update)
+	if err != nil {
+		return protocol.FetchResult{}, err
+	}
+	idx := p.snapshotIndex(c, snap)
+	m := idx.match(id.Name)
+	if len(m) == 0 {
+		return protocol.FetchResult{}, protocol.ErrNotFound(id, "%s: registry %s has no entry or plugin %q at commit %s", id, p.cfg.Name, id.Name, snap.Commit)
+	}
+	if len(m) > 1 {
+		p.log.Warn("several entries offer the plugin; fetching the first", "plugin", id.Name, "entry", m[0].Path)
+	}
+	o := p.offer(snap, m[0])
+	return protocol.FetchResult{ID: o.ID, Root: o.Root}, nil
+}
+
+// Search matches query, case-insensitively, against entry paths, plugin
+// names and skill descriptions of the registry as last updated. It never
+// touches the network; an empty query matches everything.
+func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, error) {
+	c, snap, ok, err := p.current(ctx)
+	if err != nil || !ok {
+		return []protocol.SearchHit{}, err
+	}
+	q := strings.ToLower(strings.TrimSpace(query))
+	hits := []protocol.SearchHit{}
+	for _, e := range p.snapshotIndex(c, snap).Entries {
+		if e.Problem != "" {
+			continue
+		}
+		if strings.Contains(strings.ToLower(e.Path), q) || strings.Contains(strings.ToLower(e.Name), q) ||
+			strings.Contains(strings.ToLower(e.Description), q) {
+			hits = append(hits, protocol.SearchHit{
+				ID:          protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
+				Description: e.Description,
+			})
+		}
+	}
+	return hits, nil
+}
+
+// Refresh pulls the registry: at level check only when the ref moved, at
+// fetch always, at none not at all. With auto-update off it does nothing
+// unless forced. It reports whether an update ran.
+func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force bool) (bool, error) {
+	c, err := p.open(ctx)
+	if err != nil {
+		return false, err
+	}
+	if p.cfg.NoAutoUpdate && !force {
+		p.log.Debug("auto-update is off; not refreshing")
+		return false, nil
+	}
+	mode := gitcache.Check
+	switch update {
+	case protocol.UpdateNone:
+		return false, nil
+	case protocol.UpdateFetch:
+		mode = gitcache.Fetch
+	}
+	snap, changed, err := c.Update(ctx, mode)
+	if err != nil {
+		var re *gitcache.RemoteError
+		var rnf *gitcache.RefNotFoundError
+		var ce *gitcache.ContentError
+		switch {
+		case errors.As(err, &rnf):
+			return false, protocol.ErrRegistry(nil, rnf.URL, 0, "registry %s: %v", p.cfg.Name, err)
+		case errors.As(err, &re):
+			return false, protocol.ErrRegistry(nil, re.URL, 0, "registry %s: %v", p.cfg.Name, err)
+		case errors.As(err, &ce):
+			return false, protocol.ErrInvalidContent(protocol.PackageID{PM: p.cfg.Name, Name: p.cfg.Name, Version: ce.Commit}, ce.Error())
+		case errors.Is(err, gitcache.ErrCommitNotFound):
+			return false, protocol.ErrRegistry(nil, c.URL(), 0, "registry %s: %v", p.cfg.Name, err)
+		}
+		return false, fmt.Errorf("registry %s: %w", p.cfg.Name, err)
+	}
+	if changed {
+		p.log.Info("registry updated", "commit", snap.Commit)
+	}
+	return true, nil
+}

@@ -1,0 +1,560 @@
+package gitregistry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// fixture is a registry repository laid out like Symposium's
+// recommendations registry, served over smart HTTP.
+type fixture struct {
+	repo   *gittest.Repo
+	bare   string
+	srv    *gittest.Server
+	url    string
+	commit string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	repo := gittest.NewRepo(t)
+	copyTree(t, "testdata/recommendations", repo.Dir)
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	os.WriteFile(outside, []byte("secret"), 0o644)
+	repo.Write(map[string]string{
+		"standalone/git-hygiene/escape.md": "->" + outside,
+		"standalone/git-hygiene/up.md":     "->../../../../../../../../../etc/hostname",
+		"standalone/git-hygiene/ok.md":     "->../../README.md",
+	})
+	os.Chmod(filepath.Join(repo.Dir, "rust/scripts/lint.sh"), 0o755)
+	f := &fixture{repo: repo}
+	f.commit = repo.Commit("registry")
+	f.bare = repo.Bare()
+	f.srv = gittest.Serve(t, filepath.Dir(f.bare))
+	f.url = f.srv.URL + "/registry.git"
+	return f
+}
+
+// push commits a change and pushes it to the served repository.
+func (f *fixture) push(t *testing.T, write map[string]string, remove ...string) string {
+	t.Helper()
+	f.repo.Remove(remove...)
+	f.repo.Write(write)
+	c := f.repo.Commit("change")
+	f.repo.Push(f.bare)
+	return c
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newPM(t *testing.T, cfg Config, cacheDir string, env map[string]string) (*PM, *logBuffer) {
+	t.Helper()
+	if cfg.Name == "" {
+		cfg.Name = "recs"
+	}
+	p := New(cfg)
+	logs := &logBuffer{}
+	err := p.Initialize(context.Background(), &pmserver.Session{
+		ProtocolVersion: 1, Workspace: t.TempDir(), CacheDir: cacheDir,
+		Env: pmserver.NewEnv(env), Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatalf("Initialize: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, logs
+}
+
+func code(err error) protocol.Code { return protocol.CodeOf(err) }
+
+var wantEntries = []string{
+	"group/data/pandas", "group/web/react", "group/web/vue", "legacy", "python",
+	"rust", "standalone/git-hygiene", "wrongtype",
+}
+
+func offerNames(offers []protocol.Offer) []string {
+	var out []string
+	for _, o := range offers {
+		out = append(out, o.ID.Name)
+	}
+	return out
+}
+
+func TestRecommendationsRegistry(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, logs := newPM(t, Config{URL: f.url}, t.TempDir(), nil)
+
+	// Never populated: nothing offered, nothing fetched, no network.
+	if offers, err := p.ActivePlugins(ctx, nil); err != nil || len(offers) != 0 || offers == nil {
+		t.Fatalf("active_plugins before refresh = %v, %v; want []", offers, err)
+	}
+	if hits, err := p.Search(ctx, ""); err != nil || len(hits) != 0 {
+		t.Fatalf("search before refresh = %v, %v", hits, err)
+	}
+	id := protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}
+	if _, err := p.Fetch(ctx, id, protocol.UpdateNone); code(err) != protocol.CodeOffline {
+		t.Fatalf("fetch none before refresh: %v, want -32011", err)
+	}
+	if n := f.srv.Requests.Load(); n != 0 {
+		t.Fatalf("update none made %d requests", n)
+	}
+
+	done, err := p.Refresh(ctx, protocol.UpdateCheck, false)
+	if err != nil || !done {
+		t.Fatalf("refresh = %v, %v", done, err)
+	}
+	offers, err := p.ActivePlugins(ctx, []protocol.PackageID{{PM: "recs", Name: "ignored", Version: "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := offerNames(offers); !slices.Equal(got, wantEntries) {
+		t.Fatalf("entries\n got %v\nwant %v", got, wantEntries)
+	}
+	for _, o := range offers {
+		if o.ID.PM != "recs" || o.ID.Version != f.commit {
+			t.Errorf("id %v: want pm recs at commit %s", o.ID, f.commit)
+		}
+		if !filepath.IsAbs(o.Root) || !strings.HasSuffix(filepath.ToSlash(o.Root), "/"+f.commit+"/"+o.ID.Name) {
+			t.Errorf("root %s of %s", o.Root, o.ID.Name)
+		}
+		if fi, err := os.Stat(o.Root); err != nil || !fi.IsDir() {
+			t.Errorf("root %s: %v", o.Root, err)
+		}
+	}
+	manifests := map[string]map[string]any{}
+	for _, o := range offers {
+		var m map[string]any
+		if err := json.Unmarshal(o.Manifest, &m); err != nil {
+			t.Fatalf("manifest of %s: %v", o.ID.Name, err)
+		}
+		manifests[o.ID.Name] = m
+	}
+	// Raw manifests: retired keys kept for the host to reject with a hint.
+	if _, ok := manifests["legacy"]["crates"]; !ok {
+		t.Errorf("legacy manifest lost its retired key: %v", manifests["legacy"])
+	}
+	if fmt.Sprint(manifests["legacy"]["skills"]) != "[map[crates:[serde] source:map[crate_path:skills]] map[source:crate]]" {
+		t.Errorf("legacy skills: %v", manifests["legacy"]["skills"])
+	}
+	if manifests["wrongtype"]["predicates"] != "env(CI)" {
+		t.Errorf("wrong-typed manifest not passed through raw: %v", manifests["wrongtype"])
+	}
+	if manifests["rust"]["name"] != "rust-guidance" {
+		t.Errorf("rust manifest: %v", manifests["rust"])
+	}
+	// A bare skill becomes a synthesized plugin.
+	py := manifests["python"]
+	if py["name"] != "python-style" || fmt.Sprint(py["depends-on"]) != "[requests]" || fmt.Sprint(py["skills"]) != "[map[source:map[path:.]]]" {
+		t.Errorf("synthesized skill plugin: %v", py)
+	}
+	// Entries that do not parse are reported on stderr, not offered.
+	for _, want := range []string{"entry=broken", "entry=badskill", "invalid TOML"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, logs.String())
+		}
+	}
+	// Links leaving the checkout are not followed; links inside are.
+	skill := filepath.Join(offers[slices.Index(offerNames(offers), "standalone/git-hygiene")].Root)
+	for _, gone := range []string{"escape.md", "up.md"} {
+		if _, err := os.Lstat(filepath.Join(skill, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s: escaping link present (%v)", gone, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(skill, "ok.md")); err != nil || !strings.Contains(string(b), "recommendations") {
+		t.Errorf("inside link: %q %v", b, err)
+	}
+	rustRoot := offers[slices.Index(offerNames(offers), "rust")].Root
+	if fi, err := os.Stat(filepath.Join(rustRoot, "scripts/lint.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Errorf("hook script not executable: %v %v", fi, err)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, _ := newPM(t, Config{URL: f.bare}, t.TempDir(), nil)
+	if _, err := p.Refresh(ctx, protocol.UpdateFetch, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"", wantEntries},
+		{"GROUP/WEB", []string{"group/web/react", "group/web/vue"}}, // path
+		{"React-Tools", []string{"group/web/react"}},                // plugin name
+		{"small, focused", []string{"standalone/git-hygiene"}},      // skill description
+		{"pep 8", []string{"python"}},
+		{"python-STYLE", []string{"python"}},
+		{"no such thing", nil},
+		{"broken", nil}, // entries that do not load are not found
+	} {
+		hits, err := p.Search(ctx, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.ID.Name)
+			if h.ID.PM != "recs" || h.ID.Version != f.commit {
+				t.Errorf("hit id %v", h.ID)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("search %q = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	hits, _ := p.Search(ctx, "hygiene")
+	if len(hits) != 1 || hits[0].Description != "Write Small, Focused Commits" {
+		t.Errorf("description: %+v", hits)
+	}
+}
+
+func TestLoadPluginAndFetch(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, _ := newPM(t, Config{URL: f.url}, t.TempDir(), nil)
+
+	// load_plugin clones a never-populated registry on first need.
+	offers, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "group/web/react", Version: "*"})
+	if err != nil || len(offers) != 1 || offers[0].ID.Version != f.commit {
+		t.Fatalf("load by path: %+v %v", offers, err)
+	}
+	byName, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "react-tools", Version: f.commit})
+	if err != nil || len(byName) != 1 || byName[0].ID.Name != "group/web/react" || byName[0].Root != offers[0].Root {
+		t.Fatalf("load by plugin name and commit: %+v %v", byName, err)
+	}
+	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "nothing", Version: "*"}); err != nil || len(got) != 0 {
+		t.Fatalf("load of a missing entry: %+v %v, want []", got, err)
+	}
+	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "broken", Version: "*"}); err != nil || len(got) != 0 {
+		t.Fatalf("load of an unparseable entry: %+v %v, want []", got, err)
+	}
+	if _, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "^1.0"}); code(err) != protocol.CodeNotFound {
+		t.Fatalf("load with a non-commit version: %v, want -32010", err)
+	}
+	if _, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: strings.Repeat("0", 40)}); code(err) != protocol.CodeNotFound {
+		t.Fatalf("load at an unknown commit: %v, want -32010", err)
+	}
+	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: f.commit[:10]}); err != nil || len(got) != 1 {
+		t.Fatalf("load at an abbreviated current commit: %+v %v", got, err)
+	}
+
+	for _, level := range []protocol.UpdateLevel{protocol.UpdateNone, protocol.UpdateCheck, protocol.UpdateFetch} {
+		res, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "python-style", Version: "*"}, level)
+		if err != nil {
+			t.Fatalf("fetch %s: %v", level, err)
+		}
+		if res.ID.Name != "python" || res.ID.Version != f.commit {
+			t.Fatalf("fetch %s id %v", level, res.ID)
+		}
+		if _, err := os.Stat(filepath.Join(res.Root, "SKILL.md")); err != nil {
+			t.Fatalf("fetch %s root: %v", level, err)
+		}
+	}
+	if _, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "nope", Version: "*"}, protocol.UpdateNone); code(err) != protocol.CodeNotFound {
+		t.Fatalf("fetch missing entry: %v", err)
+	}
+
+	// A commit from the past is fetched from the remote at check, refused offline.
+	old := f.commit
+	newer := f.push(t, map[string]string{"fresh/SKILL.md": "---\nname: fresh\ndescription: New\n---\n"})
+	if _, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "fresh", Version: newer}, protocol.UpdateNone); code(err) != protocol.CodeOffline {
+		t.Fatalf("fetch of an uncached commit at none: %v, want -32011", err)
+	}
+	res, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "fresh", Version: newer}, protocol.UpdateCheck)
+	if err != nil || res.ID.Version != newer {
+		t.Fatalf("fetch of a new commit at check: %+v %v", res, err)
+	}
+	res, err = p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: old}, protocol.UpdateNone)
+	if err != nil || res.ID.Version != old {
+		t.Fatalf("fetch of the old commit: %+v %v", res, err)
+	}
+}
+
+func TestRefreshWhileRootsInUse(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, _ := newPM(t, Config{URL: f.url}, t.TempDir(), nil)
+	if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := p.ActivePlugins(ctx, nil)
+
+	// Unchanged remote: check asks once (ls-remote), fetches nothing.
+	n := f.srv.Requests.Load()
+	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
+		t.Fatal(done, err)
+	}
+	if d := f.srv.Requests.Load() - n; d != 1 {
+		t.Fatalf("unchanged check made %d requests", d)
+	}
+
+	c2 := f.push(t, map[string]string{"python/SKILL.md": "---\nname: python-style\ndescription: Changed\n---\n"}, "group")
+	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
+		t.Fatal(done, err)
+	}
+	after, _ := p.ActivePlugins(ctx, nil)
+	if slices.Contains(offerNames(after), "group/web/react") || after[0].ID.Version != c2 {
+		t.Fatalf("after refresh: %v", offerNames(after))
+	}
+	// Every root handed out before the refresh is intact.
+	for _, o := range before {
+		if _, err := os.Stat(o.Root); err != nil {
+			t.Fatalf("old root %s gone: %v", o.Root, err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(before[slices.Index(offerNames(before), "python")].Root, "SKILL.md"))
+	if strings.Contains(string(b), "Changed") {
+		t.Fatal("old root was modified in place")
+	}
+
+	// A new process starting while this one is alive keeps the old commit.
+	cache := filepath.Dir(filepath.Dir(p.cache.Path()))
+	q, _ := newPM(t, Config{URL: f.url}, cache, nil)
+	if _, err := q.ActivePlugins(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(before[0].Root); err != nil {
+		t.Fatalf("old root collected while in use: %v", err)
+	}
+	// Once every user is gone, a later start collects it.
+	p.Close()
+	q.Close()
+	r, _ := newPM(t, Config{URL: f.url}, cache, nil)
+	got, _ := r.ActivePlugins(ctx, nil)
+	if len(got) == 0 || got[0].ID.Version != c2 {
+		t.Fatalf("after restart: %v", got)
+	}
+	if _, err := os.Stat(before[0].Root); !os.IsNotExist(err) {
+		t.Fatalf("old root not collected at a later start: %v", err)
+	}
+}
+
+func TestUpdateLevelsAndAutoUpdate(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	cache := t.TempDir()
+	p, _ := newPM(t, Config{URL: f.url, NoAutoUpdate: true}, cache, nil)
+
+	if done, err := p.Refresh(ctx, protocol.UpdateFetch, false); err != nil || done {
+		t.Fatalf("unforced refresh with auto-update off = %v, %v; want false", done, err)
+	}
+	if _, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}); code(err) != protocol.CodeOffline {
+		t.Fatalf("load_plugin with auto-update off and nothing cached: %v, want -32011", err)
+	}
+	if n := f.srv.Requests.Load(); n != 0 {
+		t.Fatalf("auto-update off made %d requests", n)
+	}
+	if done, err := p.Refresh(ctx, protocol.UpdateNone, true); err != nil || done {
+		t.Fatalf("refresh none = %v, %v; want false", done, err)
+	}
+	if n := f.srv.Requests.Load(); n != 0 {
+		t.Fatalf("refresh none made %d requests", n)
+	}
+	if done, err := p.Refresh(ctx, protocol.UpdateCheck, true); err != nil || !done {
+		t.Fatalf("forced refresh = %v, %v", done, err)
+	}
+	// Update none serves the cache and never touches the network.
+	n := f.srv.Requests.Load()
+	f.push(t, map[string]string{"later/SKILL.md": "---\nname: later\ndescription: L\n---\n"})
+	offers, _ := p.ActivePlugins(ctx, nil)
+	p.Search(ctx, "x")
+	p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"})
+	res, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateNone)
+	if err != nil || res.ID.Version != f.commit || len(offers) != len(wantEntries) {
+		t.Fatalf("offline reads: %v %v", res, err)
+	}
+	if d := f.srv.Requests.Load() - n; d != 0 {
+		t.Fatalf("update none made %d requests", d)
+	}
+	// fetch at check sees the push; the registry moves on.
+	res, err = p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "later", Version: "*"}, protocol.UpdateCheck)
+	if err != nil || res.ID.Version == f.commit {
+		t.Fatalf("fetch check after push: %+v %v", res, err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	t.Run("unreachable", func(t *testing.T) {
+		p, _ := newPM(t, Config{URL: "http://127.0.0.1:1/nothing.git"}, t.TempDir(), nil)
+		if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); code(err) != protocol.CodeRegistry {
+			t.Fatalf("refresh: %v, want -32012", err)
+		}
+		_, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateCheck)
+		if code(err) != protocol.CodeRegistry || !strings.Contains(err.Error(), "127.0.0.1:1") {
+			t.Fatalf("fetch: %v, want -32012 naming the URL", err)
+		}
+	})
+	t.Run("missing-ref", func(t *testing.T) {
+		p, _ := newPM(t, Config{URL: f.url, Ref: "no-such-branch"}, t.TempDir(), nil)
+		_, err := p.Refresh(ctx, protocol.UpdateCheck, false)
+		if code(err) != protocol.CodeRegistry || !strings.Contains(err.Error(), "no-such-branch") {
+			t.Fatalf("refresh: %v", err)
+		}
+		_, err = p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateFetch)
+		if code(err) != protocol.CodeNotFound {
+			t.Fatalf("fetch: %v, want -32010", err)
+		}
+	})
+	t.Run("check-falls-back-to-cache", func(t *testing.T) {
+		cache := t.TempDir()
+		p, _ := newPM(t, Config{URL: f.bare}, cache, nil)
+		if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+			t.Fatal(err)
+		}
+		os.Rename(f.bare, f.bare+".moved")
+		defer os.Rename(f.bare+".moved", f.bare)
+		res, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateCheck)
+		if err != nil || res.ID.Version != f.commit {
+			t.Fatalf("check with the remote gone: %+v %v", res, err)
+		}
+		if _, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateFetch); code(err) != protocol.CodeRegistry {
+			t.Fatalf("fetch with the remote gone: %v, want -32012", err)
+		}
+	})
+	t.Run("half-deleted-cache", func(t *testing.T) {
+		cache := t.TempDir()
+		p, _ := newPM(t, Config{URL: f.url}, cache, nil)
+		if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+			t.Fatal(err)
+		}
+		dir := p.cache.Path()
+		os.RemoveAll(filepath.Join(dir, "repo", "objects"))
+		os.RemoveAll(filepath.Join(dir, "commits"))
+		p.indexes = map[string]*index{}
+		if offers, err := p.ActivePlugins(ctx, nil); err != nil || len(offers) != 0 {
+			t.Fatalf("active_plugins on a gutted cache: %v %v, want []", offers, err)
+		}
+		if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+			t.Fatalf("refresh did not repair: %v", err)
+		}
+		if offers, _ := p.ActivePlugins(ctx, nil); len(offers) != len(wantEntries) {
+			t.Fatalf("after repair: %v", offerNames(offers))
+		}
+	})
+	t.Run("config", func(t *testing.T) {
+		for _, tc := range []struct {
+			cfg  Config
+			want string
+		}{
+			{Config{Name: "x"}, "no URL"},
+			{Config{Name: "x", URL: f.url, Subdir: "../up"}, "subdir"},
+		} {
+			err := New(tc.cfg).Initialize(ctx, &pmserver.Session{CacheDir: t.TempDir(), Env: pmserver.NewEnv(map[string]string{EnvURL: ""})})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+			}
+		}
+		err := New(Config{Name: "x", URL: f.url}).Initialize(ctx, &pmserver.Session{CacheDir: t.TempDir(), Env: pmserver.NewEnv(map[string]string{EnvNoAutoUpdate: "maybe"})})
+		if err == nil || !strings.Contains(err.Error(), EnvNoAutoUpdate) {
+			t.Errorf("bad %s: %v", EnvNoAutoUpdate, err)
+		}
+	})
+}
+
+func TestEnvConfigAndSubdir(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, _ := newPM(t, Config{}, t.TempDir(), map[string]string{
+		EnvURL: f.url, EnvSubdir: "group", EnvRef: "main", EnvNoAutoUpdate: "false",
+	})
+	if p.cfg.URL != f.url || p.cfg.Subdir != "group" || p.cfg.Ref != "main" {
+		t.Fatalf("config from env: %+v", p.cfg)
+	}
+	if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+		t.Fatal(err)
+	}
+	offers, _ := p.ActivePlugins(ctx, nil)
+	if got := offerNames(offers); !slices.Equal(got, []string{"data/pandas", "web/react", "web/vue"}) {
+		t.Fatalf("subdir entries: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(offers[0].Root, "..", "..", "..", "rust")); !os.IsNotExist(err) {
+		t.Fatalf("subdir checkout holds the rest of the repository: %v", err)
+	}
+}
+
+// TestTwoInstancesShareCache runs two PMs on one cache at once, as two
+// processes would (the locks are per open file, so they exclude each other
+// within one process too).
+func TestTwoInstancesShareCache(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	cache := t.TempDir()
+	a, _ := newPM(t, Config{URL: f.url}, cache, nil)
+	b, _ := newPM(t, Config{URL: f.url}, cache, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for _, p := range []*PM{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, lvl := range []protocol.UpdateLevel{protocol.UpdateFetch, protocol.UpdateCheck} {
+				if _, err := p.Refresh(ctx, lvl, false); err != nil {
+					errs <- err
+				}
+				if offers, err := p.ActivePlugins(ctx, nil); err != nil || len(offers) != len(wantEntries) {
+					errs <- fmt.Errorf("active_plugins: %d offers, %v", len(offers), err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,207 @@
+package gitregistry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+)
+
+// indexFormat versions the persisted index; bump it whenever what an index
+// holds, or how it is derived, changes.
+const indexFormat = 1
+
+// maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
+const maxManifestSize = 1 << 20
+
+// index is every entry of one commit, derived once from its immutable tree
+// and persisted beside it.
+type index struct {
+	Format  int     `json:"format"`
+	Commit  string  `json:"commit"`
+	Entries []entry `json:"entries"`
+	// Problem is why the registry as a whole offers nothing (its root is
+	// itself an entry), or empty.
+	Problem string `json:"problem,omitempty"`
+}
+
+// entry is one registry entry.
+type entry struct {
+	// Path is the entry directory relative to the registry root, '/'-separated.
+	Path string `json:"path"`
+	// Kind is "plugin" or "skill".
+	Kind string `json:"kind"`
+	// Name is the plugin name: the manifest's name, or the synthesized
+	// skill plugin's.
+	Name string `json:"name,omitempty"`
+	// Description is a bare skill's description.
+	Description string `json:"description,omitempty"`
+	// Manifest is the raw manifest in wire form; nil when Problem is set.
+	Manifest json.RawMessage `json:"manifest,omitempty"`
+	// Problem says why the entry is not offered, or is empty.
+	Problem string `json:"problem,omitempty"`
+}
+
+// buildIndex enumerates the registry tree at dir (reference §7) and derives
+// each entry's manifest. An entry that cannot be read is kept with its
+// problem, never aborting the others.
+func buildIndex(dir, commit string) *index {
+	idx := &index{Format: indexFormat, Commit: commit, Entries: []entry{}}
+	ents, err := manifest.Enumerate(dir)
+	if err != nil {
+		idx.Problem = err.Error()
+		return idx
+	}
+	for _, e := range ents {
+		idx.Entries = append(idx.Entries, loadEntry(dir, e))
+	}
+	return idx
+}
+
+func loadEntry(root string, e manifest.Entry) entry {
+	ent := entry{Path: e.Path}
+	dir := filepath.Join(root, filepath.FromSlash(e.Path))
+	switch e.Kind {
+	case manifest.EntryPlugin:
+		ent.Kind = "plugin"
+		data, err := readCapped(filepath.Join(dir, manifest.ManifestFile))
+		if err != nil {
+			ent.Problem = err.Error()
+			return ent
+		}
+		ent.Name, ent.Manifest, err = rawManifest(data)
+		if err != nil {
+			ent.Problem = fmt.Sprintf("%s: %v", manifest.ManifestFile, err)
+		}
+	case manifest.EntrySkill:
+		ent.Kind = "skill"
+		data, err := readCapped(filepath.Join(dir, manifest.SkillFile))
+		if err != nil {
+			ent.Problem = err.Error()
+			return ent
+		}
+		sk, err := manifest.ParseSkillMD(data, true)
+		if err != nil {
+			ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
+			return ent
+		}
+		m := manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
+		ent.Name, ent.Description = m.Name, sk.Description
+		ent.Manifest, err = m.WireJSON()
+		if err != nil {
+			ent.Problem = err.Error()
+		}
+	default:
+		ent.Problem = fmt.Sprintf("unknown entry kind %v", e.Kind)
+	}
+	return ent
+}
+
+// rawManifest turns a SYMPOSIUM.toml into its wire form without validating
+// it, so the host sees exactly what the registry holds (retired and unknown
+// keys included) and reports problems itself. Only a document that is not
+// TOML at all is refused.
+func rawManifest(data []byte) (string, json.RawMessage, error) {
+	if m, err := manifest.DecodeTOML(data); err == nil {
+		raw, err := m.WireJSON()
+		return m.Name, raw, err
+	}
+	// A known key holding a value of the wrong type: the typed view cannot
+	// hold it, so pass the document through as it is.
+	var tree map[string]any
+	if _, err := toml.Decode(string(data), &tree); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return "", nil, fmt.Errorf("line %d: invalid TOML: %s", pe.Position.Line, pe.Message)
+		}
+		return "", nil, fmt.Errorf("invalid TOML: %w", err)
+	}
+	raw, err := json.Marshal(jsonable(tree))
+	if err != nil {
+		return "", nil, fmt.Errorf("encode as JSON: %w", err)
+	}
+	name, _ := tree["name"].(string)
+	return name, raw, nil
+}
+
+// jsonable converts TOML date-time values to RFC 3339 text.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonable(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonable(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonable(e)
+		}
+		return out
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+func readCapped(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(p), err)
+	}
+	if len(data) > maxManifestSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", filepath.Base(p), maxManifestSize)
+	}
+	return data, nil
+}
+
+// report logs the index's problems on stderr.
+func (idx *index) report(log *slog.Logger, registry string) {
+	if idx.Problem != "" {
+		log.Warn("cannot list registry", "registry", registry, "commit", idx.Commit, "err", idx.Problem)
+	}
+	for _, e := range idx.Entries {
+		if e.Problem != "" {
+			log.Warn("skipping registry entry", "registry", registry, "entry", e.Path, "commit", idx.Commit, "err", e.Problem)
+		}
+	}
+}
+
+// match reports the entries a request names: the entry at that path, or
+// else every entry whose plugin is so named.
+func (idx *index) match(name string) []entry {
+	name = strings.Trim(name, "/")
+	for _, e := range idx.Entries {
+		if e.Path == name {
+			return []entry{e}
+		}
+	}
+	var out []entry
+	for _, e := range idx.Entries {
+		if e.Name != "" && e.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
