@@ -1,0 +1,450 @@
+// Package simpleapi is a client for Python package indexes speaking the
+// simple repository API: PEP 691 JSON, negotiated with a fallback to PEP 503
+// HTML, with PEP 592 yanking and PEP 658/714 core metadata. It also finds
+// the index the user configured for pip or uv.
+package simpleapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+)
+
+// DefaultIndex is PyPI's simple API.
+const DefaultIndex = "https://pypi.org/simple/"
+
+// Accept asks for PEP 691 JSON first, then PEP 503 HTML.
+const Accept = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
+
+const jsonType = "application/vnd.pypi.simple.v1+json"
+
+// File is one distribution file of a project.
+type File struct {
+	Filename string
+	// URL is absolute; it may carry the index's credentials, so never
+	// print it: use Redact.
+	URL            string
+	SHA256         string // lower-case hex, "" when the index gives none
+	RequiresPython string
+	Yanked         bool
+	YankedReason   string
+	// CoreMetadata says the METADATA is served at URL + ".metadata".
+	CoreMetadata bool
+}
+
+// Project is a project page.
+type Project struct {
+	Name  string
+	Files []File
+}
+
+// NotFoundError reports a project no configured index has.
+type NotFoundError struct{ Name string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("no index has a project named %q", e.Name) }
+
+// RegistryError reports an index or network failure.
+type RegistryError struct {
+	// URL is redacted.
+	URL    string
+	Status int
+	Err    error
+}
+
+func (e *RegistryError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: HTTP %d", e.URL, e.Status)
+	}
+	return fmt.Sprintf("%s: %v", e.URL, e.Err)
+}
+
+func (e *RegistryError) Unwrap() error { return e.Err }
+
+// Client reads one primary index and any extra ones.
+type Client struct {
+	// Indexes are simple API base URLs, primary first.
+	Indexes []string
+	HTTP    *http.Client
+	// UserAgent is sent with every request.
+	UserAgent string
+}
+
+// NewClient returns a client for cfg's indexes whose proxies come from
+// getenv (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case).
+func NewClient(cfg Config, getenv func(string) string, userAgent string) *Client {
+	pick := func(k string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return getenv(strings.ToLower(k))
+	}
+	pc := &httpproxy.Config{HTTPProxy: pick("HTTP_PROXY"), HTTPSProxy: pick("HTTPS_PROXY"), NoProxy: pick("NO_PROXY")}
+	proxy := pc.ProxyFunc()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
+	return &Client{
+		Indexes:   append([]string{cfg.Index}, cfg.Extra...),
+		HTTP:      &http.Client{Transport: tr, Timeout: 5 * time.Minute},
+		UserAgent: userAgent,
+	}
+}
+
+// Redact removes credentials from a URL for messages and logs.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparseable URL>"
+	}
+	if u.User != nil {
+		u.User = url.User("***")
+	}
+	return u.String()
+}
+
+func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, &RegistryError{URL: Redact(rawURL), Err: errors.New("bad URL")}
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if c.UserAgent != "" {
+		req.Header.Set("User-Agent", c.UserAgent)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		// The error text of net/http repeats the URL; keep only the cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, &RegistryError{URL: Redact(rawURL), Err: err}
+	}
+	return resp, nil
+}
+
+// maxPage bounds a project page or root listing.
+const maxPage = 256 << 20
+
+// Project fetches name's page from every index and merges the files, the
+// way pip does. It returns a *NotFoundError when no index has the project.
+func (c *Client) Project(ctx context.Context, name string) (*Project, error) {
+	n := pyname.Normalize(name)
+	p := &Project{Name: n}
+	found := false
+	var firstErr error
+	for _, base := range c.Indexes {
+		files, ok, err := c.project(ctx, base, n)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if ok {
+			found = true
+			p.Files = append(p.Files, files...)
+		}
+	}
+	if firstErr != nil && !found {
+		return nil, firstErr
+	}
+	if !found {
+		return nil, &NotFoundError{Name: n}
+	}
+	return p, nil
+}
+
+func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, error) {
+	page, err := url.Parse(strings.TrimRight(base, "/") + "/" + n + "/")
+	if err != nil {
+		return nil, false, &RegistryError{URL: Redact(base), Err: errors.New("bad index URL")}
+	}
+	resp, err := c.get(ctx, page.String(), Accept)
+	if err != nil {
+		return nil, false, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+		return nil, false, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, false, &RegistryError{URL: Redact(page.String()), Status: resp.StatusCode}
+	}
+	// The final URL (after redirects) is the base for relative links;
+	// credentials stay with the index's host.
+	final := resp.Request.URL
+	if final.User == nil && page.User != nil && final.Host == page.Host {
+		final.User = page.User
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage))
+	if err != nil {
+		return nil, false, &RegistryError{URL: Redact(page.String()), Err: err}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var files []File
+	if ct == jsonType {
+		files, err = parseProjectJSON(body, final)
+	} else {
+		files, err = parseProjectHTML(body, final)
+	}
+	if err != nil {
+		return nil, false, &RegistryError{URL: Redact(page.String()), Err: err}
+	}
+	for i := range files {
+		if u, err := url.Parse(files[i].URL); err == nil && u.User == nil && page.User != nil && u.Host == page.Host {
+			u.User = page.User
+			files[i].URL = u.String()
+		}
+	}
+	return files, true, nil
+}
+
+// ParseProjectJSON decodes a PEP 691 project page; relative URLs resolve
+// against base.
+func ParseProjectJSON(body []byte, base *url.URL) ([]File, error) {
+	return parseProjectJSON(body, base)
+}
+
+func parseProjectJSON(body []byte, base *url.URL) ([]File, error) {
+	var doc struct {
+		Meta struct {
+			APIVersion string `json:"api-version"`
+		} `json:"meta"`
+		Files []struct {
+			Filename       string            `json:"filename"`
+			URL            string            `json:"url"`
+			Hashes         map[string]string `json:"hashes"`
+			RequiresPython *string           `json:"requires-python"`
+			Yanked         json.RawMessage   `json:"yanked"`
+			CoreMetadata   json.RawMessage   `json:"core-metadata"`
+			DistInfoMeta   json.RawMessage   `json:"dist-info-metadata"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("bad PEP 691 JSON: %w", err)
+	}
+	if major, _, _ := strings.Cut(doc.Meta.APIVersion, "."); major != "1" {
+		return nil, fmt.Errorf("unsupported simple API version %q", doc.Meta.APIVersion)
+	}
+	var out []File
+	for _, f := range doc.Files {
+		u, err := base.Parse(f.URL)
+		if err != nil || f.Filename == "" {
+			continue
+		}
+		file := File{Filename: f.Filename, URL: u.String(), SHA256: strings.ToLower(f.Hashes["sha256"])}
+		if f.RequiresPython != nil {
+			file.RequiresPython = *f.RequiresPython
+		}
+		file.Yanked, file.YankedReason = flagOrString(f.Yanked)
+		cm, _ := flagOrString(f.CoreMetadata)
+		dm, _ := flagOrString(f.DistInfoMeta)
+		file.CoreMetadata = cm || dm
+		out = append(out, file)
+	}
+	return out, nil
+}
+
+// flagOrString decodes a JSON value that is false, true, a string (true,
+// with a reason) or an object (true).
+func flagOrString(raw json.RawMessage) (bool, string) {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "" || s == "false" || s == "null":
+		return false, ""
+	case strings.HasPrefix(s, `"`):
+		var r string
+		json.Unmarshal(raw, &r)
+		return true, r
+	}
+	return true, ""
+}
+
+// ParseProjectHTML decodes a PEP 503 project page.
+func ParseProjectHTML(body []byte, base *url.URL) ([]File, error) {
+	return parseProjectHTML(body, base)
+}
+
+func parseProjectHTML(body []byte, base *url.URL) ([]File, error) {
+	doc, err := html.Parse(strings.NewReader(string(body)))
+	if err != nil {
+		return nil, fmt.Errorf("bad HTML: %w", err)
+	}
+	var out []File
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "base" {
+			if h := attr(n, "href"); h != nil {
+				if b, err := base.Parse(*h); err == nil {
+					base = b
+				}
+			}
+		}
+		if n.Type == html.ElementNode && n.Data == "a" {
+			if href := attr(n, "href"); href != nil {
+				if u, err := base.Parse(*href); err == nil {
+					f := File{Filename: textOf(n)}
+					if algo, digest, ok := strings.Cut(u.Fragment, "="); ok && algo == "sha256" {
+						f.SHA256 = strings.ToLower(digest)
+					}
+					u.Fragment = ""
+					f.URL = u.String()
+					if f.Filename == "" {
+						f.Filename = u.Path[strings.LastIndex(u.Path, "/")+1:]
+					}
+					if rp := attr(n, "data-requires-python"); rp != nil {
+						f.RequiresPython = *rp
+					}
+					if y := attr(n, "data-yanked"); y != nil {
+						f.Yanked, f.YankedReason = true, *y
+					}
+					if cm := attr(n, "data-core-metadata"); cm != nil && *cm != "false" {
+						f.CoreMetadata = true
+					} else if dm := attr(n, "data-dist-info-metadata"); dm != nil && *dm != "false" {
+						f.CoreMetadata = true
+					}
+					out = append(out, f)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return out, nil
+}
+
+func attr(n *html.Node, key string) *string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			v := a.Val
+			return &v
+		}
+	}
+	return nil
+}
+
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(b.String())
+}
+
+// ProjectNames reads the primary index's root listing (normalized names).
+func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
+	root := strings.TrimRight(c.Indexes[0], "/") + "/"
+	resp, err := c.get(ctx, root, Accept)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &RegistryError{URL: Redact(root), Status: resp.StatusCode}
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage))
+	if err != nil {
+		return nil, &RegistryError{URL: Redact(root), Err: err}
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var names []string
+	if ct == jsonType {
+		var doc struct {
+			Projects []struct {
+				Name string `json:"name"`
+			} `json:"projects"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			return nil, &RegistryError{URL: Redact(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", err)}
+		}
+		for _, p := range doc.Projects {
+			names = append(names, pyname.Normalize(p.Name))
+		}
+		return names, nil
+	}
+	doc, err := html.Parse(strings.NewReader(string(body)))
+	if err != nil {
+		return nil, &RegistryError{URL: Redact(root), Err: err}
+	}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "a" {
+			if t := textOf(n); t != "" {
+				names = append(names, pyname.Normalize(t))
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return names, nil
+}
+
+// Download streams f into w and returns the sha256 (hex) of what it wrote;
+// the caller compares it with f.SHA256. At most limit bytes are accepted.
+func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64) (string, error) {
+	resp, err := c.get(ctx, f.URL, "")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", &RegistryError{URL: Redact(f.URL), Status: resp.StatusCode}
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return "", &RegistryError{URL: Redact(f.URL), Err: err}
+	}
+	if n > limit {
+		return "", fmt.Errorf("%s is larger than the limit of %d bytes", f.Filename, limit)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// CoreMetadata fetches f's METADATA (PEP 658), when the index serves it.
+func (c *Client) CoreMetadata(ctx context.Context, f File) ([]byte, error) {
+	if !f.CoreMetadata {
+		return nil, errors.New("index serves no core metadata for " + f.Filename)
+	}
+	u, err := url.Parse(f.URL)
+	if err != nil {
+		return nil, err
+	}
+	u.Path += ".metadata"
+	resp, err := c.get(ctx, u.String(), "")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &RegistryError{URL: Redact(u.String()), Status: resp.StatusCode}
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+}

@@ -1,0 +1,134 @@
+package simpleapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+)
+
+func noenv(string) string { return "" }
+
+func TestProjectJSONAndHTML(t *testing.T) {
+	ix := fakeindex.Start(
+		fakeindex.Package{Name: "Demo", Version: "1.0", Summary: "s", Files: map[string]string{"demo/x": "y"}},
+		fakeindex.Package{Name: "Demo", Version: "1.1", Yanked: "bad build"},
+		fakeindex.Package{Name: "Demo", Version: "0.9", Sdist: true, RequiresPython: ">=3.8"},
+	)
+	defer ix.Close()
+	c := NewClient(Config{Index: ix.URL}, noenv, "test")
+	for _, htmlOnly := range []bool{false, true} {
+		ix.HTMLOnly.Store(htmlOnly)
+		p, err := c.Project(context.Background(), "DEMO")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Name != "demo" || len(p.Files) != 3 {
+			t.Fatalf("html=%v: %+v", htmlOnly, p)
+		}
+		f0, f1, f2 := p.Files[0], p.Files[1], p.Files[2]
+		if f0.Filename != "demo-1.0-py3-none-any.whl" || len(f0.SHA256) != 64 || f0.Yanked || !f0.CoreMetadata {
+			t.Errorf("html=%v: %+v", htmlOnly, f0)
+		}
+		if !f1.Yanked || f1.YankedReason != "bad build" {
+			t.Errorf("html=%v: yanked %+v", htmlOnly, f1)
+		}
+		if f2.RequiresPython != ">=3.8" || f2.CoreMetadata {
+			t.Errorf("html=%v: sdist %+v", htmlOnly, f2)
+		}
+		var buf bytes.Buffer
+		sum, err := c.Download(context.Background(), f0, &buf, 1<<20)
+		if err != nil || sum != f0.SHA256 {
+			t.Errorf("html=%v: download sum %s vs %s: %v", htmlOnly, sum, f0.SHA256, err)
+		}
+		meta, err := c.CoreMetadata(context.Background(), f0)
+		if err != nil || !strings.Contains(string(meta), "Summary: s") {
+			t.Errorf("html=%v: core metadata %q %v", htmlOnly, meta, err)
+		}
+		names, err := c.ProjectNames(context.Background())
+		if err != nil || !slices.Equal(names, []string{"demo"}) {
+			t.Errorf("html=%v: names %v %v", htmlOnly, names, err)
+		}
+	}
+	_, err := c.Project(context.Background(), "missing")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) {
+		t.Errorf("missing project: %v", err)
+	}
+	ix.Down.Store(true)
+	_, err = c.Project(context.Background(), "demo")
+	var re *RegistryError
+	if !errors.As(err, &re) || re.Status != 503 {
+		t.Errorf("index down: %v", err)
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	ix := fakeindex.Start(fakeindex.Package{Name: "private", Version: "1.0"})
+	ix.User, ix.Password = "alice", "s3cret-token"
+	defer ix.Close()
+	u, _ := url.Parse(ix.URL)
+	u.User = url.UserPassword("alice", "s3cret-token")
+	c := NewClient(Config{Index: u.String()}, noenv, "test")
+	p, err := c.Project(context.Background(), "private")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Download(context.Background(), p.Files[0], &bytes.Buffer{}, 1<<20); err != nil {
+		t.Fatalf("download with index credentials: %v", err)
+	}
+	u.User = url.UserPassword("alice", "wrong-password")
+	c = NewClient(Config{Index: u.String()}, noenv, "test")
+	_, err = c.Project(context.Background(), "private")
+	if err == nil || strings.Contains(err.Error(), "wrong-password") {
+		t.Errorf("error leaks or is missing: %v", err)
+	}
+	if r := Redact("https://tok:pw@example.com/simple/"); strings.Contains(r, "pw") || strings.Contains(r, "tok") {
+		t.Errorf("Redact kept credentials: %s", r)
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(filepath.Join(home, ".config", "pip"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "pip", "pip.conf"), []byte(
+		"[global]\nindex-url = https://user.example/simple\nextra-index-url =\n    https://a.example/simple\n    https://b.example/simple\n[install]\nindex_url = https://install.example/simple\n"), 0o644)
+	env := func(m map[string]string) func(string) string {
+		return func(k string) string { return m[k] }
+	}
+	for name, tc := range map[string]struct {
+		env   map[string]string
+		index string
+		extra []string
+	}{
+		"default":       {map[string]string{}, DefaultIndex, nil},
+		"pip.conf":      {map[string]string{"HOME": home}, "https://install.example/simple", []string{"https://a.example/simple", "https://b.example/simple"}},
+		"env wins":      {map[string]string{"HOME": home, "PIP_INDEX_URL": "https://env.example/simple", "PIP_EXTRA_INDEX_URL": "https://x/ https://y/"}, "https://env.example/simple", []string{"https://x/", "https://y/"}},
+		"devnull":       {map[string]string{"HOME": home, "PIP_CONFIG_FILE": os.DevNull}, DefaultIndex, nil},
+		"uv":            {map[string]string{"UV_INDEX_URL": "https://uv.example/simple", "UV_INDEX": "corp=https://corp.example/simple"}, "https://uv.example/simple", []string{"https://corp.example/simple"}},
+		"pip before uv": {map[string]string{"PIP_INDEX_URL": "https://pip/", "UV_INDEX_URL": "https://uv/"}, "https://pip/", nil},
+	} {
+		cfg := LoadConfig(env(tc.env))
+		if cfg.Index != tc.index || !slices.Equal(cfg.Extra, tc.extra) {
+			t.Errorf("%s: got %q %q", name, cfg.Index, cfg.Extra)
+		}
+	}
+}
+
+func FuzzParseProject(f *testing.F) {
+	f.Add([]byte(`{"meta":{"api-version":"1.1"},"files":[{"filename":"a-1.whl","url":"a-1.whl","hashes":{"sha256":"ab"},"yanked":"x"}]}`))
+	f.Add([]byte(`<a href="../a-1.whl#sha256=ab" data-yanked="">a-1.whl</a>`))
+	base, _ := url.Parse("https://example.com/simple/a/")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = ParseProjectJSON(b, base)
+		_, _ = ParseProjectHTML(b, base)
+	})
+}
