@@ -1,0 +1,126 @@
+package benchkit_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/benchkit"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// BenchmarkHookPath compares the null PM's hook path with a Go binary that
+// only starts and exits: the cost the harness adds to every hook.
+func BenchmarkHookPath(b *testing.B) {
+	ws, cache := b.TempDir(), b.TempDir()
+	b.Run("barego", func(b *testing.B) {
+		bin := benchkit.BareGo(b)
+		for b.Loop() {
+			benchkit.Run(b, ws, bin)
+		}
+	})
+	b.Run("nullpm", func(b *testing.B) {
+		bin := benchkit.NullPM(b)
+		for b.Loop() {
+			benchkit.HookPath(b, bin, nil, ws, cache)
+		}
+	})
+}
+
+var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, ([0-9.]+) ms clock`)
+
+// BenchmarkInitCost reports the package initialization time of the null PM
+// (GODEBUG=inittrace=1), the part of startup the harness's imports add.
+func BenchmarkInitCost(b *testing.B) {
+	bin := benchkit.NullPM(b)
+	var total float64
+	for b.Loop() {
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(&errb)
+		for sc.Scan() {
+			if m := initLine.FindStringSubmatch(sc.Text()); m != nil {
+				ms, _ := strconv.ParseFloat(m[2], 64)
+				total += ms
+			}
+		}
+	}
+	b.ReportMetric(total*1e6/float64(b.N), "init-ns/op")
+}
+
+func startNull(b *testing.B) *host.Conn {
+	b.Helper()
+	c, err := host.Start(context.Background(), host.Spec{Name: "null", Command: benchkit.NullPM(b)},
+		host.Options{Workspace: b.TempDir(), CacheDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
+// BenchmarkRoundTrip is the sequential latency of one request on a running PM.
+func BenchmarkRoundTrip(b *testing.B) {
+	c := startNull(b)
+	ctx := context.Background()
+	for b.Loop() {
+		var deps []protocol.PackageID
+		if err := c.Call(ctx, protocol.MethodListDeps, struct{}{}, &deps); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkThroughput64 keeps 64 requests in flight on one connection.
+func BenchmarkThroughput64(b *testing.B) {
+	c := startNull(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	sem := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for i := 0; i < b.N; i++ {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			var deps []protocol.PackageID
+			if err := c.Call(ctx, protocol.MethodListDeps, struct{}{}, &deps); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkIdleRSS reports the resident memory of an initialized, idle PM.
+func BenchmarkIdleRSS(b *testing.B) {
+	var kb float64
+	for b.Loop() {
+		c := startNull(b)
+		status, err := os.ReadFile("/proc/" + strconv.Itoa(c.PID()) + "/status")
+		if err != nil {
+			b.Skip("no /proc on this system: idle RSS not measured")
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				v, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+				kb += v
+			}
+		}
+		c.Close()
+	}
+	b.ReportMetric(kb/float64(b.N), "RSS-KiB")
+}
