@@ -7,16 +7,6 @@
 // and speaks the PM protocol with it on stdin and stdout.
 package main
 
-import (
-	"flag"
+import "github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
 
-	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
-)
-
-func main() {
-	pm := gitregistry.New(gitregistry.Config{})
-	pm.RegisterFlags(flag.CommandLine)
-	pmserver.Main(pm, pmserver.WithDescription(
-		"Serves the plugins and skills of a git-hosted Symposium registry, cloned into the cache with go-git."))
-}
+func main() { gitregistry.Main() }
