@@ -200,8 +200,8 @@ func TestDepsMatchAtom(t *testing.T) {
 		{"unresolved", true},
 		{"unresolved>=1", false},
 		{"lodash^4.17", true},
-		{"lodash>=4,<5", true},   // comma becomes npm's space (AND)
-		{"lodash>=5,<6", false},  //
+		{"lodash>=4,<5", true},  // comma becomes npm's space (AND)
+		{"lodash>=5,<6", false}, //
 		{"@types/node>=18", true},
 		{"requests>=2.31,<3", true},
 		{"requests~=2.30", true},  // PEP 440 text kept verbatim
