@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
@@ -54,11 +53,26 @@ func (p *PM) cargoConfig() (*cargoconfig.Config, error) {
 	return cargoconfig.Load(p.session().Workspace, p.cargoHome())
 }
 
-var credentialsInURL = regexp.MustCompile(`(://)[^/@\s]+@`)
-
-// redact removes credentials embedded in URLs from text (cargo's stderr).
+// redact removes credentials embedded in URLs ("scheme://user:pass@host")
+// from text such as cargo's stderr.
 func redact(s string) string {
-	return credentialsInURL.ReplaceAllString(s, "${1}")
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/ \t\n\"'`")
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndexByte(s[:end], '@'); at >= 0 {
+			s = s[at+1:]
+		}
+	}
 }
 
 // validCrateName reports whether name can be a crate name: ASCII letters,

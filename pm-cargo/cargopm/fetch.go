@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
@@ -17,10 +16,11 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
-var exactVersionRE = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-
 // exactVersion reports whether s is a complete version (not a requirement).
-func exactVersion(s string) bool { return exactVersionRE.MatchString(s) }
+func exactVersion(s string) bool {
+	_, err := versions.Cargo.Compare(s, s)
+	return err == nil
+}
 
 // pinnedVersion returns X.Y.Z when req is the exact pin =X.Y.Z.
 func pinnedVersion(req string) (string, bool) {

@@ -2,7 +2,6 @@ package versions
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"deps.dev/util/semver"
@@ -19,15 +18,68 @@ import (
 // build identifiers, so "1" and "1.2" are requirements, never versions.
 var Cargo Scheme = cargoScheme{system{eco: "cargo", sys: semver.Cargo}}
 
-// semverStrict is SemVer 2.0's grammar: no leading zeros in numeric parts.
-var semverStrict = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
-	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
-	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+// strictSemver reports whether v follows SemVer 2.0's grammar exactly:
+// MAJOR.MINOR.PATCH without leading zeros, optional dot-separated
+// pre-release identifiers (numeric ones without leading zeros) and build
+// identifiers. It is hand-written rather than a regular expression so the
+// package costs nothing at program start.
+func strictSemver(v string) bool {
+	core, build, hasBuild := strings.Cut(v, "+")
+	if hasBuild && !identifiers(build, false) {
+		return false
+	}
+	core, pre, hasPre := strings.Cut(core, "-")
+	if hasPre && !identifiers(pre, true) {
+		return false
+	}
+	parts := strings.Split(core, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	for _, p := range parts {
+		if !numeric(p) || (len(p) > 1 && p[0] == '0') {
+			return false
+		}
+	}
+	return true
+}
+
+// identifiers checks dot-separated identifiers of [0-9A-Za-z-]; with
+// noLeadingZero, purely numeric ones may not start with 0.
+func identifiers(s string, noLeadingZero bool) bool {
+	for _, id := range strings.Split(s, ".") {
+		if id == "" {
+			return false
+		}
+		for i := 0; i < len(id); i++ {
+			c := id[i]
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
+				return false
+			}
+		}
+		if noLeadingZero && numeric(id) && len(id) > 1 && id[0] == '0' {
+			return false
+		}
+	}
+	return true
+}
+
+func numeric(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 type cargoScheme struct{ system }
 
 func (s cargoScheme) check(v string) error {
-	if !semverStrict.MatchString(strings.TrimSpace(v)) {
+	if !strictSemver(strings.TrimSpace(v)) {
 		return errVersion(s.eco, v, fmt.Errorf("want MAJOR.MINOR.PATCH[-PRE][+BUILD]"))
 	}
 	return nil

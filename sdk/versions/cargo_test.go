@@ -143,7 +143,12 @@ func TestCargoCompare(t *testing.T) {
 	if c, err := Cargo.Compare("1.0.0+build.1", "1.0.0+build.2"); err != nil || c != 0 {
 		t.Errorf("build metadata must not order versions: %d, %v", c, err)
 	}
-	for _, bad := range []string{"1", "1.2", "v1.2.3", "1.2.3.4", "01.2.3", "1.2.3-", ""} {
+	for _, good := range []string{"0.0.0", "1.2.3-alpha.1+build.5", "1.0.0-0a", "1.0.0-x-y.z", "10.20.30+001"} {
+		if _, err := Cargo.Compare(good, "1.0.0"); err != nil {
+			t.Errorf("Compare rejected the version %q: %v", good, err)
+		}
+	}
+	for _, bad := range []string{"1", "1.2", "v1.2.3", "1.2.3.4", "01.2.3", "1.2.3-", "", "1.2.3-01", "1.2.3+", "1.2.3-a..b", "1.2.3-a_b"} {
 		if _, err := Cargo.Compare(bad, "1.0.0"); err == nil {
 			t.Errorf("Compare accepted the non-version %q", bad)
 		}

@@ -1,0 +1,132 @@
+package cargopm_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/sdk/benchkit"
+)
+
+// Sizes of the generated benchmark workspace.
+const (
+	benchMembers  = 60  // workspace members
+	benchDirect   = 450 // distinct registry crates depended on directly
+	benchLeaves   = 600 // crates only depended on transitively
+	depsPerMember = 10
+)
+
+// benchWorkspace generates a workspace of benchMembers members with
+// benchDirect distinct direct registry deps and more than 1,000 locked
+// packages, resolved by the real cargo against the fake registry, with every
+// crate downloaded into a private CARGO_HOME so `cargo metadata --offline`
+// can run.
+func benchWorkspace(b *testing.B) (ws string, env *cargotest.Env) {
+	b.Helper()
+	var crates []fakeregistry.Crate
+	for i := range benchLeaves {
+		crates = append(crates, fakeregistry.Crate{Name: fmt.Sprintf("leaf-%03d", i), Version: "1.0.0"})
+	}
+	for i := range benchDirect {
+		crates = append(crates, fakeregistry.Crate{Name: fmt.Sprintf("mid-%03d", i), Version: "0.3.1", Deps: []fakeregistry.Dep{
+			{Name: fmt.Sprintf("leaf-%03d", (2*i)%benchLeaves), Req: "1"},
+			{Name: fmt.Sprintf("leaf-%03d", (2*i+1)%benchLeaves), Req: "1"},
+		}})
+	}
+	reg, err := fakeregistry.New(crates...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(reg.Close)
+	env = cargotest.New(b, reg)
+	ws = filepath.Join(b.TempDir(), "ws")
+	files := map[string]string{
+		"Cargo.toml": "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n\n[workspace.dependencies]\nmid-000 = \"0.3\"\n",
+	}
+	for m := range benchMembers {
+		var deps strings.Builder
+		for k := range depsPerMember {
+			j := (m*(benchDirect/benchMembers) + k) % benchDirect
+			fmt.Fprintf(&deps, "mid-%03d = \"0.3\"\n", j)
+		}
+		if m > 0 {
+			fmt.Fprintf(&deps, "member-%02d = { path = \"../member-%02d\" }\nmid-000 = { workspace = true }\n", m-1, m-1)
+		}
+		files[fmt.Sprintf("crates/member-%02d/Cargo.toml", m)] = fmt.Sprintf("[package]\nname = \"member-%02d\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n%s\n[dev-dependencies]\nmid-%03d = \"0.3\"\n", m, deps.String(), (m*7+3)%benchDirect)
+		files[fmt.Sprintf("crates/member-%02d/src/lib.rs", m)] = ""
+	}
+	cargotest.WriteFiles(b, ws, files)
+	env.Run(b, ws, "fetch")
+	return ws, env
+}
+
+// BenchmarkHookPath measures spawn → initialize → list_deps → exit of
+// symposium-pm-cargo on a large workspace, cold (empty cache directory) and
+// with the persisted cache, side by side with `cargo metadata --offline` on
+// the same workspace, the SDK's null PM and a Go binary that only starts
+// and exits.
+//
+// The machine is shared, so each benchmark iteration interleaves the
+// variants (hookRounds samples of each fast one, metadataRounds of cargo
+// metadata) and reports their medians in milliseconds plus the two ratios
+// the targets are stated in: cached/nullpm (target ≤ 1.25) and
+// metadata/cached (target ≥ 30).
+func BenchmarkHookPath(b *testing.B) {
+	const hookRounds, metadataRounds = 15, 3
+	cargo := cargotest.Cargo(b)
+	ws, env := benchWorkspace(b)
+	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-cargo/cmd/symposium-pm-cargo", b.TempDir())
+	deps := benchkit.HookPath(b, bin, nil, ws, b.TempDir())
+	if len(deps) < 400 {
+		b.Fatalf("the workspace has %d direct deps, want ≥ 400", len(deps))
+	}
+	lock, _ := os.ReadFile(filepath.Join(ws, "Cargo.lock"))
+	b.Logf("workspace: %d members, %d direct deps, %d locked packages", benchMembers, len(deps), strings.Count(string(lock), "[[package]]"))
+	bare, null := benchkit.BareGo(b), benchkit.NullPM(b)
+	cached, coldRoot, nullCache := b.TempDir(), b.TempDir(), b.TempDir()
+	benchkit.HookPath(b, bin, nil, ws, cached)
+	metadata := func() {
+		cmd := exec.Command(cargo, "metadata", "--format-version", "1", "--offline")
+		cmd.Dir = ws
+		cmd.Env = env.Environ()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("cargo metadata: %v\n%s", err, out[max(0, len(out)-2000):])
+		}
+	}
+	samples := map[string][]time.Duration{}
+	timeIt := func(name string, f func()) {
+		start := time.Now()
+		f()
+		samples[name] = append(samples[name], time.Since(start))
+	}
+	cold := 0
+	for b.Loop() {
+		for r := range hookRounds {
+			timeIt("barego", func() { benchkit.Run(b, ws, bare) })
+			timeIt("nullpm", func() { benchkit.HookPath(b, null, nil, ws, nullCache) })
+			timeIt("cached", func() { benchkit.HookPath(b, bin, nil, ws, cached) })
+			cold++
+			timeIt("cold", func() { benchkit.HookPath(b, bin, nil, ws, filepath.Join(coldRoot, fmt.Sprint(cold))) })
+			if r < metadataRounds {
+				timeIt("metadata", metadata)
+			}
+		}
+	}
+	med := map[string]float64{}
+	for name, ds := range samples {
+		slices.Sort(ds)
+		med[name] = float64(ds[len(ds)/2]) / float64(time.Millisecond)
+		b.ReportMetric(med[name], name+"-ms")
+	}
+	b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
+	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
+	b.ReportMetric(med["metadata"]/med["cached"], "metadata/cached")
+	b.ReportMetric(med["metadata"]/med["cold"], "metadata/cold")
+}
