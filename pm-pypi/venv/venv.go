@@ -137,8 +137,19 @@ func (e *Env) Dists() ([]Dist, error) {
 
 // Lookup returns the installed distribution named name (any spelling).
 func (e *Env) Lookup(name string) (Dist, bool) {
-	n := pyname.Normalize(name)
-	esc := strings.ReplaceAll(n, "-", "_")
+	d, ok := e.LookupAll([]string{name})[pyname.Normalize(name)]
+	return d, ok
+}
+
+// LookupAll finds the installed distributions among names, reading each
+// site-packages directory once and only the METADATA of candidates. The
+// result is keyed by normalized name.
+func (e *Env) LookupAll(names []string) map[string]Dist {
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[pyname.Normalize(n)] = true
+	}
+	out := map[string]Dist{}
 	for _, site := range e.SitePackages {
 		ents, err := os.ReadDir(site)
 		if err != nil {
@@ -149,10 +160,13 @@ func (e *Env) Lookup(name string) (Dist, bool) {
 			if !ok || !ent.IsDir() {
 				continue
 			}
-			// Cheap pre-filter on the directory name, then the METADATA
-			// name decides.
+			// The directory name pre-filters; the METADATA name decides.
 			dn, _, _ := strings.Cut(base, "-")
-			if strings.ReplaceAll(pyname.Normalize(dn), "-", "_") != esc {
+			n := pyname.Normalize(dn)
+			if !want[n] {
+				continue
+			}
+			if _, done := out[n]; done {
 				continue
 			}
 			di := filepath.Join(site, ent.Name())
@@ -160,10 +174,10 @@ func (e *Env) Lookup(name string) (Dist, bool) {
 			if err != nil || m.Normalized() != n {
 				continue
 			}
-			return Dist{Name: n, Version: m.Version, Summary: m.Summary, Site: site, DistInfo: di}, true
+			out[n] = Dist{Name: n, Version: m.Version, Summary: m.Summary, Site: site, DistInfo: di}
 		}
 	}
-	return Dist{}, false
+	return out
 }
 
 // maxMetadataHeader bounds how much of a METADATA file is read.

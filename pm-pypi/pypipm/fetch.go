@@ -1,0 +1,345 @@
+package pypipm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/versions"
+)
+
+// MaxDownload bounds one distribution file.
+const MaxDownload = 1 << 30
+
+// LoadPlugin resolves id, obtains the distribution (installed copy, cache,
+// then the index) and returns the plugins it offers. A distribution that
+// declares none but has a top-level package with skills/ is offered with the
+// default manifest; one with neither yields no offers.
+func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+	in, err := p.obtain(ctx, id, protocol.UpdateCheck, true)
+	if err != nil {
+		return nil, err
+	}
+	offers := p.offers(in, true)
+	if offers == nil {
+		offers = []protocol.Offer{}
+	}
+	return offers, nil
+}
+
+// Fetch acquires id's distribution and reports the exact id and where its
+// files are: the site-packages directory of an installed copy, or the
+// unpacked wheel (or sdist) in the cache.
+func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+	if update == "" {
+		update = protocol.UpdateCheck
+	}
+	if !update.Valid() {
+		return protocol.FetchResult{}, protocol.NewError(protocol.CodeInvalidParams, nil, "unknown update level %q", update)
+	}
+	in, err := p.obtain(ctx, id, update, update != protocol.UpdateFetch)
+	if err != nil {
+		return protocol.FetchResult{}, err
+	}
+	root := in.site
+	if in.distInfo == "" && in.source != "" {
+		root = in.source
+	}
+	return protocol.FetchResult{ID: in.id, Root: root}, nil
+}
+
+// obtain finds or acquires a distribution for id. With local set, an
+// installed or cached copy satisfying the requirement is used without the
+// network.
+func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel, local bool) (installed, error) {
+	name, req, err := checkID(id)
+	if err != nil {
+		return installed{}, err
+	}
+	if local {
+		if env := p.environment(); env != nil {
+			if d, ok := env.Lookup(name); ok && matches(req, d.Version) {
+				return p.fromDist(d.Name, d.Version, d.Site, d.DistInfo), nil
+			}
+		}
+		if in, ok := p.cachedDist(name, req); ok {
+			// An exact pin is immutable; "check" with a range asks the
+			// index whether something newer satisfies it.
+			if _, exact := exactPin(req); exact || update == protocol.UpdateNone {
+				return in, nil
+			}
+		}
+	}
+	if update == protocol.UpdateNone {
+		if in, ok := p.cachedDist(name, req); ok {
+			return in, nil
+		}
+		return installed{}, protocol.ErrOffline(id)
+	}
+	return p.download(ctx, id, name, req, update == protocol.UpdateFetch)
+}
+
+// distDir is where an unpacked distribution lives in the cache.
+func (p *PM) distDir(name, version string) string {
+	return filepath.Join(p.cache, "dist", name, version)
+}
+
+// cachedDist returns the greatest cached distribution of name satisfying
+// req.
+func (p *PM) cachedDist(name, req string) (installed, bool) {
+	base := filepath.Join(p.cache, "dist", name)
+	var cands []string
+	for _, v := range listDir(base) {
+		if strings.HasPrefix(v, ".") {
+			continue
+		}
+		if matches(req, v) {
+			cands = append(cands, v)
+		}
+	}
+	if len(cands) == 0 {
+		return installed{}, false
+	}
+	versions.Sort(versions.PEP440, cands)
+	for i := len(cands) - 1; i >= 0; i-- {
+		if in, ok := p.unpacked(name, cands[i]); ok {
+			return in, true
+		}
+	}
+	return installed{}, false
+}
+
+// unpacked describes the cache directory of name@version.
+func (p *PM) unpacked(name, version string) (installed, bool) {
+	dir := p.distDir(name, version)
+	in := installed{id: pkgID(name, version), site: dir}
+	for _, e := range listDir(dir) {
+		if strings.HasSuffix(e, ".dist-info") {
+			in.distInfo = filepath.Join(dir, e)
+			return in, true
+		}
+	}
+	// An sdist: one directory holding PKG-INFO.
+	for _, e := range listDir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, e, "PKG-INFO")); err == nil {
+			in.source = filepath.Join(dir, e)
+			return in, true
+		}
+	}
+	return installed{}, false
+}
+
+// candidate is one downloadable file for a version.
+type candidate struct {
+	version string
+	file    simpleapi.File
+	rank    int // 0 py3-none-any, 1 other pure, 2 platform wheel, 3 sdist
+}
+
+// pick chooses the version and file for req among a project's files:
+// PEP 440 selection (pre-releases only when named or nothing else
+// matches), yanked files only for an exact pin, wheels before sdists.
+func pick(name, req string, files []simpleapi.File) (candidate, bool, error) {
+	pin, exact := exactPin(req)
+	byVersion := map[string][]candidate{}
+	var all []string
+	for _, f := range files {
+		c := candidate{file: f}
+		if dist, v, tags, ok := wheel.ParseFilename(f.Filename); ok {
+			if pyname.Normalize(dist) != name {
+				continue
+			}
+			c.version, c.rank = v, wheel.Rank(tags)
+		} else if dist, v, ok := wheel.ParseSdistFilename(f.Filename); ok && pyname.Normalize(dist) == name {
+			c.version, c.rank = v, 3
+		} else {
+			continue
+		}
+		cv, err := versions.CanonicalPEP440(c.version)
+		if err != nil {
+			continue
+		}
+		c.version = cv
+		if f.Yanked && !(exact && cv == pin) {
+			continue
+		}
+		if _, ok := byVersion[cv]; !ok {
+			all = append(all, cv)
+		}
+		byVersion[cv] = append(byVersion[cv], c)
+	}
+	best, ok, err := versions.SelectPEP440(req, all, false)
+	if err != nil || !ok {
+		return candidate{}, false, err
+	}
+	cs := byVersion[best]
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].rank < cs[j].rank })
+	return cs[0], true, nil
+}
+
+// download resolves id against the index, downloads the chosen file,
+// verifies its sha256 and unpacks it into the cache.
+func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req string, force bool) (installed, error) {
+	client := p.indexClient()
+	proj, err := client.Project(ctx, name)
+	if err != nil {
+		return installed{}, p.indexError(id, err)
+	}
+	c, ok, err := pick(name, req, proj.Files)
+	if err != nil {
+		return installed{}, protocol.ErrForeignID(id, "%s: bad version requirement: %v", id, err)
+	}
+	if !ok {
+		return installed{}, protocol.ErrNotFound(id, "%s: no release of %q on %s satisfies %q", id, name,
+			simpleapi.Redact(p.indexCfg.Index), displayReq(req))
+	}
+	exact := pkgID(name, c.version)
+	unlock := p.lock(name + "@" + c.version)
+	defer unlock()
+	if !force {
+		if in, ok := p.unpacked(name, c.version); ok {
+			return in, nil
+		}
+	}
+	if c.file.SHA256 == "" {
+		return installed{}, protocol.ErrIntegrity(exact, "a sha256 published by the index", "none (the index publishes no hash for "+c.file.Filename+")")
+	}
+	tmpDir := filepath.Join(p.cache, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+		return installed{}, err
+	}
+	tmp, err := os.CreateTemp(tmpDir, "download-*-"+safeBase(c.file.Filename))
+	if err != nil {
+		return installed{}, err
+	}
+	defer os.Remove(tmp.Name())
+	p.log.Debug("downloading", "id", exact, "url", simpleapi.Redact(c.file.URL))
+	sum, err := client.Download(ctx, c.file, tmp, MaxDownload)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		var re *simpleapi.RegistryError
+		if errors.As(err, &re) {
+			return installed{}, p.indexError(exact, err)
+		}
+		return installed{}, protocol.ErrInvalidContent(exact, err.Error())
+	}
+	if !strings.EqualFold(sum, c.file.SHA256) {
+		return installed{}, protocol.ErrIntegrity(exact, "sha256:"+strings.ToLower(c.file.SHA256), "sha256:"+sum)
+	}
+	dest := p.distDir(name, c.version)
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return installed{}, err
+	}
+	// Unpack next to the destination, then swap into place.
+	stage, err := os.MkdirTemp(filepath.Dir(dest), "."+c.version+"-")
+	if err != nil {
+		return installed{}, err
+	}
+	os.Remove(stage)
+	defer os.RemoveAll(stage)
+	var info *wheel.Info
+	if c.rank == 3 {
+		info, err = wheel.ExtractSdist(ctx, tmp.Name(), stage, wheel.DefaultLimits)
+	} else {
+		info, err = wheel.ExtractWheel(ctx, tmp.Name(), stage, wheel.DefaultLimits)
+	}
+	if err != nil {
+		var ce *wheel.ContentError
+		if errors.As(err, &ce) {
+			return installed{}, protocol.ErrInvalidContent(exact, ce.Detail)
+		}
+		return installed{}, err
+	}
+	if info.Metadata.Normalized() != name || canon(info.Metadata.Version) != c.version {
+		return installed{}, protocol.ErrInvalidContent(exact, "the archive's metadata names "+info.Metadata.Name+" "+info.Metadata.Version)
+	}
+	if err := swapInto(stage, dest); err != nil {
+		return installed{}, err
+	}
+	in, ok := p.unpacked(name, c.version)
+	if !ok {
+		return installed{}, protocol.ErrInvalidContent(exact, "unpacked distribution has no metadata")
+	}
+	return in, nil
+}
+
+// swapInto moves the finished tree stage to dest, replacing an older copy.
+func swapInto(stage, dest string) error {
+	if err := os.Rename(stage, dest); err == nil {
+		return nil
+	}
+	old, err := os.MkdirTemp(filepath.Dir(dest), ".old-")
+	if err != nil {
+		return err
+	}
+	os.Remove(old)
+	if err := os.Rename(dest, old); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	defer os.RemoveAll(old)
+	if err := os.Rename(stage, dest); err != nil {
+		// Another process may have put it in place meanwhile.
+		if _, serr := os.Stat(dest); serr == nil {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+func safeBase(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+func displayReq(req string) string {
+	if req == "" {
+		return protocol.AnyVersion
+	}
+	return req
+}
+
+// indexError maps a simple API failure to a protocol error.
+func (p *PM) indexError(id protocol.PackageID, err error) error {
+	var nf *simpleapi.NotFoundError
+	if errors.As(err, &nf) {
+		return protocol.ErrNotFound(id, "%s: no project named %q on %s", id, id.Name, simpleapi.Redact(p.indexCfg.Index))
+	}
+	var re *simpleapi.RegistryError
+	if errors.As(err, &re) {
+		return protocol.ErrRegistry(&id, re.URL, re.Status, "%s: package index failed: %v", id, re)
+	}
+	return err
+}
+
+// sourceTree returns the local directory of a PEP 610 direct_url.json
+// that records a directory install, or "".
+func sourceTree(data []byte) string {
+	var du struct {
+		URL     string          `json:"url"`
+		DirInfo json.RawMessage `json:"dir_info"`
+	}
+	if json.Unmarshal(data, &du) != nil || du.DirInfo == nil {
+		return ""
+	}
+	u, err := url.Parse(du.URL)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}

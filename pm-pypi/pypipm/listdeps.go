@@ -1,0 +1,540 @@
+package pypipm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfilelock"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/poetrylock"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pylock"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/uvlock"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pipfile"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/versions"
+)
+
+// ListDeps returns the workspace's direct dependencies with the exact
+// versions the lockfiles, pins or virtualenv give, "*" when none does. The
+// result is persisted under the cache directory, keyed on the mtime and size
+// of every file and directory it was computed from.
+func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
+	p.depsOnce.Do(func() { p.deps, p.depsErr = p.listDeps(ctx) })
+	return p.deps, p.depsErr
+}
+
+// depsCacheVersion changes whenever the computation or the file changes.
+const depsCacheVersion = 1
+
+type depsCache struct {
+	V         int                  `json:"v"`
+	Workspace string               `json:"workspace"`
+	Inputs    []input              `json:"inputs"`
+	Deps      []protocol.PackageID `json:"deps"`
+}
+
+// input is one file or directory a result depends on, as stat saw it.
+type input struct {
+	Path   string `json:"p"`
+	Exists bool   `json:"x,omitempty"`
+	Dir    bool   `json:"d,omitempty"`
+	MTime  int64  `json:"m,omitempty"`
+	Size   int64  `json:"s,omitempty"`
+}
+
+func statInput(path string) input {
+	in := input{Path: path}
+	st, err := os.Stat(path)
+	if err != nil {
+		return in
+	}
+	in.Exists, in.Dir, in.MTime = true, st.IsDir(), st.ModTime().UnixNano()
+	if !in.Dir {
+		in.Size = st.Size()
+	}
+	return in
+}
+
+func (p *PM) depsCachePath() string {
+	sum := sha256.Sum256([]byte(p.ws))
+	return filepath.Join(p.cache, "deps", hex.EncodeToString(sum[:8])+".json")
+}
+
+func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, error) {
+	cachePath := p.depsCachePath()
+	if data, err := os.ReadFile(cachePath); err == nil {
+		var c depsCache
+		if json.Unmarshal(data, &c) == nil && c.V == depsCacheVersion && c.Workspace == p.ws && fresh(c.Inputs) {
+			if c.Deps == nil {
+				c.Deps = []protocol.PackageID{}
+			}
+			return c.Deps, nil
+		}
+	}
+	r := &resolver{pm: p, seen: map[string]bool{}}
+	deps, err := r.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.cacheSet {
+		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps}
+		if data, err := json.Marshal(c); err == nil {
+			if err := writeFileAtomic(cachePath, data); err != nil {
+				p.log.Debug("cannot persist list_deps cache", "path", cachePath, "err", err)
+			}
+		}
+	}
+	return deps, nil
+}
+
+// fresh reports whether every input still looks as recorded.
+func fresh(inputs []input) bool {
+	for _, want := range inputs {
+		if statInput(want.Path) != want {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFileAtomic writes data to path through a temporary file and rename.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		if werr != nil {
+			return werr
+		}
+		return cerr
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// resolver computes one list_deps answer and records its inputs.
+type resolver struct {
+	pm     *PM
+	inputs []input
+	seen   map[string]bool
+	// declared are the direct dependencies, in first-declared order.
+	declared []string
+	isDecl   map[string]bool
+	// local names the workspace's own projects (never dependencies).
+	local map[string]bool
+	// pins are exact versions the declarations themselves give.
+	pins map[string]string
+	// versions found so far.
+	versions map[string]string
+	// reqFiles are the root requirements*.txt files.
+	reqFiles []string
+}
+
+// read reads a file and records it as an input; a missing file is
+// recorded too (its appearance must invalidate the cache).
+func (r *resolver) read(path string) ([]byte, bool) {
+	if !r.seen[path] {
+		r.seen[path] = true
+		r.inputs = append(r.inputs, statInput(path))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			r.pm.log.Warn("cannot read", "path", path, "err", err)
+		}
+		return nil, false
+	}
+	return data, true
+}
+
+// watchDir records a directory whose listing the result depends on.
+func (r *resolver) watchDir(path string) {
+	if !r.seen[path] {
+		r.seen[path] = true
+		r.inputs = append(r.inputs, statInput(path))
+	}
+}
+
+func (r *resolver) declare(name, pin string) {
+	if r.local[name] || r.isDecl[name] && (pin == "" || r.pins[name] != "") {
+		return
+	}
+	if !r.isDecl[name] {
+		r.isDecl[name] = true
+		r.declared = append(r.declared, name)
+	}
+	if pin != "" {
+		r.pins[name] = pin
+	}
+}
+
+func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
+	ws := r.pm.ws
+	r.isDecl, r.local, r.pins, r.versions = map[string]bool{}, map[string]bool{}, map[string]string{}, map[string]string{}
+	r.watchDir(ws) // new requirements*.txt or pylock files appear here
+	for _, name := range listDir(ws) {
+		if strings.HasPrefix(name, "requirements") && strings.HasSuffix(name, ".txt") {
+			r.reqFiles = append(r.reqFiles, filepath.Join(ws, name))
+		}
+	}
+
+	// 1. Declarations.
+	var projects []*pyproject.Project
+	if data, ok := r.read(filepath.Join(ws, "pyproject.toml")); ok {
+		proj, err := pyproject.Parse(data)
+		if err != nil {
+			return nil, errorf("%s: %w", filepath.Join(ws, "pyproject.toml"), err)
+		}
+		r.warnAll(filepath.Join(ws, "pyproject.toml"), proj.Problems)
+		projects = append(projects, proj)
+		for _, dir := range r.members(proj) {
+			mp := filepath.Join(dir, "pyproject.toml")
+			data, ok := r.read(mp)
+			if !ok {
+				continue
+			}
+			m, err := pyproject.Parse(data)
+			if err != nil {
+				r.pm.log.Warn("skipping workspace member", "path", mp, "err", err)
+				continue
+			}
+			r.warnAll(mp, m.Problems)
+			projects = append(projects, m)
+		}
+	}
+	for _, proj := range projects {
+		if proj.Name != "" {
+			r.local[proj.Name] = true
+		}
+	}
+	declaredByPyproject := false
+	for _, proj := range projects {
+		for _, d := range proj.Deps {
+			pin, _ := d.Req.Pin()
+			if d.Req.URL != "" {
+				if _, v, ok := requirement.NameFromURL(d.Req.URL); ok {
+					pin = v
+				}
+			}
+			r.declare(d.Name, pin)
+			declaredByPyproject = true
+		}
+	}
+	if !declaredByPyproject {
+		if data, ok := r.read(filepath.Join(ws, "Pipfile")); ok {
+			deps, err := pipfile.Parse(data)
+			if err != nil {
+				return nil, errorf("%s: %w", filepath.Join(ws, "Pipfile"), err)
+			}
+			for _, d := range deps {
+				r.declare(d.Name, d.Version)
+			}
+		} else {
+			for _, f := range r.reqFiles {
+				for _, e := range r.requirements(f) {
+					if !e.Constraint {
+						r.declare(e.Name, e.Version)
+					}
+				}
+			}
+		}
+	}
+
+	// 2. Versions, from the most to the least authoritative source; each
+	// source is read only while some dependency still lacks a version.
+	sources := []func(){r.fromUVLock, r.fromPoetryLock, r.fromPylock, r.fromPipfileLock, r.fromRequirementPins, r.fromDeclaredPins, r.fromVenv}
+	for _, src := range sources {
+		if r.complete() {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		src()
+	}
+	out := make([]protocol.PackageID, 0, len(r.declared))
+	for _, n := range r.declared {
+		v := r.versions[n]
+		if v == "" {
+			v = protocol.AnyVersion
+		}
+		out = append(out, pkgID(n, v))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (r *resolver) warnAll(path string, problems []error) {
+	for _, e := range problems {
+		r.pm.log.Warn("skipping a declaration", "path", path, "err", e)
+	}
+}
+
+func (r *resolver) complete() bool {
+	for _, n := range r.declared {
+		if r.versions[n] == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// offer records a version for a declared name that has none yet; several
+// versions from one source keep the greatest.
+func (r *resolver) offer(found map[string]string, name, version string) {
+	if !r.isDecl[name] || version == "" || r.versions[name] != "" {
+		return
+	}
+	version = canon(version)
+	if old, ok := found[name]; ok {
+		if c, err := versions.PEP440.Compare(version, old); err != nil || c <= 0 {
+			return
+		}
+	}
+	found[name] = version
+}
+
+func (r *resolver) commit(found map[string]string) {
+	for n, v := range found {
+		if r.versions[n] == "" {
+			r.versions[n] = v
+		}
+	}
+}
+
+// members returns the uv workspace member directories of the root project.
+func (r *resolver) members(proj *pyproject.Project) []string {
+	var dirs []string
+	excluded := map[string]bool{}
+	for _, ex := range proj.WorkspaceExclude {
+		matches, _ := filepath.Glob(filepath.Join(r.pm.ws, filepath.FromSlash(ex)))
+		for _, m := range matches {
+			excluded[m] = true
+		}
+	}
+	for _, pat := range proj.WorkspaceMembers {
+		full := filepath.Join(r.pm.ws, filepath.FromSlash(pat))
+		// The listing of the glob's fixed parent decides its matches.
+		parent := full
+		for strings.ContainsAny(parent, "*?[") {
+			parent = filepath.Dir(parent)
+		}
+		r.watchDir(parent)
+		matches, err := filepath.Glob(full)
+		if err != nil {
+			r.pm.log.Warn("bad workspace member pattern", "pattern", pat, "err", err)
+			continue
+		}
+		for _, m := range matches {
+			if st, err := os.Stat(m); err == nil && st.IsDir() && !excluded[m] && m != r.pm.ws {
+				dirs = append(dirs, m)
+			}
+		}
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func (r *resolver) requirements(path string) []requirement.Entry {
+	f, err := requirement.ParseFile(path, requirement.Options{
+		ReadFile: func(p string) ([]byte, error) {
+			data, ok := r.read(p)
+			if !ok {
+				return nil, os.ErrNotExist
+			}
+			return data, nil
+		},
+		Getenv: r.pm.getenv,
+		ProjectName: func(dir string) string {
+			data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
+			if !ok {
+				return ""
+			}
+			proj, err := pyproject.Parse(data)
+			if err != nil {
+				return ""
+			}
+			return proj.Name
+		},
+	})
+	if err != nil {
+		r.pm.log.Warn("skipping requirements file", "path", path, "err", err)
+		return nil
+	}
+	r.warnAll(path, f.Problems)
+	return f.Entries
+}
+
+func (r *resolver) fromUVLock() {
+	path := filepath.Join(r.pm.ws, "uv.lock")
+	data, ok := r.read(path)
+	if !ok {
+		return
+	}
+	l, err := uvlock.Parse(data)
+	if err != nil {
+		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
+		return
+	}
+	for _, m := range l.Members {
+		delete(r.isDecl, m)
+	}
+	found := map[string]string{}
+	for _, pkg := range l.Packages {
+		if pkg.IsRoot() {
+			continue
+		}
+		r.offer(found, pkg.Name, pkg.Version)
+	}
+	r.commit(found)
+	// Members named by the lock are the workspace's own projects.
+	if len(l.Members) > 0 {
+		kept := r.declared[:0]
+		for _, n := range r.declared {
+			if r.isDecl[n] {
+				kept = append(kept, n)
+			}
+		}
+		r.declared = kept
+	}
+}
+
+func (r *resolver) fromPoetryLock() {
+	path := filepath.Join(r.pm.ws, "poetry.lock")
+	data, ok := r.read(path)
+	if !ok {
+		return
+	}
+	l, err := poetrylock.Parse(data)
+	if err != nil {
+		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
+		return
+	}
+	found := map[string]string{}
+	for _, pkg := range l.Packages {
+		r.offer(found, pkg.Name, pkg.Version)
+	}
+	r.commit(found)
+}
+
+func (r *resolver) fromPylock() {
+	var files []string
+	for _, name := range listDir(r.pm.ws) {
+		if pylock.FileName.MatchString(name) {
+			files = append(files, filepath.Join(r.pm.ws, name))
+		}
+	}
+	// pylock.toml first, then the named ones in order.
+	sort.Slice(files, func(i, j int) bool {
+		bi, bj := filepath.Base(files[i]) == "pylock.toml", filepath.Base(files[j]) == "pylock.toml"
+		if bi != bj {
+			return bi
+		}
+		return files[i] < files[j]
+	})
+	for _, path := range files {
+		data, ok := r.read(path)
+		if !ok {
+			continue
+		}
+		l, err := pylock.Parse(data)
+		if err != nil {
+			r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
+			continue
+		}
+		found := map[string]string{}
+		for _, pkg := range l.Packages {
+			r.offer(found, pkg.Name, pkg.Version)
+		}
+		r.commit(found)
+	}
+}
+
+func (r *resolver) fromPipfileLock() {
+	path := filepath.Join(r.pm.ws, "Pipfile.lock")
+	data, ok := r.read(path)
+	if !ok {
+		return
+	}
+	l, err := pipfilelock.Parse(data)
+	if err != nil {
+		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
+		return
+	}
+	found := map[string]string{}
+	for _, pkg := range l.Packages {
+		r.offer(found, pkg.Name, pkg.Version)
+	}
+	r.commit(found)
+}
+
+func (r *resolver) fromRequirementPins() {
+	for _, f := range r.reqFiles {
+		found := map[string]string{}
+		for _, e := range r.requirements(f) {
+			r.offer(found, e.Name, e.Version)
+		}
+		r.commit(found)
+	}
+}
+
+func (r *resolver) fromDeclaredPins() {
+	found := map[string]string{}
+	for n, v := range r.pins {
+		r.offer(found, n, v)
+	}
+	r.commit(found)
+}
+
+func (r *resolver) fromVenv() {
+	for _, c := range venv.Candidates(r.pm.ws, r.pm.getenv) {
+		r.watchDir(c)
+	}
+	env := r.pm.environment()
+	if env == nil {
+		return
+	}
+	for _, s := range env.SitePackages {
+		r.watchDir(s) // installs and upgrades rename dist-info directories
+	}
+	var missing []string
+	for _, n := range r.declared {
+		if r.versions[n] == "" {
+			missing = append(missing, n)
+		}
+	}
+	found := map[string]string{}
+	for n, d := range env.LookupAll(missing) {
+		r.offer(found, n, d.Version)
+	}
+	r.commit(found)
+}
+
+func listDir(dir string) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,203 @@
+package pypipm
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// testEnv is an environment that shields tests from the developer's own
+// pip and virtualenv configuration.
+func testEnv(t testing.TB, extra map[string]string) map[string]string {
+	env := map[string]string{
+		"VIRTUAL_ENV": "", "PIP_INDEX_URL": "", "PIP_EXTRA_INDEX_URL": "", "PIP_CONFIG_FILE": os.DevNull,
+		"UV_INDEX_URL": "", "UV_DEFAULT_INDEX": "", "UV_INDEX": "", "UV_EXTRA_INDEX_URL": "",
+		"HOME": t.TempDir(), "HTTP_PROXY": "", "HTTPS_PROXY": "", "http_proxy": "", "https_proxy": "",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return env
+}
+
+func newPM(t testing.TB, ws, cache string, env map[string]string) *PM {
+	t.Helper()
+	p := New()
+	err := p.Initialize(context.Background(), &pmserver.Session{
+		ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(testEnv(t, env)),
+		Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
+
+// unpack writes an archive's files (all but "want") under dir.
+func unpack(t testing.TB, ar *txtar.Archive, dir string) string {
+	t.Helper()
+	want := ""
+	for _, f := range ar.Files {
+		if f.Name == "want" {
+			want = string(f.Data)
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return want
+}
+
+func render(ids []protocol.PackageID) string {
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%s %s\n", id.Name, id.Version)
+	}
+	return b.String()
+}
+
+// TestListDeps runs every testdata/listdeps/*.txtar workspace: its files
+// are the workspace, its "want" section the expected name/version lines.
+// Each is run cold, then warm from the persisted cache by a new PM.
+func TestListDeps(t *testing.T) {
+	files, _ := filepath.Glob("testdata/listdeps/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := t.TempDir()
+			want := unpack(t, ar, ws)
+			cache := t.TempDir()
+			for _, run := range []string{"cold", "cached"} {
+				got, err := newPM(t, ws, cache, nil).ListDeps(context.Background())
+				if err != nil {
+					t.Fatalf("%s: %v", run, err)
+				}
+				if render(got) != want {
+					t.Errorf("%s:\n got:\n%s\nwant:\n%s", run, render(got), want)
+				}
+				for _, id := range got {
+					if id.PM != "pypi" {
+						t.Errorf("foreign pm in %v", id)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestListDepsCacheInvalidation edits, adds and removes inputs and checks
+// the persisted answer follows.
+func TestListDepsCacheInvalidation(t *testing.T) {
+	ws, cache := t.TempDir(), t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		p := filepath.Join(ws, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Make sure the mtime moves even on coarse clocks.
+		future := time.Now().Add(time.Duration(len(body)) * time.Second)
+		os.Chtimes(p, future, future)
+	}
+	list := func() string {
+		t.Helper()
+		got, err := newPM(t, ws, cache, nil).ListDeps(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return render(got)
+	}
+	write("pyproject.toml", "[project]\nname = \"x\"\ndependencies = [\"a\", \"b\"]\n")
+	if got := list(); got != "a *\nb *\n" {
+		t.Fatalf("initial: %q", got)
+	}
+	write("requirements.txt", "a==1.0\n")
+	if got := list(); got != "a 1.0\nb *\n" {
+		t.Errorf("new requirements file not seen: %q", got)
+	}
+	write("uv.lock", "version = 1\n[[package]]\nname = \"a\"\nversion = \"2.0\"\n[[package]]\nname = \"b\"\nversion = \"3.0\"\n")
+	if got := list(); got != "a 2.0\nb 3.0\n" {
+		t.Errorf("new lockfile not seen: %q", got)
+	}
+	write("uv.lock", "version = 1\n[[package]]\nname = \"a\"\nversion = \"2.1\"\n[[package]]\nname = \"b\"\nversion = \"3.0\"\n\n")
+	if got := list(); got != "a 2.1\nb 3.0\n" {
+		t.Errorf("edited lockfile not seen: %q", got)
+	}
+	os.Remove(filepath.Join(ws, "uv.lock"))
+	if got := list(); got != "a 1.0\nb *\n" {
+		t.Errorf("removed lockfile not seen: %q", got)
+	}
+	// A virtualenv appearing later supplies b.
+	write(".venv/lib/python3.12/site-packages/b-3.3.dist-info/METADATA", "Name: b\nVersion: 3.3\n")
+	if got := list(); got != "a 1.0\nb 3.3\n" {
+		t.Errorf("new virtualenv not seen: %q", got)
+	}
+	write(".venv/lib/python3.12/site-packages/b-3.4.dist-info/METADATA", "Name: b\nVersion: 3.4\n")
+	os.RemoveAll(filepath.Join(ws, ".venv/lib/python3.12/site-packages/b-3.3.dist-info"))
+	if got := list(); got != "a 1.0\nb 3.4\n" {
+		t.Errorf("upgrade in virtualenv not seen: %q", got)
+	}
+	// A cache file that is garbage is a miss, not an error.
+	p := newPM(t, ws, cache, nil)
+	os.WriteFile(p.depsCachePath(), []byte("{garbage"), 0o644)
+	if got := list(); got != "a 1.0\nb 3.4\n" {
+		t.Errorf("after garbage cache: %q", got)
+	}
+}
+
+func TestListDepsErrors(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte("[project\nname = 1"), 0o644)
+	_, err := newPM(t, ws, t.TempDir(), nil).ListDeps(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "pyproject.toml") {
+		t.Errorf("malformed pyproject.toml: %v", err)
+	}
+	// A malformed lockfile is a warning: the declarations still come back.
+	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte("[project]\nname = \"x\"\ndependencies = [\"a\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "poetry.lock"), []byte("[[package]\n"), 0o644)
+	got, err := newPM(t, ws, t.TempDir(), nil).ListDeps(context.Background())
+	if err != nil || render(got) != "a *\n" {
+		t.Errorf("malformed poetry.lock: %v %q", err, render(got))
+	}
+}
+
+func TestVirtualEnvFromEnv(t *testing.T) {
+	ws, ve := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(ws, "requirements.txt"), []byte("attrs\n"), 0o644)
+	di := filepath.Join(ve, "lib", "python3.11", "site-packages", "attrs-23.1.0.dist-info")
+	os.MkdirAll(di, 0o755)
+	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Name: attrs\nVersion: 23.1.0\n"), 0o644)
+	got, err := newPM(t, ws, t.TempDir(), map[string]string{"VIRTUAL_ENV": ve}).ListDeps(context.Background())
+	if err != nil || render(got) != "attrs 23.1.0\n" {
+		t.Errorf("VIRTUAL_ENV: %v %q", err, render(got))
+	}
+}

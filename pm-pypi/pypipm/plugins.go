@@ -1,0 +1,253 @@
+package pypipm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// EntryPointGroup is the entry-point group through which a distribution
+// offers a plugin: each entry's value names the import package whose
+// directory is the plugin root.
+const EntryPointGroup = "symposium"
+
+// ManifestFile is the manifest file name looked for in a plugin root.
+const ManifestFile = "SYMPOSIUM.toml"
+
+// installed describes a distribution on disk, installed or unpacked.
+type installed struct {
+	id protocol.PackageID
+	// site is the directory import packages resolve against
+	// (site-packages, or an unpacked wheel's root).
+	site string
+	// distInfo is the .dist-info directory ("" for sdists and source trees).
+	distInfo string
+	// source is a local source tree (editable install, sdist), or "".
+	source string
+}
+
+// ActivePlugins returns the plugins embedded in the given pypi dependencies,
+// as installed in the project's virtualenv (or, for an exact version the
+// virtualenv does not hold, as unpacked in the cache). It never uses the
+// network.
+func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	var names []string
+	reqs := map[string]string{}
+	for _, d := range deps {
+		name, req, err := checkID(d)
+		if err != nil {
+			p.log.Debug("skipping dependency", "id", d, "err", err)
+			continue
+		}
+		names = append(names, name)
+		reqs[name] = req
+	}
+	var inst map[string]installed
+	if env := p.environment(); env != nil {
+		inst = map[string]installed{}
+		for n, d := range env.LookupAll(names) {
+			inst[n] = p.fromDist(d.Name, d.Version, d.Site, d.DistInfo)
+		}
+	}
+	offers := []protocol.Offer{}
+	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		in, ok := inst[n]
+		if !ok || !matches(reqs[n], in.id.Version) {
+			cached, cok := p.cachedDist(n, reqs[n])
+			switch {
+			case cok:
+				in, ok = cached, true
+			case ok:
+				p.log.Debug("using the installed version", "name", n, "installed", in.id.Version, "wanted", reqs[n])
+			}
+		}
+		if !ok {
+			continue
+		}
+		offers = append(offers, p.offers(in, false)...)
+	}
+	return offers, nil
+}
+
+func (p *PM) fromDist(name, version, site, distInfo string) installed {
+	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo}
+	data, err := os.ReadFile(filepath.Join(distInfo, "direct_url.json"))
+	if err == nil && strings.Contains(string(data), "dir_info") {
+		in.source = sourceTree(data)
+	}
+	return in
+}
+
+// offers returns the plugins a distribution offers. With loose set (load
+// by explicit request), a top-level package with a skills/ directory is
+// offered even without a declaration.
+func (p *PM) offers(in installed, loose bool) []protocol.Offer {
+	var out []protocol.Offer
+	// A source tree (editable install, local directory) may declare
+	// [tool.symposium] in its pyproject.toml.
+	if in.source != "" {
+		if o, ok := p.sourceTreeOffer(in); ok {
+			return []protocol.Offer{o}
+		}
+	}
+	var eps []distinfo.EntryPoint
+	var tops []string
+	if in.distInfo != "" {
+		if data, err := os.ReadFile(filepath.Join(in.distInfo, "entry_points.txt")); err == nil {
+			groups, err := distinfo.ParseEntryPoints(data)
+			if err != nil {
+				p.log.Warn("ignoring entry points", "id", in.id, "err", err)
+			}
+			eps = groups[EntryPointGroup]
+		}
+		tops = topLevel(in.distInfo)
+	}
+	seen := map[string]bool{}
+	for _, ep := range eps {
+		dir, ok := p.packageDir(in, ep.Module())
+		if !ok {
+			p.log.Warn("entry point names no package directory", "id", in.id, "entry_point", ep.Name, "value", ep.Value)
+			continue
+		}
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		name := in.id.Name
+		if len(eps) > 1 {
+			name = ep.Name
+		}
+		if o, ok := p.dirOffer(in.id, name, dir, "entry point "+EntryPointGroup+":"+ep.Name); ok {
+			out = append(out, o)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	// No entry point: a SYMPOSIUM.toml in a top-level package offers it
+	// (and, when loading on request, a skills/ directory).
+	for _, top := range tops {
+		dir := filepath.Join(in.site, top)
+		_, err := os.Stat(filepath.Join(dir, ManifestFile))
+		if err != nil && !(loose && manifest.HasSkills(dir)) {
+			continue
+		}
+		if o, ok := p.dirOffer(in.id, in.id.Name, dir, top); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// packageDir resolves an import package ("a.b") to its directory.
+func (p *PM) packageDir(in installed, module string) (string, bool) {
+	if module == "" {
+		return "", false
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))
+	if !filepath.IsLocal(rel) {
+		return "", false
+	}
+	roots := []string{in.site}
+	if in.source != "" {
+		roots = append([]string{in.source, filepath.Join(in.source, "src")}, roots...)
+	}
+	for _, r := range roots {
+		dir := filepath.Join(r, rel)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			return dir, true
+		}
+	}
+	return "", false
+}
+
+// dirOffer builds the offer for a plugin rooted at dir: a SYMPOSIUM.toml
+// there is the one declared layer, merged over the defaults.
+func (p *PM) dirOffer(id protocol.PackageID, name, dir, what string) (protocol.Offer, bool) {
+	var layers []manifest.Layer
+	if tbl, ok := p.readTOML(filepath.Join(dir, ManifestFile)); ok {
+		layers = append(layers, manifest.Layer{Source: what + " " + ManifestFile, Table: tbl})
+	}
+	return p.buildOffer(id, name, dir, layers)
+}
+
+func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
+	var layers []manifest.Layer
+	if data, err := os.ReadFile(filepath.Join(in.source, "pyproject.toml")); err == nil {
+		proj, err := pyproject.Parse(data)
+		if err != nil {
+			p.log.Warn("ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
+		} else if proj.Symposium != nil {
+			layers = append(layers, manifest.Layer{Source: "pyproject.toml [tool.symposium]", Table: proj.Symposium})
+		}
+	}
+	tbl, ok := p.readTOML(filepath.Join(in.source, ManifestFile))
+	if ok {
+		layers = append(layers, manifest.Layer{Source: ManifestFile, Table: tbl})
+	}
+	if len(layers) == 0 {
+		return protocol.Offer{}, false
+	}
+	return p.buildOffer(in.id, in.id.Name, in.source, layers)
+}
+
+func (p *PM) readTOML(path string) (map[string]any, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var tbl map[string]any
+	if _, err := toml.Decode(string(data), &tbl); err != nil {
+		p.log.Warn("ignoring malformed manifest", "path", path, "err", err)
+		return nil, false
+	}
+	return tbl, true
+}
+
+func (p *PM) buildOffer(id protocol.PackageID, name, dir string, layers []manifest.Layer) (protocol.Offer, bool) {
+	m, problems := manifest.Embedded(name, layers...)
+	for _, e := range problems {
+		p.log.Warn("dropping a manifest layer", "id", id, "err", e)
+	}
+	if m == nil {
+		return protocol.Offer{}, false
+	}
+	wire, err := m.WireJSON()
+	if err != nil {
+		p.log.Warn("cannot encode manifest", "id", id, "err", err)
+		return protocol.Offer{}, false
+	}
+	return protocol.Offer{ID: id, Root: dir, Manifest: wire}, true
+}
+
+func topLevel(distInfo string) []string {
+	if data, err := os.ReadFile(filepath.Join(distInfo, "RECORD")); err == nil {
+		if rec, err := distinfo.ParseRecord(data); err == nil {
+			if t := distinfo.TopLevel(rec); len(t) > 0 {
+				return t
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(distInfo, "top_level.txt"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Fields(string(data)) {
+		if filepath.IsLocal(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
