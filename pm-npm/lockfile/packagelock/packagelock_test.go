@@ -1,0 +1,77 @@
+package packagelock
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile"
+)
+
+func TestResolve(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "v3-workspaces.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		importer, name string
+		want           lockfile.Resolution
+		ok             bool
+	}{
+		{"", "right", lockfile.Resolution{Name: "right", Version: "2.0.0"}, true},
+		{"", "lefty", lockfile.Resolution{Name: "left", Version: "1.0.0"}, true},
+		{"", "a", lockfile.Resolution{Name: "a", Version: "0.1.0", Link: "packages/a"}, true},
+		{"packages/a", "left", lockfile.Resolution{Name: "left", Version: "1.0.0"}, true},
+		{"packages/a", "right", lockfile.Resolution{Name: "right", Version: "2.0.0"}, true}, // hoisted
+		{"", "missing", lockfile.Resolution{}, false},
+	} {
+		got, ok := l.Resolve(tc.importer, tc.name, "")
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("Resolve(%q, %q) = %+v, %v; want %+v, %v", tc.importer, tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestV1Alias(t *testing.T) {
+	l, err := Parse([]byte(`{"lockfileVersion":1,"dependencies":{"x":{"version":"npm:@scope/real@1.2.3"},"y":{"version":"file:../y"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := l.Resolve("", "x", ""); r != (lockfile.Resolution{Name: "@scope/real", Version: "1.2.3"}) {
+		t.Errorf("alias: %+v", r)
+	}
+	if r, _ := l.Resolve("", "y", ""); r.Link != "../y" {
+		t.Errorf("file: %+v", r)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, bad := range []string{`{`, `[]`, `{"lockfileVersion":"three"}`, `{"lockfileVersion":0}`} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s) succeeded", bad)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	for _, s := range seeds {
+		data, _ := os.ReadFile(s)
+		f.Add(data)
+	}
+	f.Add([]byte(`{"lockfileVersion":1,"dependencies":{"x":{"version":"npm:y@1"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for _, imp := range []string{"", "packages/a", "../x"} {
+			l.Resolve(imp, "a", "^1")
+			l.Resolve(imp, "@s/b", "")
+		}
+	})
+}

@@ -1,0 +1,84 @@
+package npmrc
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type mapEnv map[string]string
+
+func (m mapEnv) Lookup(k string) (string, bool) { v, ok := m[k]; return v, ok }
+func (m mapEnv) Environ() []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLayers(t *testing.T) {
+	home, proj, global := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(global, "etc", "npmrc"), "registry=https://global.example/\n@g:registry=https://g.example\n")
+	write(t, filepath.Join(home, ".npmrc"), "; comment\nregistry = https://user.example/\n@u:registry=\"https://u.example/\"\n//u.example/:_authToken=${U_TOKEN}\n")
+	write(t, filepath.Join(proj, ".npmrc"), "# project\n@p:registry=https://p.example/npm/\n//p.example/npm/:username=bob\n//p.example/npm/:_password=cGFzcw==\n")
+	env := mapEnv{"HOME": home, "PREFIX": global, "U_TOKEN": "tok", "npm_config_@e:registry": "https://e.example/", "NPM_CONFIG_STRICT_SSL": "false"}
+	c := Load(proj, env)
+	for name, want := range map[string]string{
+		"plain": "https://user.example/", "@g/x": "https://g.example/", "@u/x": "https://u.example/",
+		"@p/x": "https://p.example/npm/", "@e/x": "https://e.example/", "@none/x": "https://user.example/",
+	} {
+		if got := c.Registry(name); got != want {
+			t.Errorf("Registry(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := c.Authorization("https://u.example/@u%2fx"); got != "Bearer tok" {
+		t.Errorf("token auth: %q", got)
+	}
+	if got := c.Authorization("https://p.example/npm/@p/x/-/x-1.0.0.tgz"); got != "Basic Ym9iOnBhc3M=" {
+		t.Errorf("basic auth: %q", got)
+	}
+	if got := c.Authorization("https://p.example/other/x"); got != "" {
+		t.Errorf("credentials sent outside their path: %q", got)
+	}
+	if c.StrictSSL() {
+		t.Error("strict-ssl from env ignored")
+	}
+	if len(c.Files) != 3 || !strings.HasSuffix(c.Files[0], filepath.Join(proj, ".npmrc")) {
+		t.Errorf("files %v", c.Files)
+	}
+}
+
+func TestEnvKey(t *testing.T) {
+	for in, want := range map[string]string{"npm_config_registry": "registry", "NPM_CONFIG_STRICT_SSL": "strict-ssl",
+		"npm_config_//h/:_authToken": "//h/:_authToken", "npm_config__auth": "_auth"} {
+		if got, ok := envKey(in); !ok || got != want {
+			t.Errorf("envKey(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+func TestProxy(t *testing.T) {
+	c := Load("", mapEnv{})
+	env := mapEnv{"HTTPS_PROXY": "http://proxy:3128", "NO_PROXY": "internal.example"}
+	u, _ := url.Parse("https://registry.npmjs.org/x")
+	if p := c.Proxy(u, env); p == nil || p.Host != "proxy:3128" {
+		t.Errorf("proxy %v", p)
+	}
+	for _, h := range []string{"https://a.internal.example/x", "http://127.0.0.1:9/x"} {
+		u, _ := url.Parse(h)
+		if p := c.Proxy(u, env); p != nil {
+			t.Errorf("%s proxied through %v", h, p)
+		}
+	}
+}
