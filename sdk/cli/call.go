@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -27,7 +28,7 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.workspace, "workspace", "", "workspace directory (default: the current directory)")
-	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache directory handed to PMs (default: $SYMPOSIUM_CACHE_DIR, else the user cache dir's symposium/)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache directory handed to PMs (default: $SYMPOSIUM_HOME/cache, else $XDG_CACHE_HOME/symposium, else ~/.symposium/cache)")
 	fs.Var(&c.env, "env", "KEY=VALUE for the PMs' initialize env (repeatable)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "timeout for the handshake and each request (default: per method)")
 	fs.IntVar(&c.maxMsg, "max-message-size", 0, "largest response line accepted from a PM, in bytes (default 64 MiB)")
@@ -74,16 +75,9 @@ func (c *commonFlags) options() (host.Options, error) {
 	return o, nil
 }
 
-// defaultCacheDir is $SYMPOSIUM_CACHE_DIR, else <user cache dir>/symposium.
-func defaultCacheDir() string {
-	if d := os.Getenv("SYMPOSIUM_CACHE_DIR"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "symposium")
-	}
-	return filepath.Join(os.TempDir(), "symposium-cache")
-}
+// defaultCacheDir is Symposium's cache directory ($SYMPOSIUM_HOME/cache,
+// else $XDG_CACHE_HOME/symposium, else ~/.symposium/cache).
+func defaultCacheDir() string { return config.CacheDir(os.Getenv) }
 
 const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMMAND [ARGS...]
 

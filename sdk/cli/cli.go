@@ -22,7 +22,8 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"call": {cmdCall, "send one raw request to a PM command and print the result"},
+		"call":     {cmdCall, "send one raw request to a PM command and print the result"},
+		"discover": {cmdDiscover, "discover the workspace's plugins across every PM and decide which run"},
 	}
 }
 

@@ -1,0 +1,534 @@
+// Package config reads the host's configuration: which package managers to
+// run, which plugin registries to read, and the user's enablement choices.
+//
+// The user file is $SYMPOSIUM_HOME/config.toml, else
+// $XDG_CONFIG_HOME/symposium/config.toml, else ~/.symposium/config.toml; a
+// workspace may add .symposium/config.toml, whose entries are appended to
+// the user's. Errors name the file and line.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// File names.
+const (
+	FileName      = "config.toml"
+	WorkspaceFile = ".symposium/config.toml"
+)
+
+// RecommendationsName and RecommendationsURL identify the default
+// recommendations registry.
+const (
+	RecommendationsName = "symposium-recommendations"
+	RecommendationsURL  = "https://github.com/symposium-dev/recommendations"
+	UserPluginsName     = "user-plugins"
+)
+
+// Config is the merged configuration of one host invocation.
+type Config struct {
+	// Dir is the user config directory (relative registry paths resolve
+	// against it).
+	Dir string
+	// Files are the files read, in order.
+	Files []string
+	// Recommendations and UserPlugins say whether the built-in registries are
+	// on ([defaults] symposium-recommendations / user-plugins).
+	Recommendations bool
+	UserPlugins     bool
+	// PackageManagers are the [[package-manager]] entries.
+	PackageManagers []PackageManager
+	// Registries are the [[registry]] entries, built-ins first.
+	Registries []Registry
+	// Plugins are the enablement lists.
+	Plugins Plugins
+}
+
+// PackageManager is a [[package-manager]] entry: a PM binary to run.
+type PackageManager struct {
+	Name    string            `toml:"name"`
+	Command string            `toml:"command"`
+	Path    string            `toml:"path"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	// Source, when set, names an installation source (see the acquisition
+	// machinery); Extra keeps its fields.
+	Source string `toml:"source"`
+	// Pos is where the entry is, for messages.
+	Pos Pos `toml:"-"`
+	// Extra holds the keys this version does not interpret.
+	Extra map[string]any `toml:"-"`
+}
+
+// Registry is a [[registry]] entry: a git or local plugin registry.
+type Registry struct {
+	Name       string `toml:"name"`
+	Git        string `toml:"git"`
+	Path       string `toml:"path"`
+	Ref        string `toml:"ref"`
+	Subdir     string `toml:"subdir"`
+	AutoUpdate *bool  `toml:"auto-update"`
+	// Builtin marks the recommendations and user-plugins registries.
+	Builtin bool `toml:"-"`
+	Pos     Pos  `toml:"-"`
+}
+
+// AutoUpdates reports whether the registry refreshes on its own (default on).
+func (r Registry) AutoUpdates() bool { return r.AutoUpdate == nil || *r.AutoUpdate }
+
+// Pos is a position in a config file.
+type Pos struct {
+	File string
+	Line int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Plugins holds the [plugins] enablement lists.
+type Plugins struct {
+	Disable    []Selector
+	AutoEnable []Selector
+	Use        []Selector
+}
+
+// Selector names plugins in [plugins]: a {pm, name} pair, or a bare name
+// (any pm). Name may be "*" (every plugin); a name with '*' inside matches
+// as a glob. Workspace, when set, limits a `use` entry to that workspace.
+type Selector struct {
+	PM        string
+	Name      string
+	Workspace string
+	Pos       Pos
+}
+
+func (s Selector) String() string {
+	out := s.Name
+	if s.PM != "" {
+		out = s.PM + ":" + s.Name
+	}
+	if s.Workspace != "" {
+		out += " (in " + s.Workspace + ")"
+	}
+	return out
+}
+
+// Matches reports whether s names the plugin (pm, name) in workspace ws.
+// Names compare case-sensitively, with '-' and '_' equal as Symposium does.
+func (s Selector) Matches(pm, name, ws string) bool {
+	if s.PM != "" && s.PM != pm {
+		return false
+	}
+	if s.Workspace != "" && filepath.Clean(s.Workspace) != filepath.Clean(ws) {
+		return false
+	}
+	if s.Name == "*" {
+		return true
+	}
+	if strings.Contains(s.Name, "*") {
+		ok, _ := filepath.Match(normalize(s.Name), normalize(name))
+		return ok
+	}
+	return normalize(s.Name) == normalize(name)
+}
+
+func normalize(n string) string { return strings.ReplaceAll(n, "_", "-") }
+
+// Error is a configuration problem at a position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// UserDir returns the user config directory: $SYMPOSIUM_HOME, else
+// $XDG_CONFIG_HOME/symposium, else ~/.symposium.
+func UserDir(getenv func(string) string) string {
+	if d := getenv("SYMPOSIUM_HOME"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "symposium")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".symposium")
+}
+
+// CacheDir returns the cache directory handed to PMs: $SYMPOSIUM_HOME/cache,
+// else $XDG_CACHE_HOME/symposium, else <user config dir>/cache.
+func CacheDir(getenv func(string) string) string {
+	if d := getenv("SYMPOSIUM_HOME"); d != "" {
+		return filepath.Join(d, "cache")
+	}
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "symposium")
+	}
+	return filepath.Join(UserDir(getenv), "cache")
+}
+
+// Load reads the user config (from the directory UserDir names) and the
+// workspace's .symposium/config.toml, either of which may be absent.
+func Load(getenv func(string) string, workspace string) (*Config, error) {
+	dir := UserDir(getenv)
+	c := &Config{Dir: dir, Recommendations: true, UserPlugins: true}
+	var errs []error
+	for _, f := range []string{filepath.Join(dir, FileName), filepath.Join(workspace, WorkspaceFile)} {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) || (workspace == "" && strings.HasSuffix(f, WorkspaceFile)) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reading config: %w", err))
+			continue
+		}
+		c.Files = append(c.Files, f)
+		if err := c.parse(f, data); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.addBuiltins()
+	return c, errors.Join(errs...)
+}
+
+// Parse reads one config file's content into a fresh Config (built-in
+// registries included), as Load does for each file.
+func Parse(file string, data []byte, dir string) (*Config, error) {
+	c := &Config{Dir: dir, Recommendations: true, UserPlugins: true, Files: []string{file}}
+	err := c.parse(file, data)
+	c.addBuiltins()
+	return c, err
+}
+
+func (c *Config) addBuiltins() {
+	var builtins []Registry
+	if c.Recommendations {
+		builtins = append(builtins, Registry{Name: RecommendationsName, Git: RecommendationsURL, Builtin: true})
+	}
+	if c.UserPlugins {
+		builtins = append(builtins, Registry{Name: UserPluginsName, Path: filepath.Join(c.Dir, "plugins"), Builtin: true})
+	}
+	c.Registries = append(builtins, c.Registries...)
+}
+
+// raw mirrors the file's shape for decoding.
+type raw struct {
+	Defaults        map[string]any   `toml:"defaults"`
+	PackageManagers []map[string]any `toml:"package-manager"`
+	Registries      []map[string]any `toml:"registry"`
+	PluginSources   []map[string]any `toml:"plugin-source"`
+	Plugins         map[string]any   `toml:"plugins"`
+}
+
+func (c *Config) parse(file string, data []byte) error {
+	var r raw
+	if _, err := toml.Decode(string(data), &r); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return &Error{Pos{file, pe.Position.Line}, pe.Message}
+		}
+		return &Error{Pos{File: file}, err.Error()}
+	}
+	lines := newLocator(file, data)
+	var errs []error
+	for k, v := range r.Defaults {
+		b, ok := v.(bool)
+		switch {
+		case k != RecommendationsName && k != UserPluginsName:
+			continue // not ours to reject: Symposium reads other defaults
+		case !ok:
+			errs = append(errs, &Error{lines.key("defaults", 0, k), fmt.Sprintf("defaults.%s must be true or false", k)})
+		case k == RecommendationsName:
+			c.Recommendations = b
+		default:
+			c.UserPlugins = b
+		}
+	}
+	for i, m := range r.PackageManagers {
+		pm, err := decodePM(m, lines.table("package-manager", i))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.PackageManagers = append(c.PackageManagers, pm)
+	}
+	regs := r.Registries
+	header := "registry"
+	if len(r.PluginSources) > 0 {
+		regs, header = append(regs, r.PluginSources...), "plugin-source"
+	}
+	for i, m := range regs {
+		reg, err := decodeRegistry(m, lines.table(header, i), c.Dir)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.Registries = append(c.Registries, reg)
+	}
+	if r.Plugins != nil {
+		if err := c.Plugins.decode(r.Plugins, lines); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func decodePM(m map[string]any, pos Pos) (PackageManager, error) {
+	pm := PackageManager{Pos: pos, Extra: map[string]any{}}
+	for k, v := range m {
+		var err error
+		switch k {
+		case "name":
+			pm.Name, err = str(v, k)
+		case "command":
+			pm.Command, err = str(v, k)
+		case "path":
+			pm.Path, err = str(v, k)
+		case "source":
+			pm.Source, err = str(v, k)
+		case "args":
+			pm.Args, err = strs(v, k)
+		case "env":
+			pm.Env, err = strMap(v, k)
+		default:
+			pm.Extra[k] = v
+		}
+		if err != nil {
+			return pm, &Error{pos, "[[package-manager]] " + err.Error()}
+		}
+	}
+	switch {
+	case pm.Name == "":
+		return pm, &Error{pos, "[[package-manager]] needs a name"}
+	case pm.Command == "" && pm.Path == "" && pm.Source == "":
+		return pm, &Error{pos, fmt.Sprintf("[[package-manager]] %q needs a command (or path, or an installation source)", pm.Name)}
+	case pm.Source == "" && len(pm.Extra) > 0:
+		return pm, &Error{pos, fmt.Sprintf("[[package-manager]] %q: unknown key %q", pm.Name, firstKey(pm.Extra))}
+	}
+	if pm.Command == "" {
+		pm.Command = pm.Path
+	}
+	return pm, nil
+}
+
+func decodeRegistry(m map[string]any, pos Pos, dir string) (Registry, error) {
+	r := Registry{Pos: pos}
+	for k, v := range m {
+		var err error
+		switch k {
+		case "name":
+			r.Name, err = str(v, k)
+		case "git":
+			r.Git, err = str(v, k)
+		case "path":
+			r.Path, err = str(v, k)
+		case "ref":
+			r.Ref, err = str(v, k)
+		case "subdir":
+			r.Subdir, err = str(v, k)
+		case "auto-update":
+			b, ok := v.(bool)
+			if !ok {
+				err = fmt.Errorf("auto-update must be true or false")
+			}
+			r.AutoUpdate = &b
+		default:
+			err = fmt.Errorf("unknown key %q (keys: name, git, path, ref, subdir, auto-update)", k)
+		}
+		if err != nil {
+			return r, &Error{pos, "[[registry]] " + err.Error()}
+		}
+	}
+	switch {
+	case r.Name == "":
+		return r, &Error{pos, "[[registry]] needs a name"}
+	case r.Git == "" && r.Path == "":
+		return r, &Error{pos, fmt.Sprintf("[[registry]] %q needs git or path", r.Name)}
+	case r.Git != "" && r.Path != "":
+		return r, &Error{pos, fmt.Sprintf("[[registry]] %q has both git and path; keep one", r.Name)}
+	}
+	if r.Path != "" && !filepath.IsAbs(r.Path) {
+		r.Path = filepath.Join(dir, r.Path)
+	}
+	return r, nil
+}
+
+func (p *Plugins) decode(m map[string]any, lines *locator) error {
+	var errs []error
+	for k, v := range m {
+		var dst *[]Selector
+		switch k {
+		case "disable":
+			dst = &p.Disable
+		case "auto-enable":
+			dst = &p.AutoEnable
+		case "use":
+			dst = &p.Use
+		default:
+			errs = append(errs, &Error{lines.key("plugins", 0, k), fmt.Sprintf("[plugins] has no key %q (keys: disable, auto-enable, use)", k)})
+			continue
+		}
+		pos := lines.key("plugins", 0, k)
+		list, ok := v.([]any)
+		if !ok {
+			errs = append(errs, &Error{pos, fmt.Sprintf("plugins.%s must be an array", k)})
+			continue
+		}
+		for i, e := range list {
+			s, err := selector(e, k == "use")
+			if err != nil {
+				errs = append(errs, &Error{pos, fmt.Sprintf("plugins.%s[%d]: %v", k, i, err)})
+				continue
+			}
+			s.Pos = pos
+			*dst = append(*dst, s)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func selector(v any, allowWorkspace bool) (Selector, error) {
+	switch e := v.(type) {
+	case string:
+		if e == "" {
+			return Selector{}, fmt.Errorf("empty name")
+		}
+		return Selector{Name: e}, nil
+	case map[string]any:
+		var s Selector
+		for k, val := range e {
+			str, ok := val.(string)
+			if !ok {
+				return s, fmt.Errorf("%s must be a string", k)
+			}
+			switch k {
+			case "pm":
+				s.PM = str
+			case "name":
+				s.Name = str
+			case "workspace":
+				if !allowWorkspace {
+					return s, fmt.Errorf("workspace is only allowed in use entries")
+				}
+				s.Workspace = str
+			default:
+				return s, fmt.Errorf("unknown key %q (keys: pm, name%s)", k, map[bool]string{true: ", workspace"}[allowWorkspace])
+			}
+		}
+		if s.Name == "" {
+			return s, fmt.Errorf("needs a name")
+		}
+		return s, nil
+	}
+	return Selector{}, fmt.Errorf("must be a name or a {pm, name} table, not %T", v)
+}
+
+func str(v any, k string) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s must be a string", k)
+	}
+	return s, nil
+}
+
+func strs(v any, k string) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be an array of strings", k)
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d] must be a string", k, i)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func strMap(v any, k string) (map[string]string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a table of strings", k)
+	}
+	out := make(map[string]string, len(m))
+	for key, e := range m {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s.%s must be a string", k, key)
+		}
+		out[key] = s
+	}
+	return out, nil
+}
+
+func firstKey(m map[string]any) string {
+	best := ""
+	for k := range m {
+		if best == "" || k < best {
+			best = k
+		}
+	}
+	return best
+}
+
+// locator finds the lines of tables and keys in a TOML file's text, for
+// messages; the decoder does not report key positions.
+type locator struct {
+	file  string
+	lines []string
+}
+
+func newLocator(file string, data []byte) *locator {
+	return &locator{file: file, lines: strings.Split(string(data), "\n")}
+}
+
+// table returns the position of the n-th [[name]] header.
+func (l *locator) table(name string, n int) Pos {
+	re := regexp.MustCompile(`^\s*\[\[\s*"?` + regexp.QuoteMeta(name) + `"?\s*\]\]`)
+	seen := 0
+	for i, line := range l.lines {
+		if re.MatchString(line) {
+			if seen == n {
+				return Pos{l.file, i + 1}
+			}
+			seen++
+		}
+	}
+	return Pos{File: l.file}
+}
+
+// key returns the position of key inside [table] (or written as table.key).
+func (l *locator) key(table string, _ int, key string) Pos {
+	header := regexp.MustCompile(`^\s*\[\s*` + regexp.QuoteMeta(table) + `\s*\]`)
+	anyHeader := regexp.MustCompile(`^\s*\[`)
+	keyRe := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	dotted := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(table) + `\s*\.\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	in := false
+	for i, line := range l.lines {
+		switch {
+		case header.MatchString(line):
+			in = true
+		case anyHeader.MatchString(line):
+			in = false
+		case in && keyRe.MatchString(line), dotted.MatchString(line):
+			return Pos{l.file, i + 1}
+		}
+	}
+	return Pos{File: l.file}
+}

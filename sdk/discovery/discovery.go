@@ -1,0 +1,449 @@
+// Package discovery is what Symposium does with its package managers on a
+// sync or a hook: collect the workspace's dependencies from every PM, ask
+// every PM for the plugins it activates, follow chained references, validate
+// every offer, and decide from configuration and provenance which plugins
+// run. PMs report what exists; this package alone decides what is enabled.
+package discovery
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Source says where a plugin came from, which decides whether it is trusted.
+type Source string
+
+// The sources.
+const (
+	// SourceRegistry: a configured plugin registry (trusted).
+	SourceRegistry Source = "registry"
+	// SourceWorkspace: the workspace's own root or members (trusted).
+	SourceWorkspace Source = "workspace"
+	// SourceDependency: embedded in a dependency (needs consent).
+	SourceDependency Source = "dependency"
+	// SourceChained: reached through a [[plugins]] reference of an enabled
+	// plugin, which vouches for it.
+	SourceChained Source = "chained"
+)
+
+// State is a plugin's enablement.
+type State string
+
+// The states.
+const (
+	Enabled      State = "enabled"
+	NeedsConsent State = "needs consent"
+	Disabled     State = "disabled"
+	Dormant      State = "dormant"
+	Invalid      State = "invalid"
+)
+
+// LocalPM is the pm of workspace plugins' ids.
+const LocalPM = "local"
+
+// Plugin is one discovered plugin and the decision about it.
+type Plugin struct {
+	ID protocol.PackageID `json:"id"`
+	// Name is the canonical name: the pair (ID.PM, Name) is what users write
+	// in [plugins].
+	Name   string `json:"name"`
+	Root   string `json:"root"`
+	Source Source `json:"source"`
+	State  State  `json:"state"`
+	Reason string `json:"reason,omitempty"`
+	Skills int    `json:"skills"`
+
+	plugin *manifest.Plugin
+}
+
+// Result is the outcome of a discovery.
+type Result struct {
+	Plugins  []Plugin `json:"plugins"`
+	Warnings []string `json:"warnings"`
+	// Deps are the workspace's direct dependencies, from every PM.
+	Deps []protocol.PackageID `json:"-"`
+}
+
+// PathRegistry is a registry read in-process from a directory.
+type PathRegistry struct {
+	Name string
+	Dir  string
+}
+
+// Options are the inputs of Discover.
+type Options struct {
+	// Workspace is the absolute workspace root.
+	Workspace string
+	// Config holds the enablement lists.
+	Config *config.Config
+	// PMs are the running package managers (ecosystem PMs and git
+	// registries), and Kinds says which of them are registries.
+	PMs   *host.Registry
+	Kinds map[string]Source
+	// PathRegistries are read directly.
+	PathRegistries []PathRegistry
+	// LookupEnv is the environment predicates read (nil: the process's).
+	LookupEnv func(string) (string, bool)
+}
+
+// Discover runs discovery. It never fails as a whole: every problem is a
+// warning, or an invalid plugin.
+func Discover(ctx context.Context, o Options) Result {
+	d := &discoverer{o: o, seen: map[protocol.PackageID]bool{}}
+	deps, warns := o.PMs.ListDeps(ctx)
+	d.warn(warns)
+	d.res.Deps = deps
+
+	offers, warns := o.PMs.ActivePlugins(ctx, deps)
+	d.warn(warns)
+	for _, of := range offers {
+		src := cmp.Or(o.Kinds[of.PM], SourceDependency)
+		d.add(ctx, of.Offer, src, of.PM, nil)
+	}
+	for _, pr := range o.PathRegistries {
+		for _, of := range d.readPathRegistry(pr) {
+			d.add(ctx, of, SourceRegistry, pr.Name, nil)
+		}
+	}
+	d.workspacePlugins(ctx)
+
+	// Chained references of enabled plugins, breadth first; the visited set
+	// (pm and normalized name) ends cycles.
+	visited := map[string]bool{}
+	for i := 0; i < len(d.res.Plugins); i++ {
+		p := d.res.Plugins[i]
+		if p.State != Enabled || p.plugin == nil {
+			continue
+		}
+		for _, ch := range p.plugin.Chained {
+			d.chase(ctx, p, ch, visited)
+		}
+	}
+	slices.SortStableFunc(d.res.Plugins, func(a, b Plugin) int {
+		return cmp.Or(strings.Compare(a.ID.PM, b.ID.PM), strings.Compare(a.Name, b.Name), strings.Compare(a.ID.Version, b.ID.Version))
+	})
+	if d.res.Warnings == nil {
+		d.res.Warnings = []string{}
+	}
+	if d.res.Plugins == nil {
+		d.res.Plugins = []Plugin{}
+	}
+	return d.res
+}
+
+type discoverer struct {
+	o    Options
+	res  Result
+	seen map[protocol.PackageID]bool
+}
+
+func (d *discoverer) warn(ws []host.Warning) {
+	for _, w := range ws {
+		d.res.Warnings = append(d.res.Warnings, w.String())
+	}
+}
+
+func (d *discoverer) warnf(format string, args ...any) {
+	d.res.Warnings = append(d.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+// chase loads one chained reference of the enabled plugin from.
+func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained, visited map[string]bool) {
+	if !d.evaluator(SourceChained).Holds(ctx, ch.Predicates) {
+		return
+	}
+	id := protocol.PackageID{PM: "cargo", Name: ch.Name, Version: cmp.Or(ch.Version, protocol.AnyVersion)}
+	key := id.PM + "/" + strings.ReplaceAll(id.Name, "_", "-")
+	if visited[key] {
+		d.warnf("chained reference from %s to %s:%s closes a cycle; not followed again", from.ID, id.PM, id.Name)
+		return
+	}
+	visited[key] = true
+	offers, err := d.o.PMs.LoadPlugin(ctx, id)
+	if err != nil {
+		d.warnf("chained reference from %s: %v", from.ID, err)
+		return
+	}
+	for _, of := range offers {
+		if of.ID.PM != id.PM {
+			d.warnf("pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
+			continue
+		}
+		d.add(ctx, of, SourceChained, id.PM, &from)
+	}
+}
+
+// add validates an offer and decides its state.
+func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin) {
+	if d.seen[of.ID] {
+		return // duplicates collapse
+	}
+	d.seen[of.ID] = true
+	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
+	plugin, reason := ValidateOffer(of, src, pm)
+	if plugin == nil {
+		p.State, p.Reason = Invalid, reason
+		d.res.Plugins = append(d.res.Plugins, p)
+		return
+	}
+	p.plugin = plugin
+	p.Skills = countSkills(of.Root, plugin)
+	p.State, p.Reason = d.decide(ctx, p, via)
+	d.res.Plugins = append(d.res.Plugins, p)
+}
+
+func origin(src Source) manifest.Origin {
+	switch src {
+	case SourceRegistry:
+		return manifest.OriginRegistry
+	case SourceWorkspace:
+		return manifest.OriginWorkspace
+	}
+	return manifest.OriginPackage
+}
+
+// ValidateOffer checks an offer that pm made as the host must: the id is
+// under pm's name, the root an existing absolute directory, the manifest
+// valid for the source's origin, and every source.path inside the root even
+// through symlinks. It returns the validated plugin, or nil and the reason.
+func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
+	if of.ID.PM != pm {
+		return nil, fmt.Sprintf("offered by pm %s under another pm's name %q", pm, of.ID.PM)
+	}
+	if !filepath.IsAbs(of.Root) {
+		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
+	}
+	if fi, err := os.Stat(of.Root); err != nil || !fi.IsDir() {
+		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
+	}
+	raw := of.Manifest
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	m, err := manifest.DecodeJSON(raw)
+	if err != nil {
+		return nil, fmt.Sprintf("manifest does not decode: %v", err)
+	}
+	plugin, problems := manifest.Validate(m, manifest.ValidateOptions{Origin: origin(src), DefaultName: of.ID.Name})
+	for _, pr := range problems {
+		if !pr.Warning {
+			return nil, "manifest: " + pr.Error()
+		}
+	}
+	if plugin == nil {
+		return nil, "manifest is invalid"
+	}
+	for _, g := range plugin.Skills {
+		if g.Path == "" {
+			continue
+		}
+		if err := contained(of.Root, g.Path); err != nil {
+			return nil, err.Error()
+		}
+	}
+	return plugin, ""
+}
+
+// contained checks that rel, a source.path, stays inside root, lexically
+// and after resolving symlinks.
+func contained(root, rel string) error {
+	if filepath.IsAbs(rel) || !filepath.IsLocal(filepath.Clean(filepath.FromSlash(rel))) && filepath.Clean(rel) != "." {
+		return fmt.Errorf("source.path %q escapes the plugin root", rel)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("resolving root %s: %v", root, err)
+	}
+	target, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if os.IsNotExist(err) {
+		return nil // absent: nothing to escape with
+	}
+	if err != nil {
+		return fmt.Errorf("resolving source.path %q: %v", rel, err)
+	}
+	if r, err := filepath.Rel(realRoot, target); err != nil || !filepath.IsLocal(r) && r != "." {
+		return fmt.Errorf("source.path %q resolves to %s, outside the plugin root", rel, target)
+	}
+	return nil
+}
+
+// countSkills counts SKILL.md files under the plugin's local skill groups.
+func countSkills(root string, p *manifest.Plugin) int {
+	n := 0
+	seen := map[string]bool{}
+	for _, g := range p.Skills {
+		if g.Path == "" {
+			continue
+		}
+		dir := filepath.Join(root, filepath.FromSlash(g.Path))
+		filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if !e.IsDir() && e.Name() == manifest.SkillFile && !seen[path] {
+				seen[path] = true
+				n++
+			}
+			return nil
+		})
+	}
+	return n
+}
+
+func (d *discoverer) evaluator(src Source) *manifest.Evaluator {
+	return &manifest.Evaluator{
+		Deps:            manifest.Deps(d.res.Deps),
+		WorkspaceMember: src == SourceWorkspace,
+		Dir:             d.o.Workspace,
+		LookupEnv:       d.o.LookupEnv,
+	}
+}
+
+// decide applies the enablement rules: disable beats everything; trusted
+// sources are enabled, dependency-embedded plugins need consent (use or
+// auto-enable), chained plugins follow the plugin that references them;
+// dormant plugins need use; a gate that does not hold leaves a plugin dormant.
+func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, string) {
+	pl := d.o.Config.Plugins
+	ws := d.o.Workspace
+	match := func(list []config.Selector) *config.Selector {
+		for i := range list {
+			if list[i].Matches(p.ID.PM, p.Name, ws) {
+				return &list[i]
+			}
+		}
+		return nil
+	}
+	if s := match(pl.Disable); s != nil {
+		return Disabled, fmt.Sprintf("disabled by %s (%s)", s, s.Pos)
+	}
+	use := match(pl.Use)
+	var reason string
+	switch p.Source {
+	case SourceRegistry, SourceWorkspace:
+		reason = "trusted " + string(p.Source)
+		if p.plugin.RequiresUse {
+			if use == nil {
+				return Dormant, fmt.Sprintf("applies to every workspace, so it waits for use = [{pm = %q, name = %q}]", p.ID.PM, p.Name)
+			}
+			reason = fmt.Sprintf("woken by use %s (%s)", use, use.Pos)
+		}
+	case SourceChained:
+		reason = "referenced by " + via.ID.String()
+	default:
+		auto := match(pl.AutoEnable)
+		switch {
+		case use != nil:
+			reason = fmt.Sprintf("use %s (%s)", use, use.Pos)
+		case auto != nil:
+			reason = fmt.Sprintf("auto-enable %s (%s)", auto, auto.Pos)
+		default:
+			return NeedsConsent, fmt.Sprintf("embedded in a dependency; consent with auto-enable = [{pm = %q, name = %q}]", p.ID.PM, p.Name)
+		}
+	}
+	if gate := p.plugin.Predicates; len(gate) > 0 && !d.evaluator(p.Source).Holds(ctx, gate) {
+		return Dormant, fmt.Sprintf("its gate %s does not hold in this workspace", strings.Join(gate.Strings(), ", "))
+	}
+	return Enabled, reason
+}
+
+// readPathRegistry offers every entry of a directory registry.
+func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
+	entries, err := manifest.Enumerate(pr.Dir)
+	if err != nil {
+		d.warnf("registry %s (%s): %v", pr.Name, pr.Dir, err)
+		return nil
+	}
+	var out []protocol.Offer
+	for _, e := range entries {
+		dir := filepath.Join(pr.Dir, filepath.FromSlash(e.Path))
+		var m *manifest.Manifest
+		switch e.Kind {
+		case manifest.EntryPlugin:
+			data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
+			if err == nil {
+				m, err = manifest.DecodeTOML(data)
+			}
+			if err != nil {
+				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+				continue
+			}
+		default:
+			data, err := os.ReadFile(filepath.Join(dir, manifest.SkillFile))
+			var sk *manifest.Skill
+			if err == nil {
+				sk, err = manifest.ParseSkillMD(data, true)
+			}
+			if err != nil {
+				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+				continue
+			}
+			m = manifest.SynthesizeSkillPlugin(filepath.Base(dir), sk)
+		}
+		raw, err := m.WireJSON()
+		if err != nil {
+			d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+			continue
+		}
+		out = append(out, protocol.Offer{ID: protocol.PackageID{PM: pr.Name, Name: e.Path, Version: protocol.AnyVersion}, Root: dir, Manifest: raw})
+	}
+	return out
+}
+
+// workspacePlugins offers the workspace root's and members' own plugins: a
+// directory with SYMPOSIUM.toml, or with a skills/ directory.
+func (d *discoverer) workspacePlugins(ctx context.Context) {
+	dirs := []string{d.o.Workspace}
+	wss, warns := d.o.PMs.Workspaces(ctx)
+	d.warn(warns)
+	for _, w := range wss {
+		if w.Root != "" {
+			dirs = append(dirs, w.Root)
+		}
+		for _, m := range w.Members {
+			dirs = append(dirs, m.Dir)
+		}
+	}
+	done := map[string]bool{}
+	for _, dir := range dirs {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || done[real] {
+			continue
+		}
+		done[real] = true
+		var raw json.RawMessage
+		if data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile)); err == nil {
+			m, err := manifest.DecodeTOML(data)
+			if err != nil {
+				d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
+				continue
+			}
+			if raw, err = m.WireJSON(); err != nil {
+				d.warnf("workspace plugin %s: %v", dir, err)
+				continue
+			}
+		} else if fi, err := os.Stat(filepath.Join(dir, manifest.DefaultSkillsPath)); err == nil && fi.IsDir() {
+			raw = json.RawMessage("{}")
+		} else {
+			continue
+		}
+		name := filepath.Base(dir)
+		if m, err := manifest.DecodeJSON(raw); err == nil && m.Name != "" {
+			name = m.Name
+		}
+		d.add(ctx, protocol.Offer{ID: protocol.PackageID{PM: LocalPM, Name: name, Version: protocol.AnyVersion}, Root: dir, Manifest: raw},
+			SourceWorkspace, LocalPM, nil)
+	}
+}
