@@ -113,6 +113,22 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 		}
 		tops = topLevel(in.distInfo)
 	}
+	var topDirs []string
+	for _, t := range tops {
+		topDirs = append(topDirs, filepath.Join(in.site, t))
+	}
+	if in.distInfo == "" && in.source != "" {
+		// An sdist or source tree: its packages are its directories (or
+		// those under src/).
+		for _, base := range []string{in.source, filepath.Join(in.source, "src")} {
+			for _, e := range listDir(base) {
+				d := filepath.Join(base, e)
+				if st, err := os.Stat(d); err == nil && st.IsDir() && !strings.HasPrefix(e, ".") && e != "src" {
+					topDirs = append(topDirs, d)
+				}
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, ep := range eps {
 		dir, ok := p.packageDir(in, ep.Module())
@@ -137,13 +153,12 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	}
 	// No entry point: a SYMPOSIUM.toml in a top-level package offers it
 	// (and, when loading on request, a skills/ directory).
-	for _, top := range tops {
-		dir := filepath.Join(in.site, top)
+	for _, dir := range topDirs {
 		_, err := os.Stat(filepath.Join(dir, ManifestFile))
 		if err != nil && !(loose && manifest.HasSkills(dir)) {
 			continue
 		}
-		if o, ok := p.dirOffer(in.id, in.id.Name, dir, top); ok {
+		if o, ok := p.dirOffer(in.id, in.id.Name, dir, filepath.Base(dir)); ok {
 			out = append(out, o)
 		}
 	}
