@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Parse-level checks: what Symposium's deserializer rejects before any
@@ -177,6 +178,10 @@ func (c *checker) unknown(path string, extra map[string]any, retired ...string) 
 		if path == "" {
 			where = "a manifest"
 		}
+		if msg, ok := retiredHint(path, k, extra[k]); ok {
+			c.add(fp, "%s", msg)
+			continue
+		}
 		if hint, ok := unknownHints[k]; ok {
 			c.add(fp, "unknown key %q in %s; did you mean %q?", k, where, hint)
 			continue
@@ -187,6 +192,24 @@ func (c *checker) unknown(path string, extra map[string]any, retired ...string) 
 		}
 		c.add(fp, "unknown key %q in %s", k, where)
 	}
+}
+
+// retiredHint explains keys of older manifest formats still found in
+// registries: the top-level `where.crates` table and a chained reference's
+// `source.crate`.
+func retiredHint(path, key string, v any) (string, bool) {
+	switch {
+	case path == "" && key == "where":
+		if t, ok := v.(map[string]any); ok {
+			if crates, ok := t["crates"]; ok {
+				return fmt.Sprintf("where.crates was retired: write depends-on = %s", tomlInline(crates)), true
+			}
+		}
+		return "the where table was retired: gate the plugin with depends-on and predicates", true
+	case key == "crate" && strings.HasPrefix(path, "plugins[") && strings.HasSuffix(path, "].source"):
+		return fmt.Sprintf("source.crate was renamed: write source.cargo = %s", tomlInline(v)), true
+	}
+	return "", false
 }
 
 func (c *checker) isSkillGroup(path string) bool {

@@ -2,8 +2,8 @@ package manifest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -33,6 +33,55 @@ type Skill struct {
 	Fields map[string]string
 }
 
+// SkillError is a SKILL.md problem, with the 1-based line of the file it
+// concerns when known.
+type SkillError struct {
+	Line    int
+	Field   string
+	Message string
+}
+
+// Error renders `line N: field: message`.
+func (e *SkillError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Problem converts the error into a Problem for file.
+func (e *SkillError) Problem(file string) Problem {
+	return Problem{File: file, Line: e.Line, Field: e.Field, Message: e.Message}
+}
+
+// yamlLineRE strips the YAML parser's own line number, which is not
+// consistently 0- or 1-based; firstBadYAMLLine finds the line instead.
+var yamlLineRE = regexp.MustCompile(`^yaml: line \d+: (.*)$`)
+
+// firstBadYAMLLine returns the 1-based line of fm at which the YAML first
+// stops parsing: the shortest prefix of whole lines that fails. Front
+// matter is short; past 200 lines it gives up and returns 1.
+func firstBadYAMLLine(fm []byte) int {
+	lines := bytes.SplitAfter(fm, []byte("\n"))
+	if len(lines) > 200 {
+		return 1
+	}
+	var prefix []byte
+	for i, l := range lines {
+		prefix = append(prefix, l...)
+		var n yaml.Node
+		if yaml.Unmarshal(prefix, &n) != nil {
+			return i + 1
+		}
+	}
+	return len(lines)
+}
+
 // ParseSkillMD parses the front matter of a SKILL.md. Strict mode (registry
 // and package skill groups) requires front matter with `name` and a
 // non-empty `description` of at most 1024 bytes. Lenient mode (workspace
@@ -45,63 +94,70 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 		if !strict {
 			return &Skill{}, nil
 		}
-		return nil, errors.New("SKILL.md must start with front matter between --- lines")
+		return nil, &SkillError{Line: 1, Message: "SKILL.md must start with front matter between --- lines"}
 	}
 	text = text[3:]
 	text = bytes.TrimPrefix(text, []byte("\n"))
+	// offset: the file line just before the first front-matter line
+	offset := bytes.Count(data[:len(data)-len(text)], []byte("\n"))
 	end := bytes.Index(text, []byte("\n---"))
 	if end < 0 {
 		// an empty block may close on its very first line
 		if bytes.HasPrefix(text, []byte("---")) {
 			end = 0
 		} else {
-			return nil, errors.New("SKILL.md front matter has no closing --- line")
+			return nil, &SkillError{Line: offset, Message: "SKILL.md front matter has no closing --- line"}
 		}
 	}
 	fm := text[:end]
 	s := &Skill{}
-	descSet := false
+	descSet, descLine := false, offset
 	var doc yaml.Node
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
-		return nil, fmt.Errorf("SKILL.md front matter is not valid YAML: %w", err)
+		msg := err.Error()
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			msg = m[1]
+		}
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		return nil, &SkillError{Line: offset + firstBadYAMLLine(fm), Message: "front matter is not valid YAML: " + msg}
 	}
 	if len(doc.Content) > 0 {
 		root := doc.Content[0]
 		if root.Kind != yaml.MappingNode {
-			return nil, errors.New("SKILL.md front matter must be a mapping of keys to strings")
+			return nil, &SkillError{Line: offset + root.Line, Message: "front matter must be a mapping of keys to strings"}
 		}
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			k, v := root.Content[i], root.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
-				return nil, fmt.Errorf("SKILL.md front matter line %d: keys must be strings", k.Line)
+				return nil, &SkillError{Line: offset + k.Line, Message: "front matter keys must be strings"}
 			}
 			key := k.Value
 			if seen[key] {
-				return nil, fmt.Errorf("SKILL.md front matter line %d: duplicate field %q", k.Line, key)
+				return nil, &SkillError{Line: offset + k.Line, Field: key, Message: "duplicate field"}
 			}
 			seen[key] = true
 			if v.Kind == yaml.AliasNode && v.Alias != nil {
 				v = v.Alias
 			}
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
-				return nil, fmt.Errorf("SKILL.md front matter line %d: field %q must be a string, found %s", v.Line, key, yamlKind(v))
+				return nil, &SkillError{Line: offset + v.Line, Field: key, Message: "must be a string, found " + yamlKind(v) + " (quote the value)"}
 			}
 			val := v.Value
 			switch key {
 			case "crates":
-				return nil, fmt.Errorf("SKILL.md front matter line %d: field \"crates\" was renamed; write depends-on: %s", k.Line, val)
+				return nil, &SkillError{Line: offset + k.Line, Field: key, Message: "crates was renamed: write depends-on: " + val}
 			case "depends-on":
 				for _, piece := range SplitTopLevel(val) {
 					if _, err := ParseAtom(piece); err != nil {
-						return nil, fmt.Errorf("SKILL.md front matter line %d: depends-on: %w", v.Line, err)
+						return nil, &SkillError{Line: offset + v.Line, Field: key, Message: err.Error()}
 					}
 					s.DependsOn = append(s.DependsOn, piece)
 				}
 			case "predicates":
 				for _, piece := range SplitTopLevel(val) {
 					if _, err := ParsePredicate(piece); err != nil {
-						return nil, fmt.Errorf("SKILL.md front matter line %d: predicates: %w", v.Line, err)
+						return nil, &SkillError{Line: offset + v.Line, Field: key, Message: err.Error()}
 					}
 					s.Predicates = append(s.Predicates, piece)
 				}
@@ -111,7 +167,7 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 				}
 				s.Name = val
 			case "description":
-				s.Description, descSet = val, true
+				s.Description, descSet, descLine = val, true, offset+k.Line
 			default:
 				if s.Fields == nil {
 					s.Fields = map[string]string{}
@@ -121,15 +177,15 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 		}
 	}
 	if strict && s.Name == "" {
-		return nil, errors.New("SKILL.md front matter is missing name")
+		return nil, &SkillError{Line: offset, Field: "name", Message: "SKILL.md front matter is missing name"}
 	}
 	if descSet || strict {
 		d := strings.TrimSpace(s.Description)
 		switch {
 		case d == "":
-			return nil, errors.New("SKILL.md description is empty or missing")
+			return nil, &SkillError{Line: descLine, Field: "description", Message: "SKILL.md needs a non-empty description"}
 		case len(d) > MaxDescription:
-			return nil, fmt.Errorf("SKILL.md description is %d bytes long; the limit is %d", len(d), MaxDescription)
+			return nil, &SkillError{Line: descLine, Field: "description", Message: fmt.Sprintf("description is %d bytes long; the limit is %d", len(d), MaxDescription)}
 		}
 	}
 	return s, nil

@@ -351,8 +351,8 @@ func (v *validator) run() {
 	if p.Predicates == nil {
 		p.Predicates = Gate{}
 	}
-	// 11. dormancy
-	if v.opts.Origin == OriginRegistry && !p.mentionsDependency() {
+	// 11. dormancy (only worth a warning for a plugin that loads)
+	if v.opts.Origin == OriginRegistry && len(v.problems) == 0 && !p.mentionsDependency() {
 		p.RequiresUse = true
 		v.warn("", "plugin %q is dormant: nothing in it mentions a dependency (depends-on) or calls a custom predicate, so it stays inactive until a [plugins] use entry names it", p.Name)
 	}
