@@ -71,13 +71,13 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	local := p.localCrates(id.Name, paths, p.vendoredDirs())
 	switch update {
 	case protocol.UpdateNone:
-		if lc, ok := bestLocal(local, req); ok {
+		if lc, ok := bestLocal(local, req, p.yankedOffline(id.Name)); ok {
 			return lc, nil
 		}
 		return localCrate{}, protocol.ErrOffline(id)
 	case protocol.UpdateCheck:
 		if v, ok := pinnedVersion(req); ok {
-			if lc, ok := bestLocal(local, "="+v); ok {
+			if lc, ok := bestLocal(local, "="+v, nil); ok {
 				return lc, nil
 			}
 		}

@@ -45,7 +45,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		} else if exactVersion(req) {
 			req = "=" + req
 		}
-		lc, ok := bestLocal(p.localCrates(id.Name, paths, vendored), req)
+		lc, ok := bestLocal(p.localCrates(id.Name, paths, vendored), req, p.yankedOffline(id.Name))
 		if !ok {
 			log.Debug("cargo: no source on disk", "crate", id.String())
 			continue

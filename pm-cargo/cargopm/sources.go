@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -90,12 +91,50 @@ func globEscape(s string) string {
 	return r.Replace(s)
 }
 
+// yankedOffline returns the versions of crate name that cargo's on-disk
+// index caches mark as yanked ($CARGO_HOME/registry/index/*/.cache/...).
+// Unreadable caches are ignored: offline, what cargo has not seen is not
+// known to be yanked.
+func (p *PM) yankedOffline(name string) map[string]bool {
+	home := p.cargoHome()
+	if home == "" {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "registry", "index", "*", ".cache", filepath.FromSlash(registry.IndexPath(globEscape(name)))))
+	var yanked map[string]bool
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		vs, err := registry.ParseCacheFile(f, data)
+		if err != nil {
+			p.session().Logger.Debug("cargo: unreadable index cache", "file", f, "err", err)
+			continue
+		}
+		for _, v := range vs {
+			if v.Yanked && v.Name == name {
+				if yanked == nil {
+					yanked = map[string]bool{}
+				}
+				yanked[v.Vers] = true
+			}
+		}
+	}
+	return yanked
+}
+
 // bestLocal picks the newest local source satisfying req, preferring
-// earlier entries for the same version.
-func bestLocal(cands []localCrate, req string) (localCrate, bool) {
+// earlier entries for the same version. Versions in yanked are skipped
+// unless req pins one exactly (=X.Y.Z), as cargo does.
+func bestLocal(cands []localCrate, req string, yanked map[string]bool) (localCrate, bool) {
 	var best localCrate
 	found := false
+	_, pinned := pinnedVersion(req)
 	for _, c := range cands {
+		if yanked[c.Version] && !pinned {
+			continue
+		}
 		ok, err := versions.Cargo.Matches(req, c.Version)
 		if err != nil || !ok {
 			continue

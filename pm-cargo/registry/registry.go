@@ -234,3 +234,36 @@ func (c *Client) Search(ctx context.Context, api, query string, perPage int) ([]
 	}
 	return hits, nil
 }
+
+// cacheVersion is the first byte of the index cache files cargo keeps under
+// $CARGO_HOME/registry/index/<dir>/.cache/ that this parser understands.
+const cacheVersion = 3
+
+// ParseCacheFile parses one of cargo's on-disk index cache files
+// ($CARGO_HOME/registry/index/*/.cache/<index path>): a version byte, a
+// little-endian u32 index format version, a NUL-terminated header (the
+// ETag or Last-Modified), then NUL-terminated pairs of version and JSON
+// index line. It lets an offline PM see what cargo last saw, yanked flags
+// included, without the network.
+func ParseCacheFile(name string, data []byte) ([]Version, error) {
+	if len(data) < 5 || data[0] != cacheVersion {
+		return nil, fmt.Errorf("%s: not an index cache file of version %d", name, cacheVersion)
+	}
+	fields := bytes.Split(data[5:], []byte{0})
+	if len(fields) < 1 {
+		return nil, fmt.Errorf("%s: truncated index cache file", name)
+	}
+	var out []Version
+	for i := 1; i+1 < len(fields); i += 2 {
+		line := fields[i+1]
+		if len(line) == 0 || line[0] != '{' {
+			return nil, fmt.Errorf("%s: entry %d is not an index line", name, (i+1)/2)
+		}
+		var v Version
+		if err := json.Unmarshal(line, &v); err != nil {
+			return nil, fmt.Errorf("%s: entry %d: %w", name, (i+1)/2, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

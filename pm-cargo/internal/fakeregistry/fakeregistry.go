@@ -343,9 +343,12 @@ func (r *Registry) serveSearch(w http.ResponseWriter, req *http.Request) {
 			continue
 		}
 		h := hit{Name: name, MaxVersion: best.c.Version}
-		if best.c.Description != "" {
-			d := best.c.Description
-			h.Description = &d
+		// The crate's description is its latest published one.
+		for _, v := range vs {
+			if v.c.Description != "" {
+				d := v.c.Description
+				h.Description = &d
+			}
 		}
 		hits = append(hits, h)
 	}
