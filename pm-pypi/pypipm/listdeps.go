@@ -201,7 +201,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 	if data, ok := r.read(filepath.Join(ws, "pyproject.toml")); ok {
 		proj, err := pyproject.Parse(data)
 		if err != nil {
-			return nil, errorf("%s: %w", filepath.Join(ws, "pyproject.toml"), err)
+			return nil, errorf("workspace %s: %w", ws, err)
 		}
 		r.warnAll(filepath.Join(ws, "pyproject.toml"), proj.Problems)
 		projects = append(projects, proj)
@@ -242,7 +242,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 		if data, ok := r.read(filepath.Join(ws, "Pipfile")); ok {
 			deps, err := pipfile.Parse(data)
 			if err != nil {
-				return nil, errorf("%s: %w", filepath.Join(ws, "Pipfile"), err)
+				return nil, errorf("workspace %s: %w", ws, err)
 			}
 			for _, d := range deps {
 				r.declare(d.Name, d.Version)

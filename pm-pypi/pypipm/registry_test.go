@@ -20,6 +20,12 @@ const skillMD = "---\nname: hello\ndescription: Says hello\n---\nBody.\n"
 // and pre-release versions, an sdist-only project and hostile archives.
 func demoIndex(t *testing.T) *fakeindex.Index {
 	t.Helper()
+	ix := fakeindex.Start(demoPackages()...)
+	t.Cleanup(ix.Close)
+	return ix
+}
+
+func demoPackages() []fakeindex.Package {
 	evil := func(name string) []byte {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
@@ -40,8 +46,8 @@ func demoIndex(t *testing.T) *fakeindex.Index {
 		zw.Close()
 		return buf.Bytes()
 	}
-	ix := fakeindex.Start(
-		fakeindex.Package{Name: "Demo_Plugin", Version: "1.0.0", Summary: "A demo plugin",
+	return []fakeindex.Package{
+		{Name: "Demo_Plugin", Version: "1.0.0", Summary: "A demo plugin",
 			Files: map[string]string{
 				"demo_plugin/__init__.py":             "",
 				"demo_plugin/skills/hello/SKILL.md":   skillMD,
@@ -49,20 +55,18 @@ func demoIndex(t *testing.T) *fakeindex.Index {
 				"demo_plugin/guidance/extra/SKILL.md": skillMD,
 			},
 			EntryPoints: "[symposium]\ndemo = demo_plugin\n"},
-		fakeindex.Package{Name: "Demo_Plugin", Version: "1.1.0", Summary: "A demo plugin", Yanked: "broken",
+		{Name: "Demo_Plugin", Version: "1.1.0", Summary: "A demo plugin", Yanked: "broken",
 			Files: map[string]string{"demo_plugin/__init__.py": ""}, EntryPoints: "[symposium]\ndemo = demo_plugin\n"},
-		fakeindex.Package{Name: "Demo_Plugin", Version: "2.0.0rc1", Summary: "A demo plugin",
+		{Name: "Demo_Plugin", Version: "2.0.0rc1", Summary: "A demo plugin",
 			Files: map[string]string{"demo_plugin/__init__.py": ""}, EntryPoints: "[symposium]\ndemo = demo_plugin\n"},
-		fakeindex.Package{Name: "plain", Version: "0.5", Summary: "No plugin here", Files: map[string]string{"plain/__init__.py": ""}},
-		fakeindex.Package{Name: "skillful", Version: "3.0", Files: map[string]string{"skillful/skills/a/SKILL.md": skillMD}},
-		fakeindex.Package{Name: "source-only", Version: "0.1", Sdist: true,
+		{Name: "plain", Version: "0.5", Summary: "No plugin here", Files: map[string]string{"plain/__init__.py": ""}},
+		{Name: "skillful", Version: "3.0", Files: map[string]string{"skillful/skills/a/SKILL.md": skillMD}},
+		{Name: "source-only", Version: "0.1", Sdist: true,
 			Files: map[string]string{"source_only/SYMPOSIUM.toml": "name = \"src\"\n"}},
-		fakeindex.Package{Name: "tampered", Version: "1.0", WrongHash: true, Files: map[string]string{"tampered/x": ""}},
-		fakeindex.Package{Name: "escaper", Version: "1.0", Raw: evil("escaper"), Filename: "escaper-1.0-py3-none-any.whl"},
-		fakeindex.Package{Name: "bomb", Version: "1.0", Raw: bomb(), Filename: "bomb-1.0-py3-none-any.whl"},
-	)
-	t.Cleanup(ix.Close)
-	return ix
+		{Name: "tampered", Version: "1.0", WrongHash: true, Files: map[string]string{"tampered/x": ""}},
+		{Name: "escaper", Version: "1.0", Raw: evil("escaper"), Filename: "escaper-1.0-py3-none-any.whl"},
+		{Name: "bomb", Version: "1.0", Raw: bomb(), Filename: "bomb-1.0-py3-none-any.whl"},
+	}
 }
 
 func id(name, version string) protocol.PackageID {

@@ -3,13 +3,6 @@
 // one message per line) on stdin and stdout; see the module README.
 package main
 
-import (
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pypipm"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
-)
+import "github.com/symposium-dev/symposium-pm/pm-pypi/pypipm"
 
-func main() {
-	pmserver.Main(pypipm.New(),
-		pmserver.WithVersion(pypipm.Version),
-		pmserver.WithDescription("Symposium package manager for Python: plugins embedded in PyPI distributions."))
-}
+func main() { pypipm.Main() }
