@@ -92,8 +92,7 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	defer s.pms.Close()
 	done := progress(stderr, fmt.Sprintf("discovering plugins with %d package managers", len(s.set.Specs)))
-	var warnings []string
-	warnings = append(warnings, s.set.Warnings...)
+	warnings := append([]string{}, s.set.Warnings...)
 	if *refresh {
 		isRegistry := func(name string) bool { return s.set.Kinds[name] == discovery.SourceRegistry }
 		for _, w := range s.pms.Refresh(ctx, protocol.UpdateCheck, false, isRegistry) {

@@ -101,7 +101,7 @@ type Options struct {
 // Discover runs discovery. It never fails as a whole: every problem is a
 // warning, or an invalid plugin.
 func Discover(ctx context.Context, o Options) Result {
-	d := &discoverer{o: o, seen: map[protocol.PackageID]bool{}}
+	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}}
 	deps, warns := o.PMs.ListDeps(ctx)
 	d.warn(warns)
 	d.res.Deps = deps
@@ -122,8 +122,12 @@ func Discover(ctx context.Context, o Options) Result {
 	// Chained references of enabled plugins, breadth first; the visited set
 	// (pm and normalized name) ends cycles.
 	visited := map[string]bool{}
-	for i := 0; i < len(d.res.Plugins); i++ {
-		p := d.res.Plugins[i]
+	for i := range d.res.Plugins {
+		d.queue = append(d.queue, i)
+	}
+	for len(d.queue) > 0 {
+		p := d.res.Plugins[d.queue[0]]
+		d.queue = d.queue[1:]
 		if p.State != Enabled || p.plugin == nil {
 			continue
 		}
@@ -146,7 +150,10 @@ func Discover(ctx context.Context, o Options) Result {
 type discoverer struct {
 	o    Options
 	res  Result
-	seen map[protocol.PackageID]bool
+	seen map[protocol.PackageID]int // index in res.Plugins
+	// queue holds the indices of plugins whose chained references are still
+	// to follow, once the first round of offers is in.
+	queue []int
 }
 
 func (d *discoverer) warn(ws []host.Warning) {
@@ -187,11 +194,26 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 
 // add validates an offer and decides its state.
 func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin) {
-	if d.seen[of.ID] {
+	at, dup := d.seen[of.ID]
+	if dup && !(src == SourceChained && d.res.Plugins[at].State == NeedsConsent) {
 		return // duplicates collapse
 	}
-	d.seen[of.ID] = true
+	// A plugin waiting for consent as a dependency is vouched for when an
+	// enabled plugin references it: it is decided again as chained.
 	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
+	defer func() {
+		last := len(d.res.Plugins) - 1
+		if dup {
+			d.res.Plugins[at] = d.res.Plugins[last]
+			d.res.Plugins = d.res.Plugins[:last]
+		} else {
+			at = last
+			d.seen[of.ID] = at
+		}
+		if src == SourceChained {
+			d.queue = append(d.queue, at)
+		}
+	}()
 	plugin, reason := ValidateOffer(of, src, pm)
 	if plugin == nil {
 		p.State, p.Reason = Invalid, reason
