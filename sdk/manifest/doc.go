@@ -31,6 +31,24 @@
 // predicates, in document order) come before the validation pipeline
 // (reference §3.1).
 //
+// # Origins and default skill groups
+//
+// [Validate] applies the rules of the manifest's [Origin]. A registry
+// manifest must be named, may not carry `[defaults]`, and is dormant
+// (Plugin.RequiresUse) when nothing in it mentions a dependency. A workspace
+// manifest gets the `skills` group (and `.agents/skills` gated by
+// workspace-member() when agents-syncing) unless `[defaults] skills =
+// false`. A package-embedded manifest gets its default `skills` group from
+// [Embedded], in the PM, so it is on the wire; validation with
+// [OriginPackage] adds nothing more.
+//
+// # Line numbers
+//
+// BurntSushi/toml does not expose key positions, so [DecodeTOML] runs a
+// small scanner over the accepted document to map each field path to its
+// line; [Manifest.Line] answers for a path or its nearest recorded parent.
+// Manifests decoded from JSON have no lines.
+//
 // # Deliberate differences from Symposium
 //
 // Symposium silently drops an installation's source when its tagged fields do
@@ -39,5 +57,12 @@
 // error instead. An empty string is treated as an absent key (`name = ""` is a
 // missing name). Dependency names in atoms may also contain '.', '@' and '/'
 // so npm and PyPI names can be written; requirements that are not Cargo
-// syntax are accepted when another ecosystem's syntax accepts them.
+// syntax are accepted when another ecosystem's syntax accepts them, and
+// [Deps] matches each dependency with its own ecosystem's semantics
+// (versions.ForPM), translating Cargo operators where needed ([ReqFor]).
+// A multi-comparator requirement is rendered without the space semver puts
+// after the comma (`>=1.2,<2`), and an exact requirement as `==1.2.3`, so
+// every canonical predicate string parses back to the same value. A broken
+// SKILL.md inside a plugin's skill group fails `symposium-pm validate`
+// (Symposium skips the skill with a warning).
 package manifest

@@ -1,0 +1,57 @@
+package manifest
+
+import (
+	"os"
+	"testing"
+)
+
+// BenchmarkDecodeTOMLValidate: a host loading a registry plugin.
+func BenchmarkDecodeTOMLValidate(b *testing.B) {
+	data, err := os.ReadFile("testdata/valid/gizmo.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := DecodeTOML(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p, _ := Validate(m, ValidateOptions{}); p == nil {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+// BenchmarkDecodeJSONValidate: a host validating an offer's wire manifest.
+func BenchmarkDecodeJSONValidate(b *testing.B) {
+	data, err := os.ReadFile("testdata/gizmo-wire.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := DecodeJSON(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p, _ := Validate(m, ValidateOptions{}); p == nil {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+// BenchmarkEmbeddedWire: a PM building one offer's manifest.
+func BenchmarkEmbeddedWire(b *testing.B) {
+	layer := map[string]any{
+		"depends-on": "gizmo",
+		"skills":     []any{map[string]any{"source": map[string]any{"path": "guidance"}}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, _ := Embedded("gizmo", Layer{"Cargo.toml", layer})
+		if _, err := m.WireJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
