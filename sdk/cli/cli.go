@@ -24,6 +24,9 @@ func commands() map[string]command {
 	return map[string]command{
 		"call":     {cmdCall, "send one raw request to a PM command and print the result"},
 		"discover": {cmdDiscover, "discover the workspace's plugins across every PM and decide which run"},
+		"search":   {cmdSearch, "search every PM and registry for packages matching a fragment of a name"},
+		"load":     {cmdLoad, "load one package's plugins through its PM and validate them"},
+		"check":    {cmdCheck, "run the conformance suite against a PM command"},
 	}
 }
 
