@@ -20,7 +20,7 @@ func FuzzRawManifest(f *testing.F) {
 	f.Add([]byte("name = 1979-05-27T07:32:00Z\n[[skills]]\nsource.path = 'x'\nwhen = 07:32:00\n"))
 	f.Add([]byte("name = \"x\"\npredicates = \"one\"\n[subcommand.a]\ndescription = 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, raw, err := rawManifest(data)
+		_, raw, _, err := rawManifest(data)
 		if err != nil {
 			return
 		}

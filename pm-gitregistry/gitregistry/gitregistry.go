@@ -252,7 +252,7 @@ func (p *PM) snapshotIndex(c *gitcache.Cache, snap gitcache.Snapshot) *index {
 			}
 		}
 	}
-	idx.report(p.log, p.cfg.Name)
+	idx.report(p.log)
 	p.mu.Lock()
 	p.indexes[snap.Commit] = idx
 	p.mu.Unlock()

@@ -199,7 +199,7 @@ func TestRecommendationsRegistry(t *testing.T) {
 		t.Errorf("synthesized skill plugin: %v", py)
 	}
 	// Entries that do not parse are reported on stderr, not offered.
-	for _, want := range []string{"entry=broken", "entry=badskill", "invalid TOML"} {
+	for _, want := range []string{"entry=broken", "entry=badskill", "invalid TOML", "offering registry entry raw; the host will reject it\" registry=recs entry=wrongtype"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, logs.String())
 		}

@@ -18,7 +18,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 1
+const indexFormat = 2
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
@@ -49,6 +49,9 @@ type entry struct {
 	Manifest json.RawMessage `json:"manifest,omitempty"`
 	// Problem says why the entry is not offered, or is empty.
 	Problem string `json:"problem,omitempty"`
+	// Note is a problem found in a manifest that is offered anyway, raw, for
+	// the host to report.
+	Note string `json:"note,omitempty"`
 }
 
 // buildIndex enumerates the registry tree at dir (reference §7) and derives
@@ -78,9 +81,12 @@ func loadEntry(root string, e manifest.Entry) entry {
 			ent.Problem = err.Error()
 			return ent
 		}
-		ent.Name, ent.Manifest, err = rawManifest(data)
+		var note error
+		ent.Name, ent.Manifest, note, err = rawManifest(data)
 		if err != nil {
 			ent.Problem = fmt.Sprintf("%s: %v", manifest.ManifestFile, err)
+		} else if note != nil {
+			ent.Note = fmt.Sprintf("%s: %v", manifest.ManifestFile, note)
 		}
 	case manifest.EntrySkill:
 		ent.Kind = "skill"
@@ -109,11 +115,14 @@ func loadEntry(root string, e manifest.Entry) entry {
 // rawManifest turns a SYMPOSIUM.toml into its wire form without validating
 // it, so the host sees exactly what the registry holds (retired and unknown
 // keys included) and reports problems itself. Only a document that is not
-// TOML at all is refused.
-func rawManifest(data []byte) (string, json.RawMessage, error) {
-	if m, err := manifest.DecodeTOML(data); err == nil {
+// TOML at all is refused (err). A document the typed manifest cannot hold
+// (a known key with a value of the wrong type) is passed through as decoded,
+// with the decoder's complaint in note.
+func rawManifest(data []byte) (name string, raw json.RawMessage, note, err error) {
+	m, derr := manifest.DecodeTOML(data)
+	if derr == nil {
 		raw, err := m.WireJSON()
-		return m.Name, raw, err
+		return m.Name, raw, nil, err
 	}
 	// A known key holding a value of the wrong type: the typed view cannot
 	// hold it, so pass the document through as it is.
@@ -121,16 +130,16 @@ func rawManifest(data []byte) (string, json.RawMessage, error) {
 	if _, err := toml.Decode(string(data), &tree); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return "", nil, fmt.Errorf("line %d: invalid TOML: %s", pe.Position.Line, pe.Message)
+			return "", nil, nil, fmt.Errorf("line %d: invalid TOML: %s", pe.Position.Line, pe.Message)
 		}
-		return "", nil, fmt.Errorf("invalid TOML: %w", err)
+		return "", nil, nil, fmt.Errorf("invalid TOML: %w", err)
 	}
-	raw, err := json.Marshal(jsonable(tree))
+	raw, err = json.Marshal(jsonable(tree))
 	if err != nil {
-		return "", nil, fmt.Errorf("encode as JSON: %w", err)
+		return "", nil, nil, fmt.Errorf("encode as JSON: %w", err)
 	}
-	name, _ := tree["name"].(string)
-	return name, raw, nil
+	name, _ = tree["name"].(string)
+	return name, raw, derr, nil
 }
 
 // jsonable converts TOML date-time values to RFC 3339 text.
@@ -177,13 +186,15 @@ func readCapped(p string) ([]byte, error) {
 }
 
 // report logs the index's problems on stderr.
-func (idx *index) report(log *slog.Logger, registry string) {
+func (idx *index) report(log *slog.Logger) {
 	if idx.Problem != "" {
-		log.Warn("cannot list registry", "registry", registry, "commit", idx.Commit, "err", idx.Problem)
+		log.Warn("cannot list registry", "commit", idx.Commit, "err", idx.Problem)
 	}
 	for _, e := range idx.Entries {
 		if e.Problem != "" {
-			log.Warn("skipping registry entry", "registry", registry, "entry", e.Path, "commit", idx.Commit, "err", e.Problem)
+			log.Warn("skipping registry entry", "entry", e.Path, "commit", idx.Commit, "err", e.Problem)
+		} else if e.Note != "" {
+			log.Warn("offering registry entry raw; the host will reject it", "entry", e.Path, "commit", idx.Commit, "err", e.Note)
 		}
 	}
 }

@@ -293,6 +293,11 @@ func (c *Cache) SidecarPath(commit, suffix string) string {
 // lock exclusively.
 func (c *Cache) collect() {
 	st, _ := c.readState()
+	if tmps, err := filepath.Glob(filepath.Join(c.dir, ".tmp-*")); err == nil {
+		for _, p := range tmps {
+			os.Remove(p) // abandoned atomic writes of state.json
+		}
+	}
 	ents, err := os.ReadDir(c.commitsDir)
 	if err != nil {
 		return
