@@ -143,7 +143,7 @@ edition = "2021"
 [dependencies]
 serde = "1"
 `,
-		"outside/src/lib.rs": "",
+		"outside/src/lib.rs":   "",
 		"heck-fork/Cargo.toml": "[package]\nname = \"heck\"\nversion = \"0.4.1\"\nedition = \"2021\"\n",
 		"heck-fork/src/lib.rs": "",
 	},
