@@ -1,0 +1,142 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	c, err := Parse("c.toml", []byte(`
+unknown-top-level = true
+
+[defaults]
+user-plugins = false
+
+[[package-manager]]
+name = "go"
+command = "symposium-pm-go"
+args = ["--fast"]
+env = { GOFLAGS = "-mod=mod" }
+
+[[registry]]
+name = "team"
+git = "https://example.com/team/plugins"
+ref = "stable"
+auto-update = false
+
+[[registry]]
+name = "local"
+path = "mine"
+
+[plugins]
+disable = ["chatty", { pm = "cargo", name = "noisy" }]
+auto-enable = [{ pm = "npm", name = "*" }]
+use = [{ name = "x", workspace = "/w" }]
+`), "/home/u/.symposium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Recommendations || c.UserPlugins {
+		t.Errorf("defaults: recommendations %v, user-plugins %v", c.Recommendations, c.UserPlugins)
+	}
+	if len(c.PackageManagers) != 1 || c.PackageManagers[0].Env["GOFLAGS"] != "-mod=mod" || c.PackageManagers[0].Args[0] != "--fast" {
+		t.Errorf("package managers: %+v", c.PackageManagers)
+	}
+	var names []string
+	for _, r := range c.Registries {
+		names = append(names, r.Name)
+	}
+	if got := strings.Join(names, ","); got != "symposium-recommendations,team,local" {
+		t.Errorf("registries %s", got)
+	}
+	if r := c.Registries[1]; r.AutoUpdates() || r.Ref != "stable" || r.Pos.Line != 13 {
+		t.Errorf("team registry: %+v", r)
+	}
+	if p := c.Registries[2].Path; p != "/home/u/.symposium/mine" {
+		t.Errorf("relative path resolved to %s", p)
+	}
+	if len(c.Plugins.Disable) != 2 || c.Plugins.Disable[1].PM != "cargo" || c.Plugins.Use[0].Workspace != "/w" {
+		t.Errorf("plugins: %+v", c.Plugins)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ name, toml, want string }{
+		{"syntax", "a = 1\n[plugins\n", "c.toml:3: expected"},
+		{"registry without source", "\n[[registry]]\nname = \"r\"\n", `c.toml:2: [[registry]] "r" needs git or path`},
+		{"registry both", "[[registry]]\nname = \"r\"\ngit = \"x\"\npath = \"y\"\n", "has both git and path"},
+		{"registry typo", "[[registry]]\nname = \"r\"\ngti = \"x\"\n", `unknown key "gti"`},
+		{"pm without command", "[[package-manager]]\nname = \"p\"\n", `c.toml:1: [[package-manager]] "p" needs a command`},
+		{"pm typo", "[[package-manager]]\nname = \"p\"\ncommand = \"x\"\nargz = []\n", `unknown key "argz"`},
+		{"plugins typo", "\n\n[plugins]\nenable = []\n", `c.toml:4: [plugins] has no key "enable"`},
+		{"selector type", "[plugins]\ndisable = [1]\n", "plugins.disable[0]: must be a name or a {pm, name} table"},
+		{"selector key", "[plugins]\ndisable = [{ pm = \"a\", nam = \"b\" }]\n", `unknown key "nam"`},
+		{"workspace outside use", "[plugins]\ndisable = [{ name = \"b\", workspace = \"/w\" }]\n", "workspace is only allowed in use entries"},
+		{"defaults type", "[defaults]\nuser-plugins = \"no\"\n", "c.toml:2: defaults.user-plugins must be true or false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tc.toml), "/d")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSelectorMatches(t *testing.T) {
+	for _, tc := range []struct {
+		sel          Selector
+		pm, name, ws string
+		want         bool
+	}{
+		{Selector{Name: "serde"}, "cargo", "serde", "/w", true},
+		{Selector{Name: "serde"}, "npm", "serde", "/w", true},
+		{Selector{PM: "cargo", Name: "serde"}, "npm", "serde", "/w", false},
+		{Selector{Name: "foo_bar"}, "cargo", "foo-bar", "/w", true},
+		{Selector{Name: "*"}, "x", "anything", "/w", true},
+		{Selector{Name: "rust-*"}, "reg", "rust-errors", "/w", true},
+		{Selector{Name: "rust-*"}, "reg", "python-x", "/w", false},
+		{Selector{Name: "x", Workspace: "/w/"}, "reg", "x", "/w", true},
+		{Selector{Name: "x", Workspace: "/other"}, "reg", "x", "/w", false},
+	} {
+		if got := tc.sel.Matches(tc.pm, tc.name, tc.ws); got != tc.want {
+			t.Errorf("%v matches (%s, %s, %s) = %v, want %v", tc.sel, tc.pm, tc.name, tc.ws, got, tc.want)
+		}
+	}
+}
+
+func TestLoadLocations(t *testing.T) {
+	home := t.TempDir()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if d := UserDir(env(map[string]string{"SYMPOSIUM_HOME": "/s", "XDG_CONFIG_HOME": "/x"})); d != "/s" {
+		t.Errorf("SYMPOSIUM_HOME: %s", d)
+	}
+	if d := UserDir(env(map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": home})); d != "/x/symposium" {
+		t.Errorf("XDG_CONFIG_HOME: %s", d)
+	}
+	if d := UserDir(env(map[string]string{"HOME": home})); d != filepath.Join(home, ".symposium") {
+		t.Errorf("HOME: %s", d)
+	}
+	if d := CacheDir(env(map[string]string{"XDG_CACHE_HOME": "/c", "HOME": home})); d != "/c/symposium" {
+		t.Errorf("cache: %s", d)
+	}
+
+	// The workspace file's entries are appended to the user's.
+	os.MkdirAll(filepath.Join(home, ".symposium"), 0o755)
+	os.WriteFile(filepath.Join(home, ".symposium", FileName), []byte("[plugins]\ndisable = [\"a\"]\n"), 0o644)
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".symposium"), 0o755)
+	os.WriteFile(filepath.Join(ws, WorkspaceFile), []byte("[plugins]\ndisable = [\"b\"]\n"), 0o644)
+	c, err := Load(env(map[string]string{"HOME": home}), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Plugins.Disable) != 2 || c.Plugins.Disable[1].Name != "b" || len(c.Files) != 2 {
+		t.Errorf("merged: %+v from %v", c.Plugins.Disable, c.Files)
+	}
+	if c.Plugins.Disable[1].Pos.File != filepath.Join(ws, WorkspaceFile) {
+		t.Errorf("position %v", c.Plugins.Disable[1].Pos)
+	}
+}
