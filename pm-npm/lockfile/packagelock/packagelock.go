@@ -53,6 +53,20 @@ type V1Dep struct {
 // Parse parses a package-lock.json or npm-shrinkwrap.json document.
 func Parse(data []byte) (*Lock, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	// Fast path: a well-formed lockfile decodes in one pass.
+	var typed struct {
+		LockfileVersion json.RawMessage    `json:"lockfileVersion"`
+		Packages        map[string]Package `json:"packages"`
+		Dependencies    map[string]V1Dep   `json:"dependencies"`
+	}
+	if json.Unmarshal(data, &typed) == nil {
+		l := &Lock{Packages: typed.Packages, Dependencies: typed.Dependencies}
+		if err := l.setVersion(typed.LockfileVersion); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	// Slow path: skip entries of the wrong shape.
 	var raw struct {
 		LockfileVersion json.RawMessage            `json:"lockfileVersion"`
 		Packages        map[string]json.RawMessage `json:"packages"`
@@ -62,13 +76,8 @@ func Parse(data []byte) (*Lock, error) {
 		return nil, fmt.Errorf("invalid package lock: %w", err)
 	}
 	l := &Lock{}
-	if len(raw.LockfileVersion) > 0 && string(raw.LockfileVersion) != "null" {
-		if err := json.Unmarshal(raw.LockfileVersion, &l.LockfileVersion); err != nil {
-			return nil, fmt.Errorf("invalid package lock: lockfileVersion %s is not an integer", raw.LockfileVersion)
-		}
-		if l.LockfileVersion < 1 {
-			return nil, fmt.Errorf("invalid package lock: unknown lockfileVersion %d", l.LockfileVersion)
-		}
+	if err := l.setVersion(raw.LockfileVersion); err != nil {
+		return nil, err
 	}
 	if len(raw.Packages) > 0 {
 		l.Packages = make(map[string]Package, len(raw.Packages))
@@ -89,6 +98,19 @@ func Parse(data []byte) (*Lock, error) {
 		}
 	}
 	return l, nil
+}
+
+func (l *Lock) setVersion(v json.RawMessage) error {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(v, &l.LockfileVersion); err != nil {
+		return fmt.Errorf("invalid package lock: lockfileVersion %s is not an integer", v)
+	}
+	if l.LockfileVersion < 1 {
+		return fmt.Errorf("invalid package lock: unknown lockfileVersion %d", l.LockfileVersion)
+	}
+	return nil
 }
 
 // Resolve implements lockfile.Resolver. For v2/v3 it looks the name up the

@@ -1,0 +1,174 @@
+package npmpm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/benchkit"
+)
+
+const (
+	benchMembers       = 50
+	benchDepsPerMember = 8 // 400 direct dependencies in all
+	benchSubsPerDep    = 3 // 1,200 transitive packages
+)
+
+// genBenchProject writes a workspace of benchMembers members whose
+// package-lock.json (v3, as npm 9+ writes it) locks 400 direct and 1,200
+// transitive packages, and returns the number of locked packages.
+func genBenchProject(tb testing.TB, dir string) int {
+	tb.Helper()
+	packages := map[string]any{}
+	rootDeps := map[string]string{}
+	locked := 0
+	for m := 0; m < benchMembers; m++ {
+		name := fmt.Sprintf("member-%02d", m)
+		rel := "packages/" + name
+		deps := map[string]string{}
+		for d := 0; d < benchDepsPerMember; d++ {
+			i := m*benchDepsPerMember + d
+			dep := fmt.Sprintf("dep-%03d", i)
+			deps[dep] = fmt.Sprintf("^1.0.%d", i)
+			subs := map[string]string{}
+			for s := 0; s < benchSubsPerDep; s++ {
+				sub := fmt.Sprintf("sub-%04d", i*benchSubsPerDep+s)
+				subs[sub] = "^2.0.0"
+				packages["node_modules/"+sub] = map[string]any{
+					"version":   "2.0.1",
+					"resolved":  "https://registry.npmjs.org/" + sub + "/-/" + sub + "-2.0.1.tgz",
+					"integrity": "sha512-AAAA",
+				}
+				locked++
+			}
+			packages["node_modules/"+dep] = map[string]any{
+				"version":      fmt.Sprintf("1.0.%d", i),
+				"resolved":     fmt.Sprintf("https://registry.npmjs.org/%s/-/%s-1.0.%d.tgz", dep, dep, i),
+				"integrity":    "sha512-BBBB",
+				"dependencies": subs,
+			}
+			locked++
+		}
+		pkg := map[string]any{"name": name, "version": "1.0.0", "dependencies": deps}
+		writeJSON(tb, filepath.Join(dir, rel, "package.json"), pkg)
+		packages[rel] = map[string]any{"name": name, "version": "1.0.0", "dependencies": deps}
+		packages["node_modules/"+name] = map[string]any{"resolved": rel, "link": true}
+		rootDeps[name] = "1.0.0"
+	}
+	root := map[string]any{"name": "bench-root", "version": "1.0.0", "workspaces": []string{"packages/*"}}
+	writeJSON(tb, filepath.Join(dir, "package.json"), root)
+	packages[""] = root
+	writeJSON(tb, filepath.Join(dir, "package-lock.json"), map[string]any{
+		"name": "bench-root", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": packages,
+	})
+	return locked
+}
+
+func writeJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestBenchProject checks the generated project: list_deps reports its 400
+// direct dependencies, and npm itself accepts the lockfile.
+func TestBenchProject(t *testing.T) {
+	dir := t.TempDir()
+	if n := genBenchProject(t, dir); n < 1500 {
+		t.Fatalf("only %d locked packages", n)
+	}
+	p, _ := newPM(t, dir, nil)
+	deps, err := p.ListDeps(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deps) != benchMembers*benchDepsPerMember {
+		t.Errorf("%d direct deps, want %d", len(deps), benchMembers*benchDepsPerMember)
+	}
+	if _, err := exec.LookPath("npm"); err == nil {
+		if out, err := exec.Command("npm", "ls", "--package-lock-only", "--depth=0", "--json", "--prefix", dir).CombinedOutput(); err != nil {
+			t.Errorf("npm ls rejects the generated project: %v\n%.2000s", err, out)
+		}
+	}
+}
+
+// BenchmarkHookPath measures spawn → initialize → list_deps → exit on a
+// 50-member workspace with 400 direct and 1,600 locked packages, cold (empty
+// cache) and with the persisted cache, beside `npm ls --package-lock-only
+// --depth=0 --json`, the SDK's null PM and a bare Go binary.
+func BenchmarkHookPath(b *testing.B) {
+	ws := b.TempDir()
+	genBenchProject(b, ws)
+	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-npm/cmd/symposium-pm-npm", b.TempDir())
+	b.Run("npm/cold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			cache, err := os.MkdirTemp("", "npm-bench-cold-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if deps := benchkit.HookPath(b, bin, nil, ws, cache); len(deps) != 400 {
+				b.Fatalf("%d deps", len(deps))
+			}
+			b.StopTimer()
+			os.RemoveAll(cache)
+			b.StartTimer()
+		}
+	})
+	b.Run("npm/cached", func(b *testing.B) {
+		cache := b.TempDir()
+		benchkit.HookPath(b, bin, nil, ws, cache)
+		for b.Loop() {
+			if deps := benchkit.HookPath(b, bin, nil, ws, cache); len(deps) != 400 {
+				b.Fatalf("%d deps", len(deps))
+			}
+		}
+	})
+	b.Run("nullpm", func(b *testing.B) {
+		null := benchkit.NullPM(b)
+		cache := b.TempDir()
+		for b.Loop() {
+			benchkit.HookPath(b, null, nil, ws, cache)
+		}
+	})
+	b.Run("barego", func(b *testing.B) {
+		bare := benchkit.BareGo(b)
+		for b.Loop() {
+			benchkit.HookPath(b, bare, nil, ws, "")
+		}
+	})
+	if npm, err := exec.LookPath("npm"); err == nil {
+		b.Run("npm-ls", func(b *testing.B) {
+			for b.Loop() {
+				benchkit.Run(b, ws, npm, "ls", "--package-lock-only", "--depth=0", "--json")
+			}
+		})
+	}
+}
+
+// BenchmarkListDepsInProcess measures the cold list_deps computation
+// without process start-up.
+func BenchmarkListDepsInProcess(b *testing.B) {
+	ws := b.TempDir()
+	genBenchProject(b, ws)
+	p, _ := newPM(b, ws, nil)
+	p.cacheRoot = ""
+	for b.Loop() {
+		if _, err := p.ListDeps(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
