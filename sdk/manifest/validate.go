@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -331,6 +332,13 @@ func (v *validator) run() {
 		if c, ok := s.Extra["crates"]; ok {
 			v.add(joinPath(path, "crates"), "crates was renamed: write depends-on = %s", tomlInline(c))
 		}
+		switch s.Type {
+		case "", "http", "sse":
+		case "stdio":
+			v.warn(joinPath(path, "type"), "type = \"stdio\" is not a tag Symposium knows; leave type out for a stdio server")
+		default:
+			v.warn(joinPath(path, "type"), "unknown MCP transport %q; Symposium reads this server as stdio (type \"http\" or \"sse\", or no type for stdio)", s.Type)
+		}
 		p.MCPServers = append(p.MCPServers, ValidMCPServer{Predicates: v.gate(s.DependsOn, s.Predicates), Server: s})
 	}
 	for i, r := range m.Plugins {
@@ -527,6 +535,11 @@ func (v *validator) hook(i int, h Hook) {
 	for _, r := range reqs {
 		final = append(final, v.p.Installations[v.names[r]].Requirements...)
 		final = append(final, r)
+	}
+	if h.Matcher != "" && h.Matcher != "*" {
+		if _, err := regexp.Compile(h.Matcher); err != nil {
+			v.warn(joinPath(path, "matcher"), "matcher %q is not a valid regular expression, so the hook never fires: %v", h.Matcher, err)
+		}
 	}
 	vh := ValidHook{
 		Name: h.Name, Event: h.Event, Command: cmd, Requirements: final,
