@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+const checkUsage = `Usage: symposium-pm check [flags] [--] COMMAND [ARGS...]
+
+Runs the conformance suite (package pmtest) against the PM started by
+COMMAND, in any language: the handshake and version negotiation, error codes,
+announced capabilities and empty answers, ids and exact versions, fetch
+idempotence, no network with update "none", end-of-input drain and
+concurrent requests. Each check starts the PM afresh in the workspace.
+
+Prints one line per check (PASS, FAIL or SKIP, with what was seen), or with
+--json the report as {"command","pm","capabilities","checks":[{"name",
+"status","message"}]}. Exit code 0 when no check failed, 1 when one did, 2
+for a bad command line.
+
+Without --cache-dir the PM gets a fresh temporary cache, removed afterwards.
+
+Example:
+  symposium-pm check --workspace ./my-crate -- symposium-pm-cargo
+  symposium-pm check -- python3 my_pm.py
+
+Flags:
+`
+
+// fetchIDs is the repeatable --fetch-id flag: PM:NAME@VERSION.
+type fetchIDs []protocol.PackageID
+
+func (f *fetchIDs) String() string {
+	parts := make([]string, len(*f))
+	for i, id := range *f {
+		parts[i] = id.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f *fetchIDs) Set(v string) error {
+	pm, rest, ok := strings.Cut(v, ":")
+	if !ok || pm == "" || rest == "" {
+		return fmt.Errorf("want PM:NAME[@VERSION], got %q", v)
+	}
+	name, version, ok := strings.Cut(rest, "@")
+	if !ok {
+		version = protocol.AnyVersion
+	}
+	if name == "" || version == "" {
+		return fmt.Errorf("want PM:NAME[@VERSION], got %q", v)
+	}
+	*f = append(*f, protocol.PackageID{PM: pm, Name: name, Version: version})
+	return nil
+}
+
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
+	var cf commonFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	var ids fetchIDs
+	fs.Var(&ids, "fetch-id", "PM:NAME[@VERSION] to probe with fetch and load_plugin (repeatable)")
+	run := fs.String("run", "", "run only the checks whose names match this regular expression (the handshake always runs)")
+	update := fs.String("fetch-update", string(protocol.UpdateNone), "update level of the fetch probes: none, check or fetch")
+	var command []string
+	if dash := slices.Index(args, "--"); dash >= 0 {
+		if err := fs.Parse(args[:dash]); err != nil {
+			return parseExit(err)
+		}
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "symposium-pm check: unexpected argument %q before --\n", fs.Arg(0))
+			return ExitUsage
+		}
+		command = args[dash+1:]
+	} else {
+		// Flags stop at the first non-flag: the command and its own flags.
+		if err := fs.Parse(args); err != nil {
+			return parseExit(err)
+		}
+		command = fs.Args()
+	}
+	if len(command) == 0 {
+		fmt.Fprintln(stderr, "symposium-pm check: missing the PM COMMAND to check")
+		fs.Usage()
+		return ExitUsage
+	}
+	u := protocol.UpdateLevel(*update)
+	if !u.Valid() {
+		fmt.Fprintf(stderr, "symposium-pm check: --fetch-update %q: want none, check or fetch\n", *update)
+		return ExitUsage
+	}
+	var runRE *regexp.Regexp
+	if *run != "" {
+		var err error
+		if runRE, err = regexp.Compile(*run); err != nil {
+			fmt.Fprintf(stderr, "symposium-pm check: --run: %v\n", err)
+			return ExitUsage
+		}
+	}
+	tempCache := cf.cacheDir == ""
+	hopts, err := cf.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
+		return ExitUsage
+	}
+	opts := []pmtest.Option{
+		pmtest.WithWorkspace(hopts.Workspace),
+		pmtest.WithFetchIDs(ids...),
+		pmtest.WithFetchUpdate(u),
+		pmtest.WithRun(runRE),
+	}
+	if !tempCache {
+		opts = append(opts, pmtest.WithCacheDir(hopts.CacheDir))
+	}
+	for k, v := range hopts.Env {
+		opts = append(opts, pmtest.WithEnv(k, v))
+	}
+	if cf.timeout > 0 {
+		opts = append(opts, pmtest.WithTimeout(cf.timeout), pmtest.WithSlowTimeout(cf.timeout))
+	}
+	if cf.maxMsg > 0 {
+		opts = append(opts, pmtest.WithMaxMessageSize(cf.maxMsg))
+	}
+	rep, err := pmtest.Check(ctx, command, opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
+		return ExitUsage
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
+			return ExitFailure
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		printReport(stdout, rep)
+	}
+	if rep.Failed() {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func parseExit(err error) int {
+	if err == flag.ErrHelp {
+		return ExitOK
+	}
+	return ExitUsage
+}
+
+// printReport writes the report as a table: status, check, message.
+func printReport(w io.Writer, rep *pmtest.Report) {
+	pm := rep.PM
+	if pm == "" {
+		pm = "(no name: the handshake failed)"
+	}
+	fmt.Fprintf(w, "checking %s: pm %s\n", strings.Join(rep.Command, " "), pm)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Status, r.Name, oneLine(r.Message))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", rep.Count(pmtest.Pass), rep.Count(pmtest.Fail), rep.Count(pmtest.Skip))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,13 @@
+package pmtest
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv("PMTEST_RAW_PM"); ok {
+		os.Exit(rawPM(mode))
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,309 @@
+// Package pmtest is the conformance kit for package managers (PMs) speaking
+// Symposium's PM protocol: a suite of checks run against a PM binary, written
+// in any language, over its stdin and stdout, in the spirit of
+// testing/fstest.TestFS.
+//
+// Go PM authors call Run from a test:
+//
+//	func TestConformance(t *testing.T) {
+//		pmtest.Run(t, []string{bin}, pmtest.WithWorkspace("testdata/ws"))
+//	}
+//
+// and anyone else runs the same suite with `symposium-pm check -- COMMAND`.
+// Both share Check, which returns a structured Report: one Result per named
+// check, each passed, failed or skipped with a precise message.
+//
+// The checks (see Checks for their names): the handshake and version
+// negotiation; a second initialize refused with -32600; every method before
+// initialize refused with -32002; announced capabilities really implemented
+// and the empty result for the optional methods not announced; -32602 for
+// bad params of every method that takes params; -32601 for an unknown method;
+// -32700 for a malformed line, after which the PM keeps serving; ids minted
+// only under the PM's own name, with exact versions; -32015 for an id of
+// another pm; fetch idempotent with a stable, existing, absolute root;
+// update "none" making no network connection (verified with proxy variables
+// pointing at a loopback listener that records connections); every request
+// answered and exit status 0 when input ends; concurrent requests all
+// answered under their own ids; and a bounded stderr.
+//
+// Each check starts the PM afresh (a few share one run), so that one failure
+// does not hide the others.
+package pmtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+// The outcomes.
+const (
+	Pass Status = "PASS"
+	Fail Status = "FAIL"
+	Skip Status = "SKIP"
+)
+
+// Result is the outcome of one named check.
+type Result struct {
+	// Name is the check's name, one of Checks.
+	Name string `json:"name"`
+	// Status says whether it passed, failed or was skipped.
+	Status Status `json:"status"`
+	// Message says what was seen: for a failure, what the PM did and what
+	// the protocol requires; for a skip, why.
+	Message string `json:"message"`
+}
+
+// Report is the outcome of the whole suite against one PM.
+type Report struct {
+	// Command is the PM command line checked.
+	Command []string `json:"command"`
+	// PM is the name the PM announced, if the handshake got that far.
+	PM string `json:"pm,omitempty"`
+	// Capabilities are the capabilities it announced.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Results holds one entry per check, in the order of Checks.
+	Results []Result `json:"checks"`
+}
+
+// Failed reports whether any check failed.
+func (r *Report) Failed() bool { return len(r.Failures()) > 0 }
+
+// Failures returns the failed checks.
+func (r *Report) Failures() []Result {
+	var out []Result
+	for _, res := range r.Results {
+		if res.Status == Fail {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// Result returns the result of the check called name.
+func (r *Report) Result(name string) (Result, bool) {
+	for _, res := range r.Results {
+		if res.Name == name {
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+// Count returns how many checks ended with status s.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Option adjusts how the suite runs.
+type Option func(*config)
+
+// config is the resolved settings of one suite run.
+type config struct {
+	command     []string
+	workspace   string
+	cacheDir    string
+	env         map[string]string
+	processEnv  []string
+	fetchIDs    []protocol.PackageID
+	fetchUpdate protocol.UpdateLevel
+	timeout     time.Duration
+	slowTimeout time.Duration
+	grace       time.Duration
+	maxMessage  int
+	concurrency int
+	maxStderr   int64
+	run         *regexp.Regexp
+}
+
+// WithWorkspace sets the workspace: the PM's working directory and the
+// initialize workspace (default: the current directory).
+func WithWorkspace(dir string) Option { return func(c *config) { c.workspace = dir } }
+
+// WithCacheDir sets the cache directory handed to the PM (default: a fresh
+// temporary directory, removed afterwards).
+func WithCacheDir(dir string) Option { return func(c *config) { c.cacheDir = dir } }
+
+// WithEnv adds KEY=VALUE to the initialize env, the PM's authoritative
+// environment for ecosystem lookups.
+func WithEnv(key, value string) Option {
+	return func(c *config) {
+		if c.env == nil {
+			c.env = map[string]string{}
+		}
+		c.env[key] = value
+	}
+}
+
+// WithProcessEnv adds KEY=VALUE entries to the PM's process environment.
+func WithProcessEnv(kv ...string) Option {
+	return func(c *config) { c.processEnv = append(c.processEnv, kv...) }
+}
+
+// WithFetchIDs names ids to probe with fetch and load_plugin, before those
+// taken from the PM's own offers, dependencies and search hits.
+func WithFetchIDs(ids ...protocol.PackageID) Option {
+	return func(c *config) { c.fetchIDs = append(c.fetchIDs, ids...) }
+}
+
+// WithFetchUpdate sets the update level of the idempotence probes (default
+// "none", so that the suite runs offline).
+func WithFetchUpdate(u protocol.UpdateLevel) Option {
+	return func(c *config) { c.fetchUpdate = u }
+}
+
+// WithTimeout bounds the handshake and each quick request: list_deps,
+// active_plugins, workspace and the error cases (default 10s).
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithSlowTimeout bounds each request that may reach a registry: fetch,
+// load_plugin, search and refresh (default 60s).
+func WithSlowTimeout(d time.Duration) Option { return func(c *config) { c.slowTimeout = d } }
+
+// WithGrace sets how long the PM has to exit once its input is closed
+// (default 5s).
+func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
+
+// WithMaxMessageSize bounds one response line (default 64 MiB, the
+// protocol's default).
+func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxMessage = n } }
+
+// WithConcurrency sets how many requests the concurrency check keeps in
+// flight at once (default 32).
+func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// WithMaxStderr sets how many bytes the PM may write to stderr during the
+// survey run before the stderr check fails (default 1 MiB).
+func WithMaxStderr(n int64) Option { return func(c *config) { c.maxStderr = n } }
+
+// WithRun selects the checks whose names match the regular expression re,
+// like go test -run; the handshake always runs. Checks not selected are
+// left out of the report.
+func WithRun(re *regexp.Regexp) Option { return func(c *config) { c.run = re } }
+
+func (c *config) timeoutFor(method string) time.Duration {
+	switch method {
+	case protocol.MethodFetch, protocol.MethodLoadPlugin, protocol.MethodSearch, protocol.MethodRefresh:
+		return c.slowTimeout
+	}
+	return c.timeout
+}
+
+func newConfig(command []string, opts []Option) (*config, func(), error) {
+	c := &config{
+		command:     command,
+		fetchUpdate: protocol.UpdateNone,
+		timeout:     10 * time.Second,
+		slowTimeout: 60 * time.Second,
+		grace:       5 * time.Second,
+		maxMessage:  framing.DefaultMaxMessage,
+		concurrency: 32,
+		maxStderr:   1 << 20,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	cleanup := func() {}
+	if len(command) == 0 || command[0] == "" {
+		return nil, cleanup, fmt.Errorf("no PM command to check")
+	}
+	if strings.ContainsRune(command[0], filepath.Separator) || strings.ContainsRune(command[0], '/') {
+		// A relative command path names a file from here, not from the
+		// workspace the PM runs in.
+		abs, err := filepath.Abs(command[0])
+		if err != nil {
+			return nil, cleanup, err
+		}
+		c.command = append([]string{abs}, command[1:]...)
+	}
+	if c.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, cleanup, err
+		}
+		c.workspace = wd
+	}
+	ws, err := filepath.Abs(c.workspace)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return nil, cleanup, fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	c.workspace = ws
+	if c.cacheDir == "" {
+		dir, err := os.MkdirTemp("", "pmtest-cache-")
+		if err != nil {
+			return nil, cleanup, err
+		}
+		c.cacheDir = dir
+		cleanup = func() { os.RemoveAll(dir) }
+	} else if c.cacheDir, err = filepath.Abs(c.cacheDir); err != nil {
+		return nil, cleanup, err
+	}
+	if c.env == nil {
+		c.env = map[string]string{}
+	}
+	if c.fetchUpdate != "" && !c.fetchUpdate.Valid() {
+		return nil, cleanup, fmt.Errorf("fetch update level %q is not none, check or fetch", c.fetchUpdate)
+	}
+	return c, cleanup, nil
+}
+
+// Check runs the conformance suite against the PM started by cmd (a command
+// and its arguments) and returns the report. It returns an error only when
+// the suite cannot run at all (no command, no workspace); a PM that cannot
+// even be started fails the handshake check.
+func Check(ctx context.Context, cmd []string, opts ...Option) (*Report, error) {
+	cfg, cleanup, err := newConfig(cmd, opts)
+	defer cleanup()
+	if err != nil {
+		return nil, err
+	}
+	s := &suite{cfg: cfg, report: &Report{Command: slices.Clone(cmd)}}
+	s.run(ctx)
+	return s.report, nil
+}
+
+// Run runs the conformance suite against the PM started by cmd as subtests
+// of t, one per check: a failed check fails its subtest with the check's
+// message, a skipped one is skipped with its reason.
+func Run(t *testing.T, cmd []string, opts ...Option) {
+	t.Helper()
+	rep, err := Check(t.Context(), cmd, opts...)
+	if err != nil {
+		t.Fatalf("pmtest: %v", err)
+	}
+	for _, res := range rep.Results {
+		t.Run(res.Name, func(t *testing.T) {
+			switch res.Status {
+			case Fail:
+				t.Errorf("%s: %s", strings.Join(cmd, " "), res.Message)
+			case Skip:
+				t.Skip(res.Message)
+			default:
+				if res.Message != "" {
+					t.Log(res.Message)
+				}
+			}
+		})
+	}
+}

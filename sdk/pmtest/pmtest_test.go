@@ -1,0 +1,163 @@
+package pmtest_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
+)
+
+// rawWorkspace returns a workspace holding the raw PM's plugin directory.
+func rawWorkspace(t *testing.T) string {
+	t.Helper()
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "plugins", "alpha"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// self is the command that runs this test binary as the raw PM.
+func self(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe}
+}
+
+func TestRunRawPM(t *testing.T) {
+	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+}
+
+func TestCheckReportsEveryCheck(t *testing.T) {
+	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rep.Results {
+		names = append(names, r.Name)
+		if r.Status != pmtest.Pass {
+			t.Errorf("%s: %s: %s", r.Name, r.Status, r.Message)
+		}
+	}
+	if !slices.Equal(names, pmtest.Checks) {
+		t.Errorf("report lists checks\n%v\nwant\n%v", names, pmtest.Checks)
+	}
+	if rep.PM != "raw" || len(rep.Capabilities) != 4 {
+		t.Errorf("report names pm %q with capabilities %v", rep.PM, rep.Capabilities)
+	}
+}
+
+// TestViolations breaks one rule at a time and checks that exactly the
+// checks guarding it fail, each with a message naming what went wrong.
+func TestViolations(t *testing.T) {
+	tests := []struct {
+		mode string
+		fail map[string]string // check → regexp its message must match
+	}{
+		{"early-answers", map[string]string{
+			"before-initialize": `before initialize, every method must be refused with error -32002 \(not initialized\): list_deps answered result`}},
+		{"reinit", map[string]string{
+			"initialize-twice": `a second initialize succeeded; it must be refused with error -32600`}},
+		{"echo-version", map[string]string{
+			"version-negotiation": `asked for the unknown protocol version 1000, the PM answered version 1000; it must answer with its own version \(1\)`}},
+		{"unannounced-deps", map[string]string{
+			"method/list_deps": `list_deps is not announced, so it must answer the empty result \[\]; it answered "\[\{`}},
+		{"null-deps", map[string]string{
+			"method/list_deps": `list_deps answered a result that is not an array of ids: the result is null`}},
+		{"bad-root", map[string]string{
+			"method/active_plugins": `active_plugins offered raw:alpha@1.0.0 with root "plugins/alpha", which is not an absolute path`,
+			"fetch-idempotent":      `fetch raw:alpha@1.0.0 answered root "plugins/alpha", which is not an absolute path`}},
+		{"foreign-mint", map[string]string{
+			"own-ids": `ids minted under another pm than "raw", the name the PM announced: list_deps answered cargo:alpha@1.0.0; active_plugins answered cargo:alpha@1.0.0`}},
+		{"range-versions", map[string]string{
+			"exact-versions": `every id in a response needs an exact version .*: list_deps answered raw:alpha@\^1.0, whose version "\^1.0" is a requirement, not a version`}},
+		{"flaky-fetch", map[string]string{
+			"fetch-idempotent": `fetching raw:alpha@1.0.0 twice gave two roots, /.*/plugins/alpha then /.*; a root stays valid and unchanged`}},
+		{"lenient-params", map[string]string{
+			"bad-params/initialize":     `initialize with params \{"protocol_version":"one".*answered result .*; want error -32602 \(invalid params\)`,
+			"bad-params/active_plugins": `invalid params must be refused with error -32602 \(invalid params\): params \{"deps":"pmtest"\} answered result`,
+			"bad-params/load_plugin":    `params \{"id":"pmtest"\} answered`,
+			"bad-params/search":         `params \{"query":42\} answered result`,
+			"bad-params/fetch":          `params \{"id":\{.*\},"update":"sometimes"\} answered`,
+			"bad-params/refresh":        `params \{"update":"sometimes","force":false\} answered result`}},
+		{"no-method-error", map[string]string{
+			"unknown-method": `method "pmtest/no_such_method" answered result "null"; want error -32601 \(method not found\)`}},
+		{"die-on-garbage", map[string]string{
+			"malformed-line": `the PM exited \(exit status 2\) without answering the malformed line "this line is not JSON"; a malformed line must get error -32700`}},
+		{"foreign-accepted", map[string]string{
+			"foreign-id": `must be refused with error -32015 .*: load_plugin of not-raw:pmtest@\* answered result "\[\]"; fetch of not-raw:pmtest@\* answered error -32011`}},
+		{"network", map[string]string{
+			"no-network": `with update "none" the PM connected to the network 1 times \(through the proxy set in ALL_PROXY, .*\): CONNECT registry.example:443 HTTP/1.1`}},
+		{"no-drain", map[string]string{
+			"eof-drain": `piped initialize and 16 requests, then closed stdin: request 1 \(active_plugins\): the PM exited \(exit status 0\) without answering active_plugins; a PM answers every request it has read before exiting`}},
+		{"exit-1-at-eof", map[string]string{
+			"eof-drain": `answered all 17 requests, then exited with exit status 1 after its input ended; want exit status 0`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)),
+				pmtest.WithProcessEnv("PMTEST_RAW_PM="+tt.mode), pmtest.WithTimeout(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				want, ok := tt.fail[r.Name]
+				switch {
+				case ok && r.Status != pmtest.Fail:
+					t.Errorf("%s: %s (%s), want FAIL", r.Name, r.Status, r.Message)
+				case ok && !regexp.MustCompile(want).MatchString(r.Message):
+					t.Errorf("%s: message\n  %s\ndoes not match\n  %s", r.Name, r.Message, want)
+				case !ok && r.Status == pmtest.Fail:
+					t.Errorf("%s failed too: %s", r.Name, r.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestRunSelects(t *testing.T) {
+	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)),
+		pmtest.WithProcessEnv("PMTEST_RAW_PM="), pmtest.WithRun(regexp.MustCompile(`^bad-params/(fetch|search)$|drain`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rep.Results {
+		names = append(names, r.Name)
+	}
+	if got := strings.Join(names, " "); got != "handshake bad-params/search bad-params/fetch eof-drain" {
+		t.Errorf("selected checks: %s", got)
+	}
+}
+
+func TestHandshakeFailureSkipsTheRest(t *testing.T) {
+	rep, err := pmtest.Check(t.Context(), []string{filepath.Join(t.TempDir(), "no-such-pm")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures(); len(f) != 1 || f[0].Name != "handshake" || !strings.Contains(f[0].Message, "no-such-pm") {
+		t.Errorf("failures: %+v", f)
+	}
+	if n := rep.Count(pmtest.Skip); n != len(pmtest.Checks)-1 {
+		t.Errorf("%d skipped, want %d", n, len(pmtest.Checks)-1)
+	}
+}
+
+func TestCheckRefusesNoCommand(t *testing.T) {
+	if _, err := pmtest.Check(t.Context(), nil); err == nil {
+		t.Error("Check with no command succeeded")
+	}
+	if _, err := pmtest.Check(t.Context(), []string{"true"}, pmtest.WithWorkspace("/no/such/dir")); err == nil {
+		t.Error("Check with a missing workspace succeeded")
+	}
+}

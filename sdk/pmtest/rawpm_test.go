@@ -1,0 +1,259 @@
+package pmtest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// rawPM is a PM written without the SDK's server harness, the way an author
+// in another language would, so that each of its modes can break exactly
+// one rule of the protocol. Mode "" follows every rule.
+//
+// It offers one plugin, raw:alpha@1.0.0, rooted at <workspace>/plugins/alpha,
+// and lists alpha and beta@* as dependencies.
+func rawPM(mode string) int {
+	pm := &raw{mode: mode, out: bufio.NewWriter(os.Stdout)}
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var wg sync.WaitGroup
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		var m struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  string          `json:"method"`
+			Params  json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+			if mode == "die-on-garbage" {
+				return 2
+			}
+			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeParseError, nil, "not a JSON-RPC message"))
+			continue
+		}
+		if mode == "no-drain" && m.Method != protocol.MethodInitialize {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(20 * time.Millisecond)
+				pm.handle(m.ID, m.Method, m.Params)
+			}()
+			continue
+		}
+		pm.handle(m.ID, m.Method, m.Params)
+	}
+	switch mode {
+	case "no-drain":
+		return 0 // without waiting for the requests in flight
+	case "exit-1-at-eof":
+		return 1
+	}
+	wg.Wait()
+	return 0
+}
+
+type raw struct {
+	mode string
+
+	mu          sync.Mutex
+	out         *bufio.Writer
+	initialized bool
+	workspace   string
+	env         map[string]string
+	fetches     int
+}
+
+func (r *raw) reply(id json.RawMessage, result any, e *protocol.Error) {
+	msg := map[string]any{"jsonrpc": "2.0", "id": id}
+	if e != nil {
+		msg["error"] = e
+	} else {
+		msg["result"] = result
+	}
+	b, _ := json.Marshal(msg)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.out.Write(append(b, '\n'))
+	r.out.Flush()
+}
+
+func (r *raw) handle(id json.RawMessage, method string, params json.RawMessage) {
+	res, err := r.dispatch(method, params)
+	r.reply(id, res, err)
+}
+
+func badParams(method string, err error) *protocol.Error {
+	return protocol.NewError(protocol.CodeInvalidParams, nil, "%s: %v", method, err)
+}
+
+// decode unmarshals params strictly by type; lenient mode ignores errors.
+func (r *raw) decode(method string, params json.RawMessage, v any) *protocol.Error {
+	if len(params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil && r.mode != "lenient-params" {
+		return badParams(method, err)
+	}
+	return nil
+}
+
+func (r *raw) id(name, version string) protocol.PackageID {
+	pm := "raw"
+	if r.mode == "foreign-mint" && name == "alpha" {
+		pm = "cargo"
+	}
+	if r.mode == "range-versions" && version == "1.0.0" {
+		version = "^1.0"
+	}
+	return protocol.PackageID{PM: pm, Name: name, Version: version}
+}
+
+func (r *raw) offer() protocol.Offer {
+	root := filepath.Join(r.workspace, "plugins", "alpha")
+	if r.mode == "bad-root" {
+		root = "plugins/alpha"
+	}
+	return protocol.Offer{ID: r.id("alpha", "1.0.0"), Root: root, Manifest: json.RawMessage(`{"name":"alpha"}`)}
+}
+
+func (r *raw) checkID(id protocol.PackageID) *protocol.Error {
+	if r.mode == "foreign-accepted" {
+		return nil
+	}
+	if id.PM != "raw" || id.Name == "" {
+		return protocol.ErrForeignID(id, "id %s is not one of raw's", id)
+	}
+	return nil
+}
+
+func (r *raw) dispatch(method string, params json.RawMessage) (any, *protocol.Error) {
+	r.mu.Lock()
+	initialized := r.initialized
+	r.mu.Unlock()
+	if method == protocol.MethodInitialize {
+		var p protocol.InitializeParams
+		if e := r.decode(method, params, &p); e != nil {
+			return nil, e
+		}
+		if initialized && r.mode != "reinit" {
+			return nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "already initialized")
+		}
+		r.mu.Lock()
+		r.initialized, r.workspace, r.env = true, p.Workspace, p.Env
+		r.mu.Unlock()
+		caps := []string{"list_deps", "search", "refresh", "workspace"}
+		if r.mode == "unannounced-deps" {
+			caps = caps[1:]
+		}
+		version := protocol.Version
+		if r.mode == "echo-version" {
+			version = p.ProtocolVersion
+		}
+		return protocol.InitializeResult{ProtocolVersion: version, Name: "raw", Capabilities: caps}, nil
+	}
+	if !initialized && r.mode != "early-answers" {
+		return nil, protocol.NewError(protocol.CodeNotInitialized, nil, "%s before initialize", method)
+	}
+	switch method {
+	case protocol.MethodListDeps:
+		if r.mode == "network" {
+			r.dial()
+		}
+		if r.mode == "null-deps" {
+			return nil, nil
+		}
+		return []protocol.PackageID{r.id("alpha", "1.0.0"), r.id("beta", "*")}, nil
+	case protocol.MethodActivePlugins:
+		var p protocol.ActivePluginsParams
+		if e := r.decode(method, params, &p); e != nil {
+			return nil, e
+		}
+		return []protocol.Offer{r.offer()}, nil
+	case protocol.MethodLoadPlugin:
+		var p protocol.LoadPluginParams
+		if e := r.decode(method, params, &p); e != nil {
+			return nil, e
+		}
+		if e := r.checkID(p.ID); e != nil {
+			return nil, e
+		}
+		if p.ID.Name != "alpha" {
+			return []protocol.Offer{}, nil
+		}
+		return []protocol.Offer{r.offer()}, nil
+	case protocol.MethodFetch:
+		var p protocol.FetchParams
+		if e := r.decode(method, params, &p); e != nil {
+			return nil, e
+		}
+		if !p.Update.Valid() && r.mode != "lenient-params" {
+			return nil, badParams(method, fmt.Errorf("update %q", p.Update))
+		}
+		if e := r.checkID(p.ID); e != nil {
+			return nil, e
+		}
+		if p.ID.Name != "alpha" {
+			return nil, protocol.ErrOffline(p.ID)
+		}
+		root := r.offer().Root
+		r.mu.Lock()
+		r.fetches++
+		if r.mode == "flaky-fetch" && r.fetches%2 == 0 {
+			root = r.workspace
+		}
+		r.mu.Unlock()
+		return protocol.FetchResult{ID: r.id("alpha", "1.0.0"), Root: root}, nil
+	case protocol.MethodSearch:
+		var p protocol.SearchParams
+		if e := r.decode(method, params, &p); e != nil {
+			return nil, e
+		}
+		hits := []protocol.SearchHit{}
+		if strings.Contains("alpha", p.Query) {
+			hits = append(hits, protocol.SearchHit{ID: r.id("alpha", "1.0.0"), Description: "the first"})
+		}
+		return hits, nil
+	case protocol.MethodRefresh:
+		var p protocol.RefreshParams
+		if e := r.decode(method, params, &p); e != nil {
+			return nil, e
+		}
+		if !p.Update.Valid() && r.mode != "lenient-params" {
+			return nil, badParams(method, fmt.Errorf("update %q", p.Update))
+		}
+		return protocol.RefreshResult{}, nil
+	case protocol.MethodWorkspace:
+		return protocol.WorkspaceResult{Root: r.workspace, Members: []protocol.WorkspaceMember{}}, nil
+	}
+	if r.mode == "no-method-error" {
+		return nil, nil
+	}
+	return nil, protocol.NewError(protocol.CodeMethodNotFound, nil, "no method %q", method)
+}
+
+// dial connects through the proxy of the initialize env, as a PM that
+// checks its registry on the hook path would.
+func (r *raw) dial() {
+	u, err := url.Parse(r.env["HTTPS_PROXY"])
+	if err != nil || u.Host == "" {
+		return
+	}
+	c, err := net.DialTimeout("tcp", u.Host, time.Second)
+	if err != nil {
+		return
+	}
+	fmt.Fprint(c, "CONNECT registry.example:443 HTTP/1.1\r\nHost: registry.example:443\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	c.Read(make([]byte, 64))
+	c.Close()
+}
