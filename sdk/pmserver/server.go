@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/handler"
@@ -110,7 +111,12 @@ func Serve(ctx context.Context, pm PM, r io.Reader, w io.Writer, opts ...Option)
 	case <-ctx.Done():
 		ch.Close()
 		srv.Stop()
-		<-done
+		// The request reader may be blocked reading r, which nothing here can
+		// interrupt; it ends when r does.
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+		}
 		return ctx.Err()
 	}
 }

@@ -1,0 +1,127 @@
+package pmserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// strayPM writes to stdout from a handler and from a child process, as a
+// careless PM might.
+type strayPM struct{ testPM }
+
+func (p *strayPM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
+	fmt.Println("stray print from a handler")
+	cmd := exec.Command("sh", "-c", "echo stray output from a child")
+	cmd.Stdout = os.Stdout
+	cmd.Run()
+	fd1 := os.NewFile(1, "fd1")
+	fmt.Fprintln(fd1, "stray write to descriptor 1")
+	return nil, nil
+}
+
+// The test binary doubles as a PM built with Main when PMSERVER_TEST_MAIN is set.
+func TestMain(m *testing.M) {
+	if os.Getenv("PMSERVER_TEST_MAIN") == "1" {
+		pmserver.Main(&strayPM{}, pmserver.WithVersion("9.9.9"))
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func mainCmd(t *testing.T, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "PMSERVER_TEST_MAIN=1")
+	return cmd
+}
+
+// TestStdoutProtected checks that prints, children and raw writes to
+// descriptor 1 land on stderr and the protocol stream stays clean.
+func TestStdoutProtected(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("sh is not installed")
+	}
+	cmd := mainCmd(t)
+	cmd.Stdin = strings.NewReader(initReq + "\n" + req(1, "list_deps", "") + "\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("PM failed: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("stdout has %d lines, want the 2 responses:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("stdout line is not JSON: %q", l)
+		}
+	}
+	for _, want := range []string{"stray print from a handler", "stray output from a child", "stray write to descriptor 1"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	out, err := mainCmd(t, "--version").Output()
+	if err != nil || !strings.Contains(string(out), "9.9.9") {
+		t.Errorf("--version: %q, %v", out, err)
+	}
+	cmd := mainCmd(t, "--help")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Errorf("--help: %v", err)
+	}
+	if !strings.Contains(stderr.String(), `the "test" package manager`) {
+		t.Errorf("--help output:\n%s", stderr.String())
+	}
+	if err := mainCmd(t, "--no-such-flag").Run(); err == nil {
+		t.Error("a bad flag did not fail")
+	}
+}
+
+// TestSIGTERM checks that a PM waiting for input exits 0 on SIGTERM.
+func TestSIGTERM(t *testing.T) {
+	cmd := mainCmd(t)
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	io.WriteString(in, initReq+"\n")
+	if !bufio.NewScanner(outPipe).Scan() {
+		t.Fatal("no initialize response")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v, want status 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the PM did not exit after SIGTERM")
+	}
+}
