@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
@@ -25,11 +27,18 @@ everything is valid (warnings allowed), 1 otherwise, 2 for bad usage.
 
 `
 
-const manifestUsage = `Usage: symposium-pm manifest [--pretty] FILE
+const manifestUsage = `Usage: symposium-pm manifest [--pretty] [--package NAME] FILE
 
 Prints the wire JSON of a plugin manifest: exactly what a PM puts in an
-offer. FILE is a SYMPOSIUM.toml (or any TOML manifest), a JSON manifest, or a
-SKILL.md (printed as the plugin synthesized from it).
+offer. FILE is
+  - a SYMPOSIUM.toml (or any TOML manifest) or a JSON manifest: printed as
+    is, as a registry PM sends it; with --package NAME, merged as the
+    package NAME's only layer (name default, default skills/ group);
+  - a SKILL.md: the plugin synthesized from a bare skill;
+  - a Cargo.toml, package.json or pyproject.toml: the package-embedded
+    plugin its PM offers, merged from [package.metadata.symposium],
+    "symposium" or [tool.symposium] and a SYMPOSIUM.toml beside it.
+Layers that do not parse are reported on stderr and left out, as PMs do.
 
 `
 
@@ -158,6 +167,7 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, manifestUsage); fs.PrintDefaults() }
 	pretty := fs.Bool("pretty", false, "indent the JSON")
+	pkg := fs.String("package", "", "merge FILE as the SYMPOSIUM.toml layer of package `NAME`")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -175,8 +185,23 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return ExitFailure
 	}
 	var m *manifest.Manifest
-	switch {
-	case filepath.Base(file) == manifest.SkillFile:
+	switch base := filepath.Base(file); {
+	case base == "Cargo.toml" || base == "package.json" || base == "pyproject.toml":
+		var layerErrs []error
+		m, layerErrs, err = packageManifest(file, data)
+		for _, e := range layerErrs {
+			fmt.Fprintf(stderr, "%s: warning: %v\n", file, e)
+		}
+	case *pkg != "":
+		var tbl map[string]any
+		if tbl, err = decodeTable(file, data); err == nil {
+			var layerErrs []error
+			m, layerErrs = manifest.Embedded(*pkg, manifest.Layer{Source: manifest.ManifestFile, Table: tbl})
+			for _, e := range layerErrs {
+				fmt.Fprintf(stderr, "%s: warning: %v\n", file, e)
+			}
+		}
+	case base == manifest.SkillFile:
 		s, perr := manifest.ParseSkillMD(data, true)
 		if perr != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", file, perr)
@@ -218,4 +243,94 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// decodeTable reads a TOML or JSON document as a generic table.
+func decodeTable(file string, data []byte) (map[string]any, error) {
+	var tbl map[string]any
+	if strings.EqualFold(filepath.Ext(file), ".json") {
+		if err := json.Unmarshal(data, &tbl); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		return tbl, nil
+	}
+	if _, err := toml.Decode(string(data), &tbl); err != nil {
+		return nil, fmt.Errorf("invalid TOML: %w", err)
+	}
+	return tbl, nil
+}
+
+// packageManifest builds the package-embedded manifest a PM offers for the
+// package described by file (Cargo.toml, package.json or pyproject.toml):
+// its native layer, then a SYMPOSIUM.toml beside it, merged with the
+// package name as the default name.
+func packageManifest(file string, data []byte) (*manifest.Manifest, []error, error) {
+	tbl, err := decodeTable(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	sub := func(t map[string]any, keys ...string) map[string]any {
+		for _, k := range keys {
+			next, ok := t[k].(map[string]any)
+			if !ok {
+				return nil
+			}
+			t = next
+		}
+		return t
+	}
+	var name, source string
+	var native map[string]any
+	var layerErrs []error
+	switch filepath.Base(file) {
+	case "Cargo.toml":
+		name, _ = sub(tbl, "package")["name"].(string)
+		source = "Cargo.toml [package.metadata.symposium]"
+		native = sub(tbl, "package", "metadata", "symposium")
+		if v, ok := sub(tbl, "package", "metadata")["symposium"]; ok && native == nil {
+			layerErrs = append(layerErrs, fmt.Errorf("%s is %T, not a table; ignored", source, v))
+		}
+	case "package.json":
+		name, _ = tbl["name"].(string)
+		source = `package.json "symposium"`
+		native = sub(tbl, "symposium")
+	case "pyproject.toml":
+		name, _ = sub(tbl, "project")["name"].(string)
+		name = normalizePyPI(name)
+		source = "pyproject.toml [tool.symposium]"
+		native = sub(tbl, "tool", "symposium")
+	}
+	if name == "" {
+		return nil, nil, fmt.Errorf("%s names no package", filepath.Base(file))
+	}
+	layers := []manifest.Layer{{Source: source, Table: native}}
+	sibling := filepath.Join(filepath.Dir(file), manifest.ManifestFile)
+	if data, err := os.ReadFile(sibling); err == nil {
+		t, err := decodeTable(sibling, data)
+		if err != nil {
+			layerErrs = append(layerErrs, fmt.Errorf("%s: layer ignored: %w", sibling, err))
+		} else {
+			layers = append(layers, manifest.Layer{Source: sibling, Table: t})
+		}
+	}
+	m, errs := manifest.Embedded(name, layers...)
+	return m, append(layerErrs, errs...), nil
+}
+
+// normalizePyPI is PEP 503 name normalization.
+func normalizePyPI(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r == '-' || r == '_' || r == '.' {
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

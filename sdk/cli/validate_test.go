@@ -255,6 +255,24 @@ func TestManifest(t *testing.T) {
 		"wire.json":         `{"predicates":["env(X)"],"name":"w"}`,
 		"my-skill/SKILL.md": "---\nname: serde-guidance\ndescription: d\ndepends-on: serde\n---\n",
 		"broken/SKILL.md":   "---\nname: x\n---\n",
+		"crate/Cargo.toml": `[package]
+name = "gizmo"
+version = "0.4.0"
+
+[package.metadata.symposium]
+depends-on = "gizmo-core"
+
+[[package.metadata.symposium.skills]]
+source.path = "agent-notes"
+`,
+		"crate/SYMPOSIUM.toml":   "[[plugins]]\nsource.cargo = \"gizmo-extras\"\n",
+		"badcrate/Cargo.toml":    "[package]\nname = \"bad\"\n[package.metadata.symposium]\nskills = \"not-an-array\"\n",
+		"optout/Cargo.toml":      "[package]\nname = \"optout\"\n[package.metadata.symposium.defaults]\nskills = false\n",
+		"npm/package.json":       `{"name":"@acme/widget","version":"1.0.0","symposium":{"depends-on":["react"]}}`,
+		"py/pyproject.toml":      "[project]\nname = \"Zope.Interface\"\n[tool.symposium]\npredicates = [\"env(X)\"]\n",
+		"py/SYMPOSIUM.toml":      "name = 3\n",
+		"pkgfile/SYMPOSIUM.toml": "[[skills]]\nsource.path = \"docs\"\n",
+		"noname/package.json":    `{"version":"1.0.0"}`,
 	})
 	p := func(rel string) string { return filepath.Join(dir, rel) }
 	tests := []struct {
@@ -274,6 +292,21 @@ func TestManifest(t *testing.T) {
 		{"bad skill", []string{p("broken/SKILL.md")}, ExitFailure, "", "line 1: description: SKILL.md needs a non-empty description"},
 		{"missing", []string{p("nope.toml")}, ExitFailure, "", "no such file"},
 		{"usage", nil, ExitUsage, "", "Usage: symposium-pm manifest"},
+		{"cargo crate", []string{p("crate/Cargo.toml")}, ExitOK,
+			`{"depends-on":"gizmo-core","name":"gizmo","plugins":[{"source":{"cargo":"gizmo-extras"}}],"skills":[{"source":{"path":"agent-notes"}},{"source":{"path":"skills"}}]}` + "\n", ""},
+		{"cargo bad metadata layer dropped", []string{p("badcrate/Cargo.toml")}, ExitOK,
+			`{"name":"bad","skills":[{"source":{"path":"skills"}}]}` + "\n",
+			"warning: Cargo.toml [package.metadata.symposium]: layer ignored: skills: expected an array of tables, found a string"},
+		{"cargo opt-out", []string{p("optout/Cargo.toml")}, ExitOK,
+			`{"defaults":{"skills":false},"name":"optout"}` + "\n", ""},
+		{"npm package", []string{p("npm/package.json")}, ExitOK,
+			`{"depends-on":["react"],"name":"@acme/widget","skills":[{"source":{"path":"skills"}}]}` + "\n", ""},
+		{"pypi project, bad SYMPOSIUM.toml dropped", []string{p("py/pyproject.toml")}, ExitOK,
+			`{"name":"zope-interface","predicates":["env(X)"],"skills":[{"source":{"path":"skills"}}]}` + "\n",
+			"py/SYMPOSIUM.toml: layer ignored: name: expected a string, found an integer"},
+		{"--package", []string{"--package", "docs-pkg", p("pkgfile/SYMPOSIUM.toml")}, ExitOK,
+			`{"name":"docs-pkg","skills":[{"source":{"path":"docs"}},{"source":{"path":"skills"}}]}` + "\n", ""},
+		{"package without a name", []string{p("noname/package.json")}, ExitFailure, "", "package.json names no package"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
