@@ -19,7 +19,9 @@
 // current one are removed at a later Open, and only when no other process
 // holds the cache.
 //
-// Network access happens only in Update and, when asked to, in Commit. A
+// Updates fetch only the ref's newest commit (a shallow fetch); a commit
+// asked for by id is looked for in the full history. Network access happens
+// only in Update and, when asked to, in Commit. A
 // cache that was damaged or partly deleted is repaired by fetching into a
 // fresh repository.
 package gitcache
@@ -434,16 +436,9 @@ func (c *Cache) Commit(ctx context.Context, commit string, network bool) (Snapsh
 	if _, err := c.list(ctx); err != nil {
 		return Snapshot{}, err
 	}
-	specs := []config.RefSpec{
-		"+refs/heads/*:refs/symposium/heads/*",
-		"+refs/tags/*:refs/symposium/tags/*",
-	}
-	repo, err = c.fetchRepaired(ctx, specs)
+	repo, err = c.fetchCommit(ctx, h)
 	if err != nil {
 		return Snapshot{}, err
-	}
-	if _, err := repo.CommitObject(h); err != nil {
-		return Snapshot{}, fmt.Errorf("commit %s on %s: %w", commit, c.remote.url, ErrCommitNotFound)
 	}
 	return c.materialize(repo, h)
 }
@@ -490,7 +485,7 @@ func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 	}
 	if repo == nil {
 		spec := config.RefSpec("+" + name.String() + ":refs/symposium/fetched")
-		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec})
+		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec}, 1)
 		if err != nil {
 			return Snapshot{}, false, err
 		}
@@ -544,15 +539,9 @@ func (c *Cache) commitUnlocked(ctx context.Context) (Snapshot, error) {
 	if _, err := c.list(ctx); err != nil {
 		return Snapshot{}, err
 	}
-	repo, err := c.fetchRepaired(ctx, []config.RefSpec{
-		"+refs/heads/*:refs/symposium/heads/*",
-		"+refs/tags/*:refs/symposium/tags/*",
-	})
+	repo, err := c.fetchCommit(ctx, h)
 	if err != nil {
 		return Snapshot{}, err
-	}
-	if _, err := repo.CommitObject(h); err != nil {
-		return Snapshot{}, fmt.Errorf("commit %s on %s: %w", commit, c.remote.url, ErrCommitNotFound)
 	}
 	return c.materialize(repo, h)
 }
@@ -683,13 +672,14 @@ func (c *Cache) initRepo() (*git.Repository, error) {
 	return repo, nil
 }
 
-// fetchRepaired fetches specs into the repository; when that fails after
-// the remote answered ls-remote, the local repository is presumed damaged
-// and the fetch is retried once into a fresh one.
-func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec) (*git.Repository, error) {
+// fetchRepaired fetches specs into the repository, depth commits deep (0:
+// the whole history); when that fails after the remote answered ls-remote,
+// the local repository is presumed damaged and the fetch is retried once
+// into a fresh one.
+func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec, depth int) (*git.Repository, error) {
 	repo, err := c.openRepo(true)
 	if err == nil {
-		if err = c.fetch(ctx, repo, specs); err == nil {
+		if err = c.fetch(ctx, repo, specs, depth); err == nil {
 			return repo, nil
 		}
 		if ctx.Err() != nil {
@@ -701,17 +691,53 @@ func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec) (*git
 	if err != nil {
 		return nil, err
 	}
-	if err := c.fetch(ctx, repo, specs); err != nil {
+	if err := c.fetch(ctx, repo, specs, depth); err != nil {
 		return nil, &RemoteError{URL: c.remote.url, Err: err}
 	}
 	return repo, nil
 }
 
-func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.RefSpec) error {
+// allRefs are the refspecs that bring every branch and tag, to find a
+// commit by id.
+var allRefs = []config.RefSpec{
+	"+refs/heads/*:refs/symposium/heads/*",
+	"+refs/tags/*:refs/symposium/tags/*",
+}
+
+// fetchCommit fetches every branch and tag with their whole history and
+// looks the commit up. Updates fetch shallow, so a commit behind a shallow
+// boundary can only be found in a full clone: when the first fetch does not
+// bring it into a shallow repository, the repository is cloned afresh.
+func (c *Cache) fetchCommit(ctx context.Context, h plumbing.Hash) (*git.Repository, error) {
+	repo, err := c.fetchRepaired(ctx, allRefs, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := repo.CommitObject(h); err == nil {
+		return repo, nil
+	}
+	if shallow, err := repo.Storer.Shallow(); err != nil || len(shallow) == 0 {
+		return nil, fmt.Errorf("commit %s on %s: %w", h, c.remote.url, ErrCommitNotFound)
+	}
+	repo, err = c.initRepo()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.fetch(ctx, repo, allRefs, 0); err != nil {
+		return nil, &RemoteError{URL: c.remote.url, Err: err}
+	}
+	if _, err := repo.CommitObject(h); err != nil {
+		return nil, fmt.Errorf("commit %s on %s: %w", h, c.remote.url, ErrCommitNotFound)
+	}
+	return repo, nil
+}
+
+func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.RefSpec, depth int) error {
 	err := repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName:   "origin",
 		RemoteURL:    c.remote.url,
 		RefSpecs:     specs,
+		Depth:        depth,
 		Auth:         c.auth,
 		Tags:         git.NoTags,
 		Force:        true,

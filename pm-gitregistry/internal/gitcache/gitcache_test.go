@@ -533,3 +533,55 @@ func TestHelperProcess(t *testing.T) {
 	}
 	fmt.Println("commit=" + snap.Commit)
 }
+
+// TestShallow checks that updates fetch one commit deep, move on
+// incrementally without re-cloning, and that an older commit is still
+// found by id.
+func TestShallow(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	var commits []string
+	for i := range 5 {
+		repo.Write(map[string]string{"a/SKILL.md": fmt.Sprintf("v%d", i)})
+		commits = append(commits, repo.Commit(fmt.Sprintf("v%d", i)))
+	}
+	bare := repo.Bare()
+	srv := gittest.Serve(t, filepath.Dir(bare))
+	logs := &strings.Builder{}
+	c, err := Open(context.Background(), Config{Root: t.TempDir(), Name: "shallow", URL: srv.URL + "/registry.git",
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, _, err := c.Update(ctx, Check); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		out := gittest.Run(t, filepath.Join(c.Path(), "repo"), "rev-list", "--all")
+		return len(strings.Fields(out))
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("the first update brought %d commits, want 1", n)
+	}
+	repo.Write(map[string]string{"a/SKILL.md": "v5"})
+	c5 := repo.Commit("v5")
+	repo.Push(bare)
+	snap, changed, err := c.Update(ctx, Check)
+	if err != nil || !changed || snap.Commit != c5 {
+		t.Fatalf("update: %+v %v %v", snap, changed, err)
+	}
+	if strings.Contains(logs.String(), "afresh") {
+		t.Fatalf("an incremental update re-cloned:\n%s", logs)
+	}
+	snap, err = c.Commit(ctx, commits[1], true)
+	if err != nil || snap.Commit != commits[1] {
+		t.Fatalf("old commit by id: %+v %v", snap, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(snap.Dir, "a/SKILL.md"))
+	if string(b) != "v1" {
+		t.Fatalf("old commit content %q", b)
+	}
+	// git itself finds the repository consistent.
+	gittest.Run(t, filepath.Join(c.Path(), "repo"), "fsck", "--no-progress")
+}
