@@ -1,7 +1,9 @@
 package cargopm_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargopm"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
 	"github.com/symposium-dev/symposium-pm/sdk/benchkit"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // Sizes of the generated benchmark workspace.
@@ -79,9 +84,14 @@ func benchWorkspace(b *testing.B) (ws string, env *cargotest.Env) {
 // the targets are stated in: cached/nullpm (target ≤ 1.25) and
 // metadata/cached (target ≥ 30).
 func BenchmarkHookPath(b *testing.B) {
+	ws, env := benchWorkspace(b)
+	b.Run("hook-path", func(b *testing.B) { benchHookPath(b, ws, env) })
+	b.Run("inprocess", func(b *testing.B) { benchInProcess(b, ws, env) })
+}
+
+func benchHookPath(b *testing.B, ws string, env *cargotest.Env) {
 	const hookRounds, metadataRounds = 15, 3
 	cargo := cargotest.Cargo(b)
-	ws, env := benchWorkspace(b)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-cargo/cmd/symposium-pm-cargo", b.TempDir())
 	deps := benchkit.HookPath(b, bin, nil, ws, b.TempDir())
 	if len(deps) < 400 {
@@ -129,4 +139,59 @@ func BenchmarkHookPath(b *testing.B) {
 	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
 	b.ReportMetric(med["metadata"]/med["cached"], "metadata/cached")
 	b.ReportMetric(med["metadata"]/med["cold"], "metadata/cold")
+}
+
+// benchInProcess measures the PM's methods without process start: list_deps
+// from the persisted cache and cold, active_plugins over every direct
+// dependency (all unpacked in CARGO_HOME), and fetch with update "none".
+func benchInProcess(b *testing.B, ws string, env *cargotest.Env) {
+	vars := map[string]string{}
+	for _, kv := range env.Vars {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	newPM := func(cache string) *cargopm.PM {
+		p := cargopm.New()
+		if err := p.Initialize(context.Background(), &pmserver.Session{Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(vars), Logger: slog.New(slog.DiscardHandler)}); err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	ctx := context.Background()
+	cache := b.TempDir()
+	deps, err := newPM(cache).ListDeps(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("list_deps-cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := newPM(cache).ListDeps(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("list_deps-cold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := newPM("").ListDeps(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("active_plugins-%d", len(deps)), func(b *testing.B) {
+		p := newPM(cache)
+		for b.Loop() {
+			if _, err := p.ActivePlugins(ctx, deps); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fetch-none", func(b *testing.B) {
+		p := newPM(cache)
+		id := deps[len(deps)/2]
+		for b.Loop() {
+			if _, err := p.Fetch(ctx, id, protocol.UpdateNone); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -68,16 +68,16 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	if s, err := p.snapshot(ctx); err == nil {
 		paths = s.Paths
 	}
-	local := p.localCrates(id.Name, paths, p.vendoredDirs())
+	srcs := p.sources(paths, p.vendoredDirs())
 	switch update {
 	case protocol.UpdateNone:
-		if lc, ok := bestLocal(local, req, p.yankedOffline(id.Name)); ok {
+		if lc, ok := srcs.find(id.Name, req); ok {
 			return lc, nil
 		}
 		return localCrate{}, protocol.ErrOffline(id)
 	case protocol.UpdateCheck:
-		if v, ok := pinnedVersion(req); ok {
-			if lc, ok := bestLocal(local, "="+v, nil); ok {
+		if _, ok := pinnedVersion(req); ok {
+			if lc, ok := srcs.find(id.Name, req); ok {
 				return lc, nil
 			}
 		}
@@ -170,10 +170,8 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 	if pkg == nil {
 		return localCrate{}, protocol.ErrNotFound(id, "cargo resolved %s but locked no such crate", id)
 	}
-	for _, lc := range p.localCrates(pkg.Name, nil, p.vendoredDirs()) {
-		if lc.Version == pkg.Version {
-			return lc, nil
-		}
+	if lc, ok := p.sources(nil, p.vendoredDirs()).find(pkg.Name, "="+pkg.Version); ok {
+		return lc, nil
 	}
 	// Not where cargo usually unpacks: ask cargo where the source is.
 	out, err := p.cargoOutput(ctx, cargo, "metadata", "--format-version", "1", "--offline", "--manifest-path", manifestPath)

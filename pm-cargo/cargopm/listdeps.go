@@ -36,6 +36,35 @@ type snapshot struct {
 	Err string `json:"err,omitempty"`
 }
 
+// cachedSnapshot is a snapshot as persisted: deps as "name version"
+// strings, which decode several times faster than objects.
+type cachedSnapshot struct {
+	Found    bool                       `json:"found"`
+	Root     string                     `json:"root,omitempty"`
+	Members  []protocol.WorkspaceMember `json:"members,omitempty"`
+	Deps     []string                   `json:"deps"`
+	Paths    map[string]string          `json:"paths,omitempty"`
+	Warnings []string                   `json:"warnings,omitempty"`
+	Err      string                     `json:"err,omitempty"`
+}
+
+func cached(s *snapshot) cachedSnapshot {
+	c := cachedSnapshot{Found: s.Found, Root: s.Root, Members: s.Members, Paths: s.Paths, Warnings: s.Warnings, Err: s.Err, Deps: make([]string, len(s.Deps))}
+	for i, d := range s.Deps {
+		c.Deps[i] = d.Name + " " + d.Version
+	}
+	return c
+}
+
+func (c *cachedSnapshot) snapshot() *snapshot {
+	s := &snapshot{Found: c.Found, Root: c.Root, Members: c.Members, Paths: c.Paths, Warnings: c.Warnings, Err: c.Err, Deps: make([]protocol.PackageID, 0, len(c.Deps))}
+	for _, d := range c.Deps {
+		name, version, _ := strings.Cut(d, " ")
+		s.Deps = append(s.Deps, protocol.PackageID{PM: Name, Name: name, Version: version})
+	}
+	return s
+}
+
 // ListDeps returns the direct dependencies of every workspace member,
 // without running cargo or touching the network.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
@@ -70,9 +99,9 @@ func (p *PM) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 	key := "list_deps\x00" + sess.Workspace
 	if raw, ok := cache.Load(key); ok {
-		var s snapshot
-		if err := json.Unmarshal(raw, &s); err == nil {
-			return p.finish(&s)
+		var c cachedSnapshot
+		if err := json.Unmarshal(raw, &c); err == nil {
+			return p.finish(c.snapshot())
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -80,7 +109,7 @@ func (p *PM) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 	var rec depcache.Recorder
 	s := computeSnapshot(sess.Workspace, &rec)
-	if err := cache.Store(key, rec.Stamps(), s); err != nil {
+	if err := cache.Store(key, rec.Stamps(), cached(s)); err != nil {
 		sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
 	}
 	return p.finish(s)

@@ -1,6 +1,7 @@
 package cargopm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -28,7 +29,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	if s, err := p.snapshot(ctx); err == nil {
 		paths = s.Paths
 	}
-	vendored := p.vendoredDirs()
+	srcs := p.sources(paths, p.vendoredDirs())
 	offers := []protocol.Offer{}
 	seen := map[string]bool{}
 	log := p.session().Logger
@@ -45,7 +46,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		} else if exactVersion(req) {
 			req = "=" + req
 		}
-		lc, ok := bestLocal(p.localCrates(id.Name, paths, vendored), req, p.yankedOffline(id.Name))
+		lc, ok := srcs.find(id.Name, req)
 		if !ok {
 			log.Debug("cargo: no source on disk", "crate", id.String())
 			continue
@@ -73,9 +74,12 @@ func embedsPlugin(dir string) bool {
 	if fi, err := os.Stat(filepath.Join(dir, fileLayer)); err == nil && fi.Mode().IsRegular() {
 		return true
 	}
-	if m, err := cargotoml.ReadFile(filepath.Join(dir, "Cargo.toml")); err == nil {
-		if _, ok := m.Metadata["symposium"].(map[string]any); ok {
-			return true
+	// Parse the manifest only when it mentions the table at all.
+	if data, err := os.ReadFile(filepath.Join(dir, "Cargo.toml")); err == nil && bytes.Contains(data, []byte("symposium")) {
+		if m, err := cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data); err == nil {
+			if _, ok := m.Metadata["symposium"].(map[string]any); ok {
+				return true
+			}
 		}
 	}
 	return manifest.HasSkills(dir)

@@ -263,7 +263,7 @@ func TestListDepsCache(t *testing.T) {
 	}
 	// Poison the cached value: a hit must return it verbatim.
 	data, _ := os.ReadFile(files[0])
-	poisoned := strings.Replace(string(data), `"1.0.1"`, `"9.9.9"`, 1)
+	poisoned := strings.Replace(string(data), `"serde 1.0.1"`, `"serde 9.9.9"`, 1)
 	os.WriteFile(files[0], []byte(poisoned), 0o644)
 	if got := run(); !slices.Equal(got, ids("serde@9.9.9")) {
 		t.Fatalf("cached answer not used: %v", got)

@@ -38,29 +38,61 @@ func readPackage(dir string) (*pkgInfo, error) {
 	return &pkgInfo{name: m.Package.Name, version: v, manifest: m}, nil
 }
 
-// localCrates lists the sources of crate name on disk, in the order they
-// are preferred: the workspace's path dependencies, vendored directories
-// named by source replacement, then cargo's unpacked registry sources
+// sources finds crate sources on disk, in the order they are preferred: the
+// workspace's path dependencies, vendored directories named by source
+// replacement, then cargo's unpacked registry sources
 // ($CARGO_HOME/registry/src/*/<name>-<version>, complete only when cargo
-// wrote its .cargo-ok marker).
-func (p *PM) localCrates(name string, paths map[string]string, vendored []string) []localCrate {
+// wrote its .cargo-ok marker). Directory listings are read once per value,
+// so one value serves a whole request.
+type sources struct {
+	p        *PM
+	paths    map[string]string // "name@version" -> dir of non-member path deps
+	vendored []string
+	srcDirs  []string            // $CARGO_HOME/registry/src/*
+	listings map[string][]string // dir -> entry names
+}
+
+func (p *PM) sources(paths map[string]string, vendored []string) *sources {
+	s := &sources{p: p, paths: paths, vendored: vendored, listings: map[string][]string{}}
+	if home := p.cargoHome(); home != "" {
+		src := filepath.Join(home, "registry", "src")
+		for _, e := range s.list(src) {
+			s.srcDirs = append(s.srcDirs, filepath.Join(src, e))
+		}
+	}
+	return s
+}
+
+// list returns the entry names of dir, read once.
+func (s *sources) list(dir string) []string {
+	if l, ok := s.listings[dir]; ok {
+		return l
+	}
+	var names []string
+	if f, err := os.Open(dir); err == nil {
+		names, _ = f.Readdirnames(-1)
+		f.Close()
+	}
+	s.listings[dir] = names
+	return names
+}
+
+// candidates lists the sources of crate name on disk; with an exact version
+// only that version is looked for (no directory listing).
+func (s *sources) candidates(name, exact string) []localCrate {
 	var out []localCrate
-	for key, dir := range paths {
+	for key, dir := range s.paths {
 		n, v, _ := strings.Cut(key, "@")
-		if n == name {
+		if n == name && (exact == "" || v == exact || v == "*") {
 			out = append(out, localCrate{Name: n, Version: v, Dir: dir})
 		}
 	}
-	for _, vd := range vendored {
-		entries, err := os.ReadDir(vd)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if !e.IsDir() || (e.Name() != name && !strings.HasPrefix(e.Name(), name+"-")) {
+	for _, vd := range s.vendored {
+		for _, e := range s.list(vd) {
+			if e != name && !strings.HasPrefix(e, name+"-") {
 				continue
 			}
-			dir := filepath.Join(vd, e.Name())
+			dir := filepath.Join(vd, e)
 			pi, err := readPackage(dir)
 			if err != nil || pi.name != name {
 				continue
@@ -68,13 +100,23 @@ func (p *PM) localCrates(name string, paths map[string]string, vendored []string
 			out = append(out, localCrate{Name: name, Version: pi.version, Dir: dir})
 		}
 	}
-	if home := p.cargoHome(); home != "" {
-		srcs, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", globEscape(name)+"-*"))
-		for _, dir := range srcs {
-			v := strings.TrimPrefix(filepath.Base(dir), name+"-")
+	for _, sd := range s.srcDirs {
+		if exact != "" {
+			dir := filepath.Join(sd, name+"-"+exact)
+			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err == nil {
+				out = append(out, localCrate{Name: name, Version: exact, Dir: dir})
+			}
+			continue
+		}
+		for _, e := range s.list(sd) {
+			v, ok := strings.CutPrefix(e, name+"-")
+			if !ok {
+				continue
+			}
 			if _, err := versions.Cargo.Compare(v, v); err != nil {
 				continue // another crate whose name starts with name-
 			}
+			dir := filepath.Join(sd, e)
 			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err != nil {
 				continue // not completely unpacked
 			}
@@ -82,6 +124,16 @@ func (p *PM) localCrates(name string, paths map[string]string, vendored []string
 		}
 	}
 	return out
+}
+
+// find returns the best source on disk for crate name satisfying req:
+// the newest matching version, skipping versions cargo's index cache marks
+// yanked unless req pins one exactly.
+func (s *sources) find(name, req string) (localCrate, bool) {
+	if v, ok := pinnedVersion(req); ok {
+		return bestLocal(s.candidates(name, v), req, nil)
+	}
+	return bestLocal(s.candidates(name, ""), req, s.p.yankedOffline(name))
 }
 
 // globEscape escapes glob metacharacters (crate names have none, but ids

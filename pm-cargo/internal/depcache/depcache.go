@@ -9,6 +9,7 @@
 package depcache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +21,7 @@ import (
 
 // formatVersion is bumped whenever the entry layout or the meaning of a
 // cached value changes.
-const formatVersion = 1
+const formatVersion = 2
 
 // Stamp is the observed state of one input path.
 type Stamp struct {
@@ -49,14 +50,14 @@ func Take(path string) Stamp {
 // Fresh reports whether path still has the stamp s.
 func (s Stamp) Fresh() bool { return Take(s.Path) == s }
 
-// Entry is one cached answer.
-type Entry struct {
+// header is the first line of an entry file; the value follows it, so a
+// reader decodes only the stamps before deciding the entry is fresh, and
+// hands the value bytes on untouched.
+type header struct {
 	Format int    `json:"format"`
 	Key    string `json:"key"`
 	// Stamps are the inputs the value was computed from.
 	Stamps []Stamp `json:"stamps"`
-	// Value is the cached answer, opaque to this package.
-	Value json.RawMessage `json:"value"`
 }
 
 // Cache is a directory of entries.
@@ -82,16 +83,20 @@ func (c *Cache) Load(key string) (json.RawMessage, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil || e.Format != formatVersion || e.Key != key {
+	line, value, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok {
 		return nil, false
 	}
-	for _, s := range e.Stamps {
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil || h.Format != formatVersion || h.Key != key {
+		return nil, false
+	}
+	for _, s := range h.Stamps {
 		if !s.Fresh() {
 			return nil, false
 		}
 	}
-	return e.Value, true
+	return value, true
 }
 
 // Store writes value under key with the stamps of its inputs, atomically.
@@ -103,10 +108,11 @@ func (c *Cache) Store(key string, stamps []Stamp, value any) error {
 	if err != nil {
 		return fmt.Errorf("depcache: encoding value: %w", err)
 	}
-	data, err := json.Marshal(Entry{Format: formatVersion, Key: key, Stamps: stamps, Value: raw})
+	h, err := json.Marshal(header{Format: formatVersion, Key: key, Stamps: stamps})
 	if err != nil {
 		return fmt.Errorf("depcache: encoding entry: %w", err)
 	}
+	data := append(append(h, '\n'), raw...)
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("depcache: %w", err)
 	}
