@@ -106,20 +106,27 @@ var ErrCommitNotFound = errors.New("commit not found")
 type RemoteError struct {
 	// URL is the remote, without credentials.
 	URL string
+	// Err is the transport's error, with any password removed.
 	Err error
 }
 
+// Error names the remote and the cause.
 func (e *RemoteError) Error() string {
 	return fmt.Sprintf("git remote %s: %v", e.URL, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *RemoteError) Unwrap() error { return e.Err }
 
 // RefNotFoundError reports a ref the remote does not have.
 type RefNotFoundError struct {
-	URL, Ref string
+	// URL is the remote, without credentials.
+	URL string
+	// Ref is the ref asked for; empty means HEAD.
+	Ref string
 }
 
+// Error names the remote and the ref.
 func (e *RefNotFoundError) Error() string {
 	ref := e.Ref
 	if ref == "" {
@@ -130,10 +137,13 @@ func (e *RefNotFoundError) Error() string {
 
 // ContentError reports a commit whose tree cannot be materialized safely.
 type ContentError struct {
+	// Commit is the commit id.
 	Commit string
+	// Detail says what is wrong.
 	Detail string
 }
 
+// Error names the commit and the problem.
 func (e *ContentError) Error() string {
 	return fmt.Sprintf("commit %s: %s", e.Commit, e.Detail)
 }
