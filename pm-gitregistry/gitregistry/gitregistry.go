@@ -28,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,6 +162,7 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 			cfg.NoAutoUpdate = b
 		}
 	}
+	cfg = splitTreeURL(cfg)
 	switch {
 	case cfg.Name == "":
 		return fmt.Errorf("no registry name: pass --name or set %s", EnvName)
@@ -193,6 +195,30 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	}
 	p.ready = true
 	return nil
+}
+
+// splitTreeURL accepts the GitHub form Symposium's configuration uses for
+// a registry inside a repository, https://github.com/OWNER/REPO/tree/REF[/DIR]:
+// the URL becomes the repository's, and REF and DIR fill in the ref and
+// subdir unless those are given. As in Symposium, REF cannot contain '/'.
+func splitTreeURL(cfg Config) Config {
+	u, err := url.Parse(strings.TrimSpace(cfg.URL))
+	if err != nil || !strings.EqualFold(u.Scheme, "https") || !strings.EqualFold(u.Host, "github.com") {
+		return cfg
+	}
+	parts := strings.SplitN(strings.Trim(u.Path, "/"), "/", 5)
+	if len(parts) < 4 || parts[2] != "tree" || parts[3] == "" {
+		return cfg
+	}
+	u.Path = "/" + parts[0] + "/" + parts[1]
+	cfg.URL = u.String()
+	if cfg.Ref == "" {
+		cfg.Ref = parts[3]
+	}
+	if len(parts) == 5 && cfg.Subdir == "" {
+		cfg.Subdir = parts[4]
+	}
+	return cfg
 }
 
 // Close releases the cache.

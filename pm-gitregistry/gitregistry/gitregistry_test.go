@@ -558,3 +558,21 @@ func TestTwoInstancesShareCache(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestSplitTreeURL(t *testing.T) {
+	for _, tc := range []struct {
+		in, want Config
+	}{
+		{Config{URL: "https://github.com/symposium-dev/recommendations"}, Config{URL: "https://github.com/symposium-dev/recommendations"}},
+		{Config{URL: "https://github.com/o/r/tree/main"}, Config{URL: "https://github.com/o/r", Ref: "main"}},
+		{Config{URL: "https://GitHub.com/o/r/tree/v2/plugins/rust/"}, Config{URL: "https://GitHub.com/o/r", Ref: "v2", Subdir: "plugins/rust"}},
+		{Config{URL: "https://github.com/o/r/tree/main/x", Ref: "dev", Subdir: "y"}, Config{URL: "https://github.com/o/r", Ref: "dev", Subdir: "y"}},
+		{Config{URL: "https://github.com/o/r/blob/main/x"}, Config{URL: "https://github.com/o/r/blob/main/x"}},
+		{Config{URL: "https://example.com/o/r/tree/main"}, Config{URL: "https://example.com/o/r/tree/main"}},
+		{Config{URL: "git@github.com:o/r.git"}, Config{URL: "git@github.com:o/r.git"}},
+	} {
+		if got := splitTreeURL(tc.in); got != tc.want {
+			t.Errorf("splitTreeURL(%+v) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
