@@ -15,8 +15,12 @@
 //   - the predicate language ([ParseAtom], [ParsePredicate], [Lower]) with a
 //     canonical string form that parses back to the same value, and dependency
 //     evaluation with each ecosystem's version semantics ([DepSet]);
-//   - SKILL.md front matter ([ParseSkillMD]), registry layout enumeration
-//     ([Enumerate], [HasSkills], [SynthesizeSkillPlugin]);
+//   - SKILL.md front matter ([ParseSkillMD]), skill group scanning
+//     ([ScanSkills]), registry layout enumeration ([Enumerate], [HasSkills],
+//     [SynthesizeSkillPlugin]);
+//   - checking what a maintainer points at, a manifest file, a plugin
+//     directory or a whole registry ([CheckPath], behind
+//     `symposium-pm validate`);
 //   - the layered merge every PM uses for package-embedded plugins
 //     ([Embedded]).
 //

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -185,6 +184,3 @@ func SynthesizeSkillPlugin(dirName string, s *Skill) *Manifest {
 	m.Skills = []SkillGroup{{Source: &SkillSource{Path: "."}}}
 	return m
 }
-
-// errNotEntry reports a path that is neither a manifest nor an entry.
-var errNotEntry = errors.New("not a plugin: no " + ManifestFile + " or " + SkillFile)
