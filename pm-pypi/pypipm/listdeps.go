@@ -438,7 +438,7 @@ func (r *resolver) fromPoetryLock() {
 func (r *resolver) fromPylock() {
 	var files []string
 	for _, name := range listDir(r.pm.ws) {
-		if pylock.FileName.MatchString(name) {
+		if pylock.IsFileName(name) {
 			files = append(files, filepath.Join(r.pm.ws, name))
 		}
 	}

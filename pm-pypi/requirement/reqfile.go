@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 )
 
@@ -106,7 +107,7 @@ type logicalLine struct {
 	text string
 }
 
-var commentRE = regexp.MustCompile(`(^|\s+)#.*$`)
+var commentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\s+)#.*$`) })
 
 // logicalLines joins backslash continuations and strips comments, the way
 // pip does.
@@ -118,7 +119,7 @@ func logicalLines(text string) []logicalLine {
 	start := 0
 	for i, l := range phys {
 		l = strings.TrimRight(l, "\r")
-		isComment := commentRE.MatchString(l)
+		isComment := commentRE().MatchString(l)
 		if !strings.HasSuffix(l, `\`) || isComment {
 			if isComment {
 				l = " " + l
@@ -142,7 +143,7 @@ func logicalLines(text string) []logicalLine {
 	}
 	kept := out[:0]
 	for _, ll := range out {
-		ll.text = strings.TrimSpace(commentRE.ReplaceAllString(ll.text, ""))
+		ll.text = strings.TrimSpace(commentRE().ReplaceAllString(ll.text, ""))
 		if ll.text != "" {
 			kept = append(kept, ll)
 		}
@@ -150,10 +151,10 @@ func logicalLines(text string) []logicalLine {
 	return kept
 }
 
-var envRE = regexp.MustCompile(`\$\{([A-Z0-9_]+)\}`)
+var envRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Z0-9_]+)\}`) })
 
 func expandEnv(s string, getenv func(string) string) string {
-	return envRE.ReplaceAllStringFunc(s, func(m string) string {
+	return envRE().ReplaceAllStringFunc(s, func(m string) string {
 		if v := getenv(m[2 : len(m)-1]); v != "" {
 			return v
 		}

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/html"
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
@@ -282,78 +281,46 @@ func ParseProjectHTML(body []byte, base *url.URL) ([]File, error) {
 }
 
 func parseProjectHTML(body []byte, base *url.URL) ([]File, error) {
-	doc, err := html.Parse(strings.NewReader(string(body)))
-	if err != nil {
-		return nil, fmt.Errorf("bad HTML: %w", err)
+	anchors, baseHref := scanHTML(string(body))
+	if baseHref != "" {
+		if b, err := base.Parse(baseHref); err == nil {
+			base = b
+		}
 	}
 	var out []File
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == "base" {
-			if h := attr(n, "href"); h != nil {
-				if b, err := base.Parse(*h); err == nil {
-					base = b
-				}
-			}
+	for _, a := range anchors {
+		href, ok := a.attrs["href"]
+		if !ok {
+			continue
 		}
-		if n.Type == html.ElementNode && n.Data == "a" {
-			if href := attr(n, "href"); href != nil {
-				if u, err := base.Parse(*href); err == nil {
-					f := File{Filename: textOf(n)}
-					if algo, digest, ok := strings.Cut(u.Fragment, "="); ok && algo == "sha256" {
-						f.SHA256 = strings.ToLower(digest)
-					}
-					u.Fragment = ""
-					f.URL = u.String()
-					if f.Filename == "" {
-						f.Filename = u.Path[strings.LastIndex(u.Path, "/")+1:]
-					}
-					if rp := attr(n, "data-requires-python"); rp != nil {
-						f.RequiresPython = *rp
-					}
-					if y := attr(n, "data-yanked"); y != nil {
-						f.Yanked, f.YankedReason = true, *y
-					}
-					if cm := attr(n, "data-core-metadata"); cm != nil && *cm != "false" {
-						f.CoreMetadata = true
-					} else if dm := attr(n, "data-dist-info-metadata"); dm != nil && *dm != "false" {
-						f.CoreMetadata = true
-					}
-					out = append(out, f)
-				}
-			}
+		u, err := base.Parse(href)
+		if err != nil {
+			continue
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+		f := File{Filename: a.text}
+		if algo, digest, ok := strings.Cut(u.Fragment, "="); ok && algo == "sha256" {
+			f.SHA256 = strings.ToLower(digest)
 		}
+		u.Fragment = ""
+		u.RawFragment = ""
+		f.URL = u.String()
+		if f.Filename == "" {
+			f.Filename = u.Path[strings.LastIndex(u.Path, "/")+1:]
+		}
+		if rp, ok := a.attrs["data-requires-python"]; ok {
+			f.RequiresPython = rp
+		}
+		if y, ok := a.attrs["data-yanked"]; ok {
+			f.Yanked, f.YankedReason = true, y
+		}
+		if cm, ok := a.attrs["data-core-metadata"]; ok && cm != "false" {
+			f.CoreMetadata = true
+		} else if dm, ok := a.attrs["data-dist-info-metadata"]; ok && dm != "false" {
+			f.CoreMetadata = true
+		}
+		out = append(out, f)
 	}
-	walk(doc)
 	return out, nil
-}
-
-func attr(n *html.Node, key string) *string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			v := a.Val
-			return &v
-		}
-	}
-	return nil
-}
-
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return strings.TrimSpace(b.String())
 }
 
 // ProjectNames reads the primary index's root listing (normalized names).
@@ -387,22 +354,12 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 		}
 		return names, nil
 	}
-	doc, err := html.Parse(strings.NewReader(string(body)))
-	if err != nil {
-		return nil, &RegistryError{URL: Redact(root), Err: err}
-	}
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && n.Data == "a" {
-			if t := textOf(n); t != "" {
-				names = append(names, pyname.Normalize(t))
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+	anchors, _ := scanHTML(string(body))
+	for _, a := range anchors {
+		if a.text != "" {
+			names = append(names, pyname.Normalize(a.text))
 		}
 	}
-	walk(doc)
 	return names, nil
 }
 

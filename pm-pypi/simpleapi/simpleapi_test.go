@@ -132,3 +132,32 @@ func FuzzParseProject(f *testing.F) {
 		_, _ = ParseProjectHTML(b, base)
 	})
 }
+
+func TestParseProjectHTMLEdgeCases(t *testing.T) {
+	page := `<!DOCTYPE html><html><head><base href="https://cdn.example/pkgs/"><!-- <a href="commented.whl">x</a> --></head>
+<body>
+<A HREF="a-1.0-py3-none-any.whl#sha256=ABCDEF" data-requires-python="&gt;=3.8" data-yanked>a-1.0-py3-none-any.whl</A><br>
+<a href=a-1.1.tar.gz data-core-metadata="sha256=00">a-1.1.tar.gz</a>
+<a data-dist-info-metadata='true' href='/abs/a-1.2-py3-none-any.whl?x=1&amp;y=2'> a-1.2-py3-none-any.whl </a>
+<a href="a-0.9-py3-none-any.whl" data-yanked="bad &quot;build&quot;">a-0.9-py3-none-any.whl
+</body></html>`
+	base, _ := url.Parse("https://index.example/simple/a/")
+	files, err := ParseProjectHTML([]byte(page), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 {
+		t.Fatalf("%+v", files)
+	}
+	want := []File{
+		{Filename: "a-1.0-py3-none-any.whl", URL: "https://cdn.example/pkgs/a-1.0-py3-none-any.whl", SHA256: "abcdef", RequiresPython: ">=3.8", Yanked: true},
+		{Filename: "a-1.1.tar.gz", URL: "https://cdn.example/pkgs/a-1.1.tar.gz", CoreMetadata: true},
+		{Filename: "a-1.2-py3-none-any.whl", URL: "https://cdn.example/abs/a-1.2-py3-none-any.whl?x=1&y=2", CoreMetadata: true},
+		{Filename: "a-0.9-py3-none-any.whl", URL: "https://cdn.example/pkgs/a-0.9-py3-none-any.whl", Yanked: true, YankedReason: `bad "build"`},
+	}
+	for i := range want {
+		if files[i] != want[i] {
+			t.Errorf("file %d:\n got %+v\nwant %+v", i, files[i], want[i])
+		}
+	}
+}

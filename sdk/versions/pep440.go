@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // PEP440 is the version and specifier semantics of PEP 440 (PyPI), as pip
@@ -137,24 +138,27 @@ func SelectPEP440(req string, candidates []string, allowPre bool) (string, bool,
 	return best, true, nil
 }
 
-// pep440Pattern is PEP 440's version grammar (appendix B), case-insensitive.
-var pep440Pattern = regexp.MustCompile(`(?i)^\s*v?` +
-	`(?:(?P<epoch>[0-9]+)!)?` +
-	`(?P<release>[0-9]+(?:\.[0-9]+)*)` +
-	`(?P<pre>[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?` +
-	`(?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?` +
-	`(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?` +
-	`(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
+// pep440Pattern is PEP 440's version grammar (appendix B), case-insensitive,
+// compiled on first use (PMs start on every agent hook).
+var pep440Pattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*v?` +
+		`(?:(?P<epoch>[0-9]+)!)?` +
+		`(?P<release>[0-9]+(?:\.[0-9]+)*)` +
+		`(?P<pre>[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?` +
+		`(?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?` +
+		`(?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?` +
+		`(?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
+})
 
-var pep440Groups = func() map[string]int {
+var pep440Groups = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
-	for i, n := range pep440Pattern.SubexpNames() {
+	for i, n := range pep440Pattern().SubexpNames() {
 		if n != "" {
 			m[n] = i
 		}
 	}
 	return m
-}()
+})
 
 // pep440Version is a parsed version. Numbers are kept as decimal strings
 // without leading zeros so that arbitrarily large components compare right.
@@ -201,11 +205,12 @@ func isDigits(s string) bool {
 }
 
 func parsePEP440(s string) (pep440Version, error) {
-	m := pep440Pattern.FindStringSubmatch(s)
+	m := pep440Pattern().FindStringSubmatch(s)
 	if m == nil {
 		return pep440Version{}, fmt.Errorf("not a PEP 440 version")
 	}
-	g := func(n string) string { return m[pep440Groups[n]] }
+	groups := pep440Groups()
+	g := func(n string) string { return m[groups[n]] }
 	var v pep440Version
 	v.epoch = "0"
 	if e := g("epoch"); e != "" {
@@ -632,12 +637,14 @@ func padRelease(a, b []string) ([]string, []string) {
 	return pad(a, na, max(na, nb)), pad(b, nb, max(na, nb))
 }
 
-var prefixSplit = regexp.MustCompile(`^([0-9]+)((?:a|b|c|rc)[0-9]+)$`)
+var prefixSplit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([0-9]+)((?:a|b|c|rc)[0-9]+)$`)
+})
 
 func splitVersionText(s string) []string {
 	var out []string
 	for _, item := range strings.Split(s, ".") {
-		if m := prefixSplit.FindStringSubmatch(item); m != nil {
+		if m := prefixSplit().FindStringSubmatch(item); m != nil {
 			out = append(out, m[1], m[2])
 		} else {
 			out = append(out, item)

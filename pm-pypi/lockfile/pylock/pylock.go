@@ -4,7 +4,6 @@ package pylock
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,8 +12,23 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
-// FileName matches the PEP 751 lockfile names.
-var FileName = regexp.MustCompile(`^pylock\.(?:[^.]+\.)?toml$`)
+// IsFileName reports whether name is a PEP 751 lockfile name: pylock.toml
+// or pylock.<name>.toml (name without dots).
+func IsFileName(name string) bool {
+	mid, ok := strings.CutPrefix(name, "pylock.")
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, "toml")
+	if !ok {
+		return false
+	}
+	if mid == "" {
+		return true
+	}
+	mid, ok = strings.CutSuffix(mid, ".")
+	return ok && mid != "" && !strings.Contains(mid, ".")
+}
 
 // Lock is a decoded pylock.toml.
 type Lock struct {

@@ -24,11 +24,11 @@ func TestParse(t *testing.T) {
 		t.Errorf("%+v", p)
 	}
 	for _, name := range []string{"pylock.toml", "pylock.dev.toml"} {
-		if !FileName.MatchString(name) {
+		if !IsFileName(name) {
 			t.Errorf("%s not recognised", name)
 		}
 	}
-	if FileName.MatchString("pylock.a.b.toml") {
+	if IsFileName("pylock.a.b.toml") || IsFileName("pylock..toml") || IsFileName("pylock.xtoml") {
 		t.Error("pylock.a.b.toml recognised")
 	}
 }
