@@ -36,7 +36,9 @@ func (a Atom) String() string {
 	return a.Name + a.Req
 }
 
-var atomOps = []string{">=", "<=", "==", ">", "<", "=", "^", "~"}
+// atomOps are the requirement operators of an atom, longest first. `!=` is
+// an extension for PEP 440 requirements (Cargo and npm reject it).
+var atomOps = []string{">=", "<=", "==", "!=", ">", "<", "=", "^", "~"}
 
 // isAtomNameChar reports the characters of a dependency name: the
 // reference's letters, digits, '_' and '-', plus '.', '@' and '/' so npm
@@ -47,7 +49,7 @@ func isAtomNameChar(c byte) bool {
 }
 
 // ParseAtom parses a dependency atom: `*`, `name`, or `name<op><version>`
-// with op one of >=, <=, ==, >, <, =, ^, ~ and no whitespace inside.
+// with op one of >=, <=, ==, !=, >, <, =, ^, ~ and no whitespace inside.
 func ParseAtom(s string) (Atom, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {

@@ -31,6 +31,8 @@ func TestParseAtom(t *testing.T) {
 		{"crate_with-both", Atom{Name: "crate_with-both"}, "crate_with-both"},
 		{"@types/node>=18", Atom{"@types/node", ">=18"}, "@types/node>=18"},
 		{"zope.interface~=5.0", Atom{"zope.interface", "~=5.0"}, "zope.interface~=5.0"},
+		{"requests!=2.30.0", Atom{"requests", "!=2.30.0"}, "requests!=2.30.0"},
+		{"lodash^3||^4", Atom{"lodash", "^3||^4"}, "lodash^3||^4"},
 	}
 	for _, tt := range tests {
 		got, err := ParseAtom(tt.in)
@@ -208,6 +210,9 @@ func TestDepsMatchAtom(t *testing.T) {
 		{"requests=2.31.0", true}, // caret → >=2.31.0,<3
 		{"requests==2.31.0", true},
 		{"requests==2.30.0", false},
+		{"requests!=2.31.0", false},
+		{"requests!=2.30.0", true},
+		{"lodash^3||^4", true},
 		{"django^4", false},
 		{"django~5.0", true},
 		{"odd>=1", true}, // unknown PM: Cargo semantics
