@@ -303,3 +303,26 @@ func TestSynthesizeSkillPlugin(t *testing.T) {
 	}
 	_ = bytes.MinRead
 }
+
+func TestManifestEmbedsInJSON(t *testing.T) {
+	m := Manifest{Name: "x", DependsOn: Atoms("serde")}
+	type offer struct {
+		Manifest Manifest  `json:"manifest"`
+		Pointer  *Manifest `json:"pointer"`
+	}
+	b, err := json.Marshal(offer{Manifest: m, Pointer: &m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"manifest":{"depends-on":["serde"],"name":"x"},"pointer":{"depends-on":["serde"],"name":"x"}}`
+	if string(b) != want {
+		t.Errorf("got %s", b)
+	}
+	var back offer
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Manifest.Name != "x" || back.Pointer.DependsOn.Atoms[0] != "serde" {
+		t.Errorf("decoded %+v", back)
+	}
+}

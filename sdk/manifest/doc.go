@@ -58,15 +58,24 @@
 // Symposium silently drops an installation's source when its tagged fields do
 // not parse (an unknown kind such as "binary" or "local", a missing `crate`, a
 // typo'd key next to `source`). This package reports each of those as a hard
-// error instead. An empty string is treated as an absent key (`name = ""` is a
-// missing name). Dependency names in atoms may also contain '.', '@' and '/'
-// so npm and PyPI names can be written; requirements that are not Cargo
-// syntax are accepted when another ecosystem's syntax accepts them, and
-// [Deps] matches each dependency with its own ecosystem's semantics
-// (versions.ForPM), translating Cargo operators where needed ([ReqFor]).
-// A multi-comparator requirement is rendered without the space semver puts
-// after the comma (`>=1.2,<2`), and an exact requirement as `==1.2.3`, so
-// every canonical predicate string parses back to the same value. A broken
+// error instead, and also a cargo/github key (crate, version, global, url)
+// given without any source. An empty string is treated as an absent key
+// (`name = ""` is a missing name).
+//
+// Dependency atoms: names may also contain '.', '@' and '/' so npm and PyPI
+// names can be written; the operator `!=` is accepted for PEP 440; a
+// requirement Cargo rejects is accepted when npm's or PEP 440's syntax
+// accepts it. [Deps] matches each dependency with its own ecosystem's
+// semantics (versions.ForPM), translating Cargo operators where needed
+// ([ReqFor]). A multi-comparator requirement is rendered without the space
+// semver puts after the comma (`>=1.2,<2`) and an exact requirement as
+// `==1.2.3`, so every canonical predicate string parses back to the same
+// value.
+//
+// Legacy keys still found in registries get migration hints: `crates`,
+// `where.crates`, `source = "crate"`, `source.crate`, `source.crate_path`,
+// `[[plugins]] source.crate`, `crate(...)`, and SKILL.md `crates:`. A broken
 // SKILL.md inside a plugin's skill group fails `symposium-pm validate`
-// (Symposium skips the skill with a warning).
+// (Symposium skips the skill with a warning); so does a directory holding a
+// wrongly cased Symposium.toml or skill.md.
 package manifest

@@ -32,8 +32,9 @@ func marshalJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// MarshalJSON encodes the wire form, so a Manifest can be embedded in JSON.
-func (m *Manifest) MarshalJSON() ([]byte, error) { return m.WireJSON() }
+// MarshalJSON encodes the wire form, so a Manifest (or a pointer to one)
+// can be embedded in JSON.
+func (m Manifest) MarshalJSON() ([]byte, error) { return m.WireJSON() }
 
 // UnmarshalJSON decodes the wire form (see [DecodeJSON]).
 func (m *Manifest) UnmarshalJSON(data []byte) error {
