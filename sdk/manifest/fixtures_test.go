@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -168,6 +169,11 @@ func roundTrip(t *testing.T, data []byte) {
 	mj, err := DecodeJSON(j1)
 	if err != nil {
 		t.Fatalf("decoding own JSON: %v\n%s", err, j1)
+	}
+	bare := *m1
+	bare.lines = nil
+	if !reflect.DeepEqual(&bare, mj) {
+		t.Errorf("TOML and its JSON decode to different values:\n%#v\n%#v", &bare, mj)
 	}
 	tb, err := EncodeTOML(mj)
 	if err != nil {
