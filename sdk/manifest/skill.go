@@ -140,7 +140,9 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 			if v.Kind == yaml.AliasNode && v.Alias != nil {
 				v = v.Alias
 			}
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+			// YAML 1.2 (Symposium's parser) has no timestamps: an unquoted
+			// date is a string there, so it is one here too.
+			if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!timestamp") {
 				return nil, &SkillError{Line: offset + v.Line, Field: key, Message: "must be a string, found " + yamlKind(v) + " (quote the value)"}
 			}
 			val := v.Value

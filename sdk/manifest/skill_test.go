@@ -57,6 +57,7 @@ func TestParseSkillMDAccepts(t *testing.T) {
 			Skill{Name: "x", Description: "d", DependsOn: []string{"a", "b>=1", "c"}, Predicates: []string{"any(env(A), env(B))", "not(env(CI))"}}},
 		{"quoted name stripped", "---\nname: '\"quoted\"'\ndescription: d\n---\n", true, Skill{Name: "quoted", Description: "d"}},
 		{"leading blank lines", "\n\n  ---\nname: x\ndescription: d\n---\nbody", true, Skill{Name: "x", Description: "d"}},
+		{"unquoted date is a string", "---\nname: x\ndescription: d\nupdated: 2024-01-31\n---\n", true, Skill{Name: "x", Description: "d", Fields: map[string]string{"updated": "2024-01-31"}}},
 		{"quoted number is a string", "---\nname: x\ndescription: d\nversion: \"1.0\"\n---\n", true, Skill{Name: "x", Description: "d", Fields: map[string]string{"version": "1.0"}}},
 		{"lenient without front matter", "Just notes.\n", false, Skill{}},
 		{"lenient without name", "---\ndescription: d\n---\n", false, Skill{Description: "d"}},
