@@ -1,6 +1,7 @@
 package pypipm
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -99,6 +100,24 @@ func BenchmarkHookPath(b *testing.B) {
 		benchkit.HookPath(b, bin, nil, ws, cache)
 		for b.Loop() {
 			benchkit.HookPath(b, bin, nil, ws, cache)
+		}
+	})
+	b.Run("in-process-cold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			os.Remove(cacheFiles[0])
+			b.StartTimer()
+			if deps, err := newPM(b, ws, cache, nil).ListDeps(context.Background()); err != nil || len(deps) != benchDirect {
+				b.Fatal(len(deps), err)
+			}
+		}
+	})
+	b.Run("in-process-cached", func(b *testing.B) {
+		benchkit.HookPath(b, bin, nil, ws, cache)
+		for b.Loop() {
+			if deps, err := newPM(b, ws, cache, nil).ListDeps(context.Background()); err != nil || len(deps) != benchDirect {
+				b.Fatal(len(deps), err)
+			}
 		}
 	})
 	b.Run("pip-list", func(b *testing.B) {

@@ -35,12 +35,19 @@ func newPM(t testing.TB, ws, cache string, env map[string]string) *PM {
 	p := New()
 	err := p.Initialize(context.Background(), &pmserver.Session{
 		ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(testEnv(t, env)),
-		Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger: testLogger(t),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	if _, bench := t.(*testing.B); bench {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 type testWriter struct{ t testing.TB }
