@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
@@ -26,9 +27,16 @@ type PM struct {
 	httpClient *http.Client
 }
 
+// httpTimeout bounds one registry request.
+const httpTimeout = 60 * time.Second
+
 // New returns a cargo PM.
 func New() *PM {
-	return &PM{httpClient: &http.Client{}}
+	p := &PM{}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = p.proxy
+	p.httpClient = &http.Client{Transport: t, Timeout: httpTimeout}
+	return p
 }
 
 // Name returns "cargo".

@@ -1,6 +1,10 @@
 package cargopm
 
 import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,4 +99,61 @@ func validCrateName(name string) bool {
 // spelling.
 func envVarName(name string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// proxy chooses the HTTP proxy for a registry request from the session
+// environment (the host's initialize env first): HTTPS_PROXY or HTTP_PROXY
+// by scheme (upper or lower case), unless NO_PROXY names the host.
+func (p *PM) proxy(req *http.Request) (*url.URL, error) {
+	env := p.session().Env
+	get := func(k string) string {
+		if v := env.Get(k); v != "" {
+			return v
+		}
+		return env.Get(strings.ToLower(k))
+	}
+	if noProxy(get("NO_PROXY"), req.URL.Hostname()) {
+		return nil, nil
+	}
+	raw := get("HTTP_PROXY")
+	if req.URL.Scheme == "https" {
+		raw = get("HTTPS_PROXY")
+	}
+	if raw == "" {
+		return nil, nil
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid proxy setting %q: %w", redact(raw), err)
+	}
+	return u, nil
+}
+
+// noProxy reports whether host is excluded by a NO_PROXY list: "*", exact
+// names, and domain suffixes (".example.com" or "example.com" both cover
+// sub.example.com). Loopback hosts are never proxied.
+func noProxy(list, host string) bool {
+	host = strings.ToLower(host)
+	if host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1" {
+		return true
+	}
+	for _, e := range strings.Split(list, ",") {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if h, _, err := net.SplitHostPort(e); err == nil {
+			e = h
+		}
+		switch {
+		case e == "":
+		case e == "*":
+			return true
+		case host == strings.TrimPrefix(e, "."):
+			return true
+		case strings.HasSuffix(host, "."+strings.TrimPrefix(e, ".")):
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package cargopm
 
-import "testing"
+import (
+	"net/http"
+	"testing"
+)
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
@@ -20,6 +23,27 @@ func TestValidCrateName(t *testing.T) {
 	for name, ok := range map[string]bool{"serde": true, "serde_json": true, "a-b": true, "A1": true, "": false, "../x": false, "a b": false, "é": false} {
 		if validCrateName(name) != ok {
 			t.Errorf("validCrateName(%q) = %v", name, !ok)
+		}
+	}
+}
+
+func TestProxy(t *testing.T) {
+	p := newPM(t, t.TempDir(), map[string]string{"HTTPS_PROXY": "proxy.example:3128", "http_proxy": "http://u:pw@plain.example:80", "NO_PROXY": "internal.example,.corp"})
+	for target, want := range map[string]string{
+		"https://index.crates.io/config.json": "http://proxy.example:3128",
+		"http://index.example/x":              "http://u:pw@plain.example:80",
+		"https://internal.example/x":          "",
+		"https://a.b.corp/x":                  "",
+		"http://127.0.0.1:8080/x":             "",
+	} {
+		req, _ := http.NewRequest("GET", target, nil)
+		u, err := p.proxy(req)
+		got := ""
+		if u != nil {
+			got = u.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("proxy(%s) = %q, %v; want %q", target, got, err, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -119,6 +120,8 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 		base = filepath.Join(sess.CacheDir, Name, "probes")
 		if err := os.MkdirAll(base, 0o755); err != nil {
 			base = ""
+		} else {
+			removeStaleProbes(base)
 		}
 	}
 	dir, err := os.MkdirTemp(base, "probe-")
@@ -194,6 +197,19 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 		}
 	}
 	return localCrate{}, protocol.ErrNotFound(id, "cargo fetched %s %s but reports no source for it", pkg.Name, pkg.Version)
+}
+
+// staleProbe is how old a probe directory must be before a later process
+// removes it (left behind by a process that was killed).
+const staleProbe = time.Hour
+
+func removeStaleProbes(base string) {
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), "probe-") && time.Since(fi.ModTime()) > staleProbe {
+			os.RemoveAll(filepath.Join(base, e.Name()))
+		}
+	}
 }
 
 // cargoFailure is a failed cargo run.
