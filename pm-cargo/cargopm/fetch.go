@@ -219,6 +219,7 @@ type cargoFailure struct {
 	stderr string
 }
 
+// Error returns cargo's message with credentials removed.
 func (f *cargoFailure) Error() string {
 	msg := strings.TrimSpace(f.stderr)
 	if msg == "" {

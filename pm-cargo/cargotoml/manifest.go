@@ -99,6 +99,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error renders the problem as file:line: message.
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)

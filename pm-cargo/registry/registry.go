@@ -68,6 +68,7 @@ type StatusError struct {
 	Status int
 }
 
+// Error names the URL and the status.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
 }

@@ -100,6 +100,7 @@ type Failure struct {
 	Stderr string
 }
 
+// Error returns the exit status and cargo's stderr.
 func (f *Failure) Error() string { return f.Err.Error() + ": " + strings.TrimSpace(f.Stderr) }
 
 // WriteFiles writes files (slash paths relative to dir).
