@@ -85,7 +85,16 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 		}
 		return installed{}, protocol.ErrOffline(id)
 	}
-	return p.download(ctx, id, name, req, update == protocol.UpdateFetch)
+	in, err := p.download(ctx, id, name, req, update == protocol.UpdateFetch)
+	if err != nil && update == protocol.UpdateCheck && protocol.CodeOf(err) == protocol.CodeRegistry {
+		// The index could not say whether something newer exists: what is
+		// cached still satisfies the requirement.
+		if cached, ok := p.cachedDist(name, req); ok {
+			p.log.Warn("package index unreachable; serving the cached copy", "id", cached.id, "err", err)
+			return cached, nil
+		}
+	}
+	return in, err
 }
 
 // distDir is where an unpacked distribution lives in the cache.
@@ -264,7 +273,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if info.Metadata.Normalized() != name || canon(info.Metadata.Version) != c.version {
 		return installed{}, protocol.ErrInvalidContent(exact, "the archive's metadata names "+info.Metadata.Name+" "+info.Metadata.Version)
 	}
-	if err := swapInto(stage, dest); err != nil {
+	if err := swapInto(stage, dest, force); err != nil {
 		return installed{}, err
 	}
 	in, ok := p.unpacked(name, c.version)
@@ -274,9 +283,18 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	return in, nil
 }
 
-// swapInto moves the finished tree stage to dest, replacing an older copy.
-func swapInto(stage, dest string) error {
-	if err := os.Rename(stage, dest); err == nil {
+// swapInto moves the finished tree stage to dest. When dest already exists
+// (another process unpacked the same release meanwhile) it is kept, since
+// roots handed out must stay valid, unless replace asks to re-acquire.
+func swapInto(stage, dest string, replace bool) error {
+	err := os.Rename(stage, dest)
+	if err == nil {
+		return nil
+	}
+	if _, serr := os.Stat(dest); serr != nil {
+		return err
+	}
+	if !replace {
 		return nil
 	}
 	old, err := os.MkdirTemp(filepath.Dir(dest), ".old-")
@@ -289,7 +307,6 @@ func swapInto(stage, dest string) error {
 	}
 	defer os.RemoveAll(old)
 	if err := os.Rename(stage, dest); err != nil {
-		// Another process may have put it in place meanwhile.
 		if _, serr := os.Stat(dest); serr == nil {
 			return nil
 		}

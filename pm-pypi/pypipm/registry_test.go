@@ -149,6 +149,10 @@ func TestFetchLevels(t *testing.T) {
 	if _, err := p.Fetch(ctx, id("plain", "*"), protocol.UpdateCheck); code(err) != protocol.CodeRegistry {
 		t.Errorf("index down: %v", err)
 	}
+	// With the index down, check serves what the cache has for a range.
+	if res, err := p.Fetch(ctx, id("demo-plugin", "~=1.0"), protocol.UpdateCheck); err != nil || res.ID.Version != "1.1.0" {
+		t.Errorf("index down, cached range: %v %v", res, err)
+	}
 }
 
 func TestFetchBadContent(t *testing.T) {
