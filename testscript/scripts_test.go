@@ -6,15 +6,24 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargopm"
 	"github.com/symposium-dev/symposium-pm/pm-fixture/fixture"
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
+	"github.com/symposium-dev/symposium-pm/pm-npm/npmpm"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pypipm"
 	"github.com/symposium-dev/symposium-pm/sdk/cli"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
-		"symposium-pm":         func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
-		"symposium-pm-fixture": fixture.Main,
+		"symposium-pm":             func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		"symposium-pm-fixture":     fixture.Main,
+		"symposium-pm-cargo":       func() { pmserver.Main(cargopm.New()) },
+		"symposium-pm-npm":         func() { pmserver.Main(npmpm.New(), pmserver.WithVersion(npmpm.Version)) },
+		"symposium-pm-pypi":        pypipm.Main,
+		"symposium-pm-gitregistry": gitregistry.Main,
 	}))
 }
 

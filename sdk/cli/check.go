@@ -177,4 +177,7 @@ func printReport(w io.Writer, rep *pmtest.Report) {
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", rep.Count(pmtest.Pass), rep.Count(pmtest.Fail), rep.Count(pmtest.Skip))
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine keeps a message on its table row.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+}

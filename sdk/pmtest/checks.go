@@ -425,7 +425,7 @@ func (s *suite) surveyListDeps(ctx context.Context, p *proc, d *surveyData) {
 		}
 		d.ids = append(d.ids, sourced{id, "list_deps"})
 	}
-	s.pass(name, "announced; %d dependencies", len(d.deps))
+	s.pass(name, "announced; %s", plural(len(d.deps), "dependency", "dependencies"))
 }
 
 // emptyResult checks the answer of an optional method the PM did not
@@ -507,7 +507,7 @@ func (s *suite) surveyActivePlugins(ctx context.Context, p *proc, d *surveyData)
 	for _, o := range d.offers {
 		d.ids = append(d.ids, sourced{o.ID, "active_plugins"})
 	}
-	s.pass(name, "%d offers for %d dependencies, each with an existing absolute root and a manifest object", len(d.offers), len(deps))
+	s.pass(name, "%s for %s, each with an existing absolute root and a manifest object", plural(len(d.offers), "offer", "offers"), plural(len(deps), "dependency", "dependencies"))
 }
 
 // searchQuery is a fragment of a name the PM showed, or a generic word.
@@ -560,7 +560,7 @@ func (s *suite) surveySearch(ctx context.Context, p *proc, d *surveyData) {
 		}
 		d.ids = append(d.ids, sourced{h.ID, "search"})
 	}
-	s.pass(name, "announced; search %q found %d hits", q, len(d.hits))
+	s.pass(name, "announced; search %q found %s", q, plural(len(d.hits), "hit", "hits"))
 }
 
 func (s *suite) surveyRefresh(ctx context.Context, p *proc, d *surveyData) {
@@ -632,7 +632,7 @@ func (s *suite) surveyWorkspace(ctx context.Context, p *proc, d *surveyData) {
 			return
 		}
 	}
-	s.pass(name, "announced; root %s with %d members", res.Root, len(res.Members))
+	s.pass(name, "announced; root %s with %s", res.Root, plural(len(res.Members), "member", "members"))
 }
 
 // candidates are the ids probed with fetch: those given in the options, then
@@ -709,7 +709,7 @@ func (s *suite) surveyLoadPlugin(ctx context.Context, p *proc, d *surveyData) {
 		s.skip(name, "no probe could be loaded here (errors accepted: %s)", strings.Join(notes, "; "))
 		return
 	}
-	msg := fmt.Sprintf("%d of %d ids loaded with well-formed offers", d.loaded, len(ids))
+	msg := fmt.Sprintf("%d of %s loaded with well-formed offers", d.loaded, plural(len(ids), "id", "ids"))
 	if len(notes) > 0 {
 		msg += "; accepted errors: " + strings.Join(notes, "; ")
 	}
@@ -805,7 +805,7 @@ func (s *suite) ownIDs(d *surveyData, fetched fetchOutcome) {
 		s.fail(name, "no ids collected: the connection broke: %v", d.broken)
 		return
 	}
-	s.pass(name, "all %d ids in responses are under pm %q", len(d.ids), s.info.Name)
+	s.pass(name, "all %s in responses are under pm %q", plural(len(d.ids), "id", "ids"), s.info.Name)
 }
 
 func firstFew(items []string) string {
@@ -856,7 +856,7 @@ func (s *suite) exactVersions(d *surveyData) {
 		s.fail(name, "no ids collected: the connection broke: %v", d.broken)
 		return
 	}
-	s.pass(name, "all %d ids in responses have exact versions", len(d.ids))
+	s.pass(name, "all %s in responses have exact versions", plural(len(d.ids), "id", "ids"))
 }
 
 func (s *suite) stderrVolume(p *proc) {
@@ -878,4 +878,12 @@ func bytesize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// plural renders a count with the right form of its noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -32,6 +32,7 @@ type proc struct {
 	nullSig  chan struct{}
 	broken   error
 	brokenCh chan struct{}
+	sawEOF   bool // the PM's output ended: it is probably exiting
 	nextID   int
 	lines    int // response lines read
 
@@ -109,6 +110,9 @@ func (p *proc) read(out *os.File) {
 			p.fail(fmt.Errorf("the PM wrote a line of %d bytes on stdout, over the limit of %d bytes", tooLong.Size, tooLong.Max))
 			return
 		case errors.Is(err, io.EOF):
+			p.mu.Lock()
+			p.sawEOF = true
+			p.mu.Unlock()
 			p.fail(errOutputClosed)
 			return
 		case err != nil:
@@ -116,6 +120,9 @@ func (p *proc) read(out *os.File) {
 			return
 		}
 		if err := p.deliver(line, r.Unterminated()); err != nil {
+			p.mu.Lock()
+			p.sawEOF = r.Unterminated()
+			p.mu.Unlock()
 			p.fail(err)
 			return
 		}
@@ -201,11 +208,14 @@ func (p *proc) fail(reason error) {
 // when it has exited.
 func (p *proc) brokenReason(what string) error {
 	p.mu.Lock()
-	reason := p.broken
+	reason, eof := p.broken, p.sawEOF
 	p.mu.Unlock()
-	select {
-	case <-p.exited:
-	case <-time.After(500 * time.Millisecond):
+	if eof {
+		// Give a PM whose output ended a moment to report its exit status.
+		select {
+		case <-p.exited:
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
 	exited := false
 	select {

@@ -84,7 +84,7 @@ func (s *suite) badParams(ctx context.Context) {
 		case len(notes) > 0:
 			s.pass(name, "not announced; accepted: %s", strings.Join(notes, "; "))
 		default:
-			s.pass(name, "%d invalid params cases all got %d", n, protocol.CodeInvalidParams)
+			s.pass(name, "%s of invalid params got %d", plural(n, "case", "cases"), protocol.CodeInvalidParams)
 		}
 	}
 }
@@ -121,7 +121,7 @@ func (s *suite) badInitialize(ctx context.Context) {
 		s.fail(name, "initialize with good params, after refusing bad ones: %s", cmpErr(err, perr))
 		return
 	}
-	s.pass(name, "%d invalid params cases got %d, then a good initialize succeeded", len(bad), protocol.CodeInvalidParams)
+	s.pass(name, "%s of invalid params got %d, then a good initialize succeeded", plural(len(bad), "case", "cases"), protocol.CodeInvalidParams)
 }
 
 func (s *suite) unknownMethod(ctx context.Context) {
