@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -301,27 +300,18 @@ func contained(root, rel string) error {
 	return nil
 }
 
-// countSkills counts SKILL.md files under the plugin's local skill groups.
+// countSkills counts the skills of the plugin's local skill groups, scanned
+// as Symposium scans them.
 func countSkills(root string, p *manifest.Plugin) int {
-	n := 0
 	seen := map[string]bool{}
 	for _, g := range p.Skills {
-		if g.Path == "" {
-			continue
+		if g.Path != "" {
+			for _, f := range manifest.ScanSkills(filepath.Join(root, filepath.FromSlash(g.Path))) {
+				seen[f] = true
+			}
 		}
-		dir := filepath.Join(root, filepath.FromSlash(g.Path))
-		filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if !e.IsDir() && e.Name() == manifest.SkillFile && !seen[path] {
-				seen[path] = true
-				n++
-			}
-			return nil
-		})
 	}
-	return n
+	return len(seen)
 }
 
 func (d *discoverer) evaluator(src Source) *manifest.Evaluator {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/symposium-dev/symposium-pm/sdk/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
@@ -30,8 +31,11 @@ type Set struct {
 // Setup turns configuration into plugin sources: the built-in ecosystem PMs
 // that are installed, [[package-manager]] entries (which override a built-in
 // of the same name), git registries served by symposium-pm-gitregistry, and
-// path registries read directly. exeDir is the host binary's directory.
-func Setup(cfg *config.Config, exeDir string) Set {
+// path registries read directly. exeDir is the host binary's directory;
+// cacheDir is the cache handed to PMs, under which PMs with an installation
+// source were acquired (pm-binaries/<name>/<version>): Setup only looks
+// there, offline, and warns about a PM not acquired yet.
+func Setup(cfg *config.Config, exeDir, cacheDir string) Set {
 	s := Set{Kinds: map[string]Source{}}
 	configured := map[string]config.PackageManager{}
 	for _, pm := range cfg.PackageManagers {
@@ -50,17 +54,29 @@ func Setup(cfg *config.Config, exeDir string) Set {
 		s.Kinds[name] = SourceDependency
 	}
 	for _, pm := range cfg.PackageManagers {
+		var bin string
 		if pm.Source != "" && pm.Command == "" {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q comes from installation source %q, which this host does not acquire; skipped", pm.Pos, pm.Name, pm.Source))
-			continue
-		}
-		bin, err := host.LookPathNextTo(exeDir, pm.Command)
-		if filepath.IsAbs(pm.Command) || filepath.Base(pm.Command) != pm.Command {
-			bin, err = pm.Command, nil
-		}
-		if err != nil {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q: command %q not found", pm.Pos, pm.Name, pm.Command))
-			continue
+			src, err := acquire.Parse(pm)
+			if err != nil {
+				s.Warnings = append(s.Warnings, err.Error()+"; skipped")
+				continue
+			}
+			inst, err := acquire.Installed(cacheDir, src)
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q from %s is not available (%v); run `symposium-pm sync` to acquire it", pm.Pos, pm.Name, src, err))
+				continue
+			}
+			bin = inst.Path
+		} else {
+			var err error
+			bin, err = host.LookPathNextTo(exeDir, pm.Command)
+			if filepath.IsAbs(pm.Command) || filepath.Base(pm.Command) != pm.Command {
+				bin, err = pm.Command, nil
+			}
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q: command %q not found", pm.Pos, pm.Name, pm.Command))
+				continue
+			}
 		}
 		var env []string
 		for k, v := range pm.Env {
