@@ -1,0 +1,144 @@
+package npmpm
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/pm-npm/internal/fakeregistry"
+)
+
+// installTools installs the package managers named by alias → spec (such
+// as "pnpm9" → "pnpm@9") from the npm registry into one temporary prefix and
+// returns alias → the JavaScript file of its "bin" entry, or skips the test.
+func installTools(t *testing.T, tools map[string]string) map[string]string {
+	t.Helper()
+	needNPM(t)
+	dir := t.TempDir()
+	args := []string{"install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", dir}
+	for alias, spec := range tools {
+		name, ver, _ := strings.Cut(spec, "@")
+		args = append(args, alias+"@npm:"+name+"@"+ver)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", args...)
+	cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(dir, ".cache"), "npm_config_update_notifier=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("cannot install %v from the npm registry (%v): %.500s", tools, err, out)
+	}
+	out := map[string]string{}
+	for alias, spec := range tools {
+		pkgDir := filepath.Join(dir, "node_modules", alias)
+		data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Bin json.RawMessage `json:"bin"`
+		}
+		json.Unmarshal(data, &m)
+		var bins map[string]string
+		if json.Unmarshal(m.Bin, &bins) != nil {
+			t.Fatalf("%s: unexpected bin field %s", spec, m.Bin)
+		}
+		name, _, _ := strings.Cut(spec, "@")
+		out[alias] = filepath.Join(pkgDir, bins[name])
+	}
+	return out
+}
+
+// runTool runs a package manager binary in dir against reg, isolated like
+// runNPM.
+func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	scratch := t.TempDir()
+	cmd := fakeregistry.NPMCommand(ctx, reg.URL(), dir, scratch, append([]string{bin}, args...)...)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	cmd.Path, cmd.Args[0] = node, node
+	cmd.Env = append(cmd.Env, "npm_config_store_dir="+filepath.Join(scratch, "store"),
+		"YARN_CACHE_FOLDER="+filepath.Join(scratch, "yarn-cache"), "CI=true", "COREPACK_ENABLE_STRICT=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, out)
+	}
+}
+
+// TestListDepsPnpmYarnAgainstNPMLs locks the same projects with real pnpm
+// 9 (lockfile 9.0) and yarn 1 — plus pnpm 8 and 7 (lockfile 6.0 and 5.4)
+// with SYMPOSIUM_NPM_ALL_TOOLS=1 — and checks that
+// list_deps from each lockfile alone equals npm ls on npm's own lockfile.
+func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
+	needNPM(t)
+	reg := fakeregistry.New()
+	defer reg.Close()
+	publishUniverse(reg)
+	projects := map[string]map[string]string{
+		"app": {"package.json": `{"name":"app","version":"1.0.0",
+		  "dependencies":{"right":"^2.0.0","lefty":"npm:left@~1.1.0","@acme/widget":"~0.3.0","tagged":"next"},
+		  "devDependencies":{"left":"^1"},"optionalDependencies":{"opt":"*"}}`},
+		"workspace": {
+			"package.json":            `{"name":"mono","version":"0.0.0","private":true,"workspaces":["packages/*"],"dependencies":{"right":"3.0.0"}}`,
+			"pnpm-workspace.yaml":     "packages:\n  - 'packages/*'\n",
+			"packages/a/package.json": `{"name":"a","version":"0.1.0","dependencies":{"left":"1.0.0","@acme/widget":"0.4.0"}}`,
+			"packages/b/package.json": `{"name":"b","version":"0.2.0","dependencies":{"right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
+		},
+	}
+	type tool struct {
+		alias, spec, lock string
+		args              []string
+		header            string // what the lockfile must say about its format
+	}
+	pnpmArgs := []string{"install", "--lockfile-only"}
+	yarnArgs := []string{"install", "--ignore-scripts", "--non-interactive", "--no-progress"}
+	tools := []tool{{"pnpm9", "pnpm@9", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: '9.0'"}, {"yarn1", "yarn@1", "yarn.lock", yarnArgs, "# yarn lockfile v1"}}
+	if os.Getenv("SYMPOSIUM_NPM_ALL_TOOLS") != "" {
+		// Older pnpm writes the 6.0 and 5.4 formats; slow, so opt-in.
+		tools = append(tools, tool{"pnpm8", "pnpm@8", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: '6.0'"}, tool{"pnpm7", "pnpm@7", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: 5.4"})
+	}
+	specs := map[string]string{}
+	for _, tl := range tools {
+		specs[tl.alias] = tl.spec
+	}
+	bins := installTools(t, specs)
+	for pname, files := range projects {
+		ref := t.TempDir()
+		writeFiles(t, ref, files)
+		runNPM(t, reg, ref, "install", "--package-lock-only")
+		want := oracleDeps(t, reg, ref)
+		for _, tool := range tools {
+			t.Run(pname+"/"+tool.spec, func(t *testing.T) {
+				bin := bins[tool.alias]
+				dir := t.TempDir()
+				writeFiles(t, dir, files)
+				runTool(t, reg, dir, bin, tool.args...)
+				os.RemoveAll(filepath.Join(dir, "node_modules")) // the lockfile alone must answer
+				lock, err := os.ReadFile(filepath.Join(dir, tool.lock))
+				if err != nil {
+					t.Fatalf("%s wrote no %s", tool.spec, tool.lock)
+				}
+				if !strings.Contains(string(lock), tool.header) {
+					t.Fatalf("%s: %s lacks %q", tool.spec, tool.lock, tool.header)
+				}
+				p, _ := newPM(t, dir, nil)
+				got, err := p.ListDeps(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := ids(got); !slices.Equal(g, want) {
+					t.Errorf("list_deps from %s:\n got  %v\n want %v (npm ls)\n%.3000s", tool.lock, g, want, lock)
+				}
+			})
+		}
+	}
+}
