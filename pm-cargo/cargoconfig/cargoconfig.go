@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // CratesIOSparse is crates.io's sparse index URL.
@@ -127,10 +127,11 @@ func Load(dir, cargoHome string) (*Config, error) {
 			return nil, err
 		}
 		var raw rawConfig
-		if _, err := toml.Decode(string(data), &raw); err != nil {
-			var pe toml.ParseError
-			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s:%d: %s", f, pe.Position.Line, pe.Message)
+		if err := toml.Unmarshal(data, &raw); err != nil {
+			var de *toml.DecodeError
+			if errors.As(err, &de) {
+				row, _ := de.Position()
+				return nil, fmt.Errorf("%s:%d: %s", f, row, strings.TrimPrefix(de.Error(), "toml: "))
 			}
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}

@@ -72,7 +72,7 @@ func TestCratesIO(t *testing.T) {
 		t.Errorf("undefined: %v", err)
 	}
 	write(t, filepath.Join(ws, ".cargo", "config"), "[source.crates-io\n")
-	if _, err := Load(ws, home); err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".cargo", "config")+":") {
+	if _, err := Load(ws, home); err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".cargo", "config")+":1") {
 		t.Errorf("malformed: %v", err)
 	}
 }

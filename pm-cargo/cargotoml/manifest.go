@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Manifest is a parsed Cargo.toml.
@@ -156,10 +156,17 @@ func ReadFile(path string) (*Manifest, error) {
 // Parse parses manifest data; name is the file name used in errors.
 func Parse(name string, data []byte) (*Manifest, error) {
 	var raw rawManifest
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: name, Line: pe.Position.Line, Msg: "invalid TOML: " + pe.Message}
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			msg := strings.TrimPrefix(de.Error(), "toml: ")
+			if strings.HasPrefix(msg, "cannot decode") {
+				msg = "invalid value for " + strings.Join(de.Key(), ".") + ": " + msg
+			} else {
+				msg = "invalid TOML: " + msg
+			}
+			return nil, &Error{File: name, Line: row, Msg: msg}
 		}
 		return nil, &Error{File: name, Msg: "invalid manifest: " + err.Error()}
 	}

@@ -101,7 +101,7 @@ func TestLoadWorkspace(t *testing.T) {
 	if len(ws.Errors) != 2 {
 		t.Fatalf("errors = %v, want b and missing", ws.Errors)
 	}
-	if e := ws.Errors[0].Error() + ws.Errors[1].Error(); !strings.Contains(e, "crates/b") || !strings.Contains(e, "missing") || !strings.Contains(e, "Cargo.toml:4: invalid TOML") {
+	if e := ws.Errors[0].Error() + ws.Errors[1].Error(); !strings.Contains(e, "crates/b") || !strings.Contains(e, "missing") || !strings.Contains(e, "Cargo.toml:3: invalid TOML") {
 		t.Errorf("errors = %v", ws.Errors)
 	}
 	a := ws.Members[0]

@@ -15,7 +15,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // MaxVersion is the newest lockfile version this package understands.
@@ -141,10 +141,11 @@ func ReadFile(path string) (*Lockfile, error) {
 // Parse parses lockfile data; name is used in error messages.
 func Parse(name string, data []byte) (*Lockfile, error) {
 	var raw rawLock
-	if _, err := toml.Decode(string(data), &raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: name, Line: pe.Position.Line, Msg: "invalid TOML: " + pe.Message}
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			return nil, &Error{File: name, Line: row, Msg: tomlMessage(de)}
 		}
 		return nil, &Error{File: name, Msg: "invalid lockfile: " + err.Error()}
 	}
@@ -289,4 +290,14 @@ func (lf *Lockfile) Resolve(r Ref) (*Package, error) {
 		return nil, fmt.Errorf("dependency %q names no locked package", r)
 	}
 	return found, nil
+}
+
+// tomlMessage words a decoding error: a syntax error, or a value of the
+// wrong type for its key.
+func tomlMessage(de *toml.DecodeError) string {
+	msg := strings.TrimPrefix(de.Error(), "toml: ")
+	if strings.HasPrefix(msg, "cannot decode") {
+		return "invalid value for " + strings.Join(de.Key(), ".") + ": " + msg
+	}
+	return "invalid TOML: " + msg
 }
