@@ -83,7 +83,8 @@ func writeJSON(tb testing.TB, path string, v any) {
 }
 
 // TestBenchProject checks the generated project: list_deps reports its 400
-// direct dependencies, and npm itself accepts the lockfile.
+// direct dependencies. (BenchmarkHookPath runs npm ls on it, which fails
+// when npm rejects the lockfile.)
 func TestBenchProject(t *testing.T) {
 	dir := t.TempDir()
 	if n := genBenchProject(t, dir); n < 1500 {
@@ -96,11 +97,6 @@ func TestBenchProject(t *testing.T) {
 	}
 	if len(deps) != benchMembers*benchDepsPerMember {
 		t.Errorf("%d direct deps, want %d", len(deps), benchMembers*benchDepsPerMember)
-	}
-	if _, err := exec.LookPath("npm"); err == nil {
-		if out, err := exec.Command("npm", "ls", "--package-lock-only", "--depth=0", "--json", "--prefix", dir).CombinedOutput(); err != nil {
-			t.Errorf("npm ls rejects the generated project: %v\n%.2000s", err, out)
-		}
 	}
 }
 

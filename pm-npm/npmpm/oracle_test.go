@@ -97,6 +97,7 @@ func publishUniverse(reg *fakeregistry.Registry) {
 
 func TestListDepsAgainstNPMLs(t *testing.T) {
 	needNPM(t)
+	t.Parallel()
 	reg := fakeregistry.New()
 	defer reg.Close()
 	publishUniverse(reg)

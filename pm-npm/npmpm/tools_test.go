@@ -80,6 +80,7 @@ func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, args ...
 // list_deps from each lockfile alone equals npm ls on npm's own lockfile.
 func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
 	needNPM(t)
+	t.Parallel()
 	reg := fakeregistry.New()
 	defer reg.Close()
 	publishUniverse(reg)
