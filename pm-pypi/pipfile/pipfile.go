@@ -20,6 +20,8 @@ type Dep struct {
 	Category string
 	// Version is the exact version of an "==" pin, or "".
 	Version string
+	// Path is the local source tree of a path entry, as written, or "".
+	Path string
 }
 
 // notCategories are the Pipfile tables that do not list packages.
@@ -73,6 +75,7 @@ func Parse(data []byte) ([]Dep, error) {
 				spec = v
 			case map[string]any:
 				spec, _ = v["version"].(string)
+				d.Path, _ = v["path"].(string)
 			}
 			if v, ok := strings.CutPrefix(strings.TrimSpace(spec), "=="); ok && !strings.Contains(v, ",") && !strings.HasSuffix(v, "*") {
 				d.Version = strings.TrimSpace(v)

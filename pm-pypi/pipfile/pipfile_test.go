@@ -13,8 +13,8 @@ func TestParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Dep{
-		{"requests", "packages", ""}, {"flask", "packages", "3.0.0"}, {"mylib", "packages", ""},
-		{"numpy", "packages", "1.26.4"}, {"pytest", "dev-packages", ""}, {"sphinx", "docs", "7.2.6"},
+		{"requests", "packages", "", ""}, {"flask", "packages", "3.0.0", ""}, {"mylib", "packages", "", "./mylib"},
+		{"numpy", "packages", "1.26.4", ""}, {"pytest", "dev-packages", "", ""}, {"sphinx", "docs", "7.2.6", ""},
 	}
 	if !slices.Equal(deps, want) {
 		t.Errorf("got %+v\nwant %+v", deps, want)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,8 +28,15 @@ import (
 // result is persisted under the cache directory, keyed on the mtime and size
 // of every file and directory it was computed from.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
-	p.depsOnce.Do(func() { p.deps, p.depsErr = p.listDeps(ctx) })
+	p.depsOnce.Do(func() { p.deps, p.local, p.depsErr = p.listDeps(ctx) })
 	return p.deps, p.depsErr
+}
+
+// localTrees returns the local source trees of path and editable
+// dependencies (normalized name to absolute directory).
+func (p *PM) localTrees(ctx context.Context) map[string]string {
+	p.ListDeps(ctx)
+	return p.local
 }
 
 // depsCacheVersion changes whenever the computation or the file changes.
@@ -39,6 +47,8 @@ type depsCache struct {
 	Workspace string               `json:"workspace"`
 	Inputs    []input              `json:"inputs"`
 	Deps      []protocol.PackageID `json:"deps"`
+	// Local maps path and editable dependencies to their source trees.
+	Local map[string]string `json:"local,omitempty"`
 }
 
 // input is one file or directory a result depends on, as stat saw it.
@@ -68,7 +78,7 @@ func (p *PM) depsCachePath() string {
 	return filepath.Join(p.cache, "deps", hex.EncodeToString(sum[:8])+".json")
 }
 
-func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, error) {
+func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]string, error) {
 	cachePath := p.depsCachePath()
 	if data, err := os.ReadFile(cachePath); err == nil {
 		var c depsCache
@@ -76,23 +86,29 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, error) {
 			if c.Deps == nil {
 				c.Deps = []protocol.PackageID{}
 			}
-			return c.Deps, nil
+			return c.Deps, c.Local, nil
 		}
 	}
 	r := &resolver{pm: p, seen: map[string]bool{}}
 	deps, err := r.run(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	local := map[string]string{}
+	for n, d := range r.localDirs {
+		if r.isDecl[n] {
+			local[n] = d
+		}
 	}
 	if p.cacheSet {
-		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps}
+		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps, Local: local}
 		if data, err := json.Marshal(c); err == nil {
 			if err := writeFileAtomic(cachePath, data); err != nil {
 				p.log.Debug("cannot persist list_deps cache", "path", cachePath, "err", err)
 			}
 		}
 	}
-	return deps, nil
+	return deps, local, nil
 }
 
 // fresh reports whether every input still looks as recorded.
@@ -146,6 +162,35 @@ type resolver struct {
 	versions map[string]string
 	// reqFiles are the root requirements*.txt files.
 	reqFiles []string
+	// localDirs are the source trees of path and editable dependencies.
+	localDirs map[string]string
+}
+
+// localDir records a path dependency's source tree (relative to base).
+func (r *resolver) localDir(name, base, path string) {
+	if path == "" || strings.Contains(path, "://") && !strings.HasPrefix(path, "file:") {
+		return
+	}
+	if strings.HasPrefix(path, "file:") {
+		if u, err := url.Parse(path); err == nil && u.Path != "" {
+			path = u.Path
+		} else {
+			path = strings.TrimPrefix(path, "file:")
+		}
+	}
+	if i := strings.IndexAny(path, "#?"); i >= 0 {
+		path = path[:i]
+	}
+	dir := filepath.FromSlash(path)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(base, dir)
+	}
+	if r.localDirs == nil {
+		r.localDirs = map[string]string{}
+	}
+	if _, ok := r.localDirs[name]; !ok {
+		r.localDirs[name] = filepath.Clean(dir)
+	}
 }
 
 // read reads a file and records it as an input; a missing file is
@@ -198,6 +243,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 
 	// 1. Declarations.
 	var projects []*pyproject.Project
+	projDir := map[*pyproject.Project]string{}
 	if data, ok := r.read(filepath.Join(ws, "pyproject.toml")); ok {
 		proj, err := pyproject.Parse(data)
 		if err != nil {
@@ -205,6 +251,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 		}
 		r.warnAll(filepath.Join(ws, "pyproject.toml"), proj.Problems)
 		projects = append(projects, proj)
+		projDir[proj] = ws
 		for _, dir := range r.members(proj) {
 			mp := filepath.Join(dir, "pyproject.toml")
 			data, ok := r.read(mp)
@@ -218,6 +265,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 			}
 			r.warnAll(mp, m.Problems)
 			projects = append(projects, m)
+			projDir[m] = dir
 		}
 	}
 	for _, proj := range projects {
@@ -227,13 +275,20 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 	}
 	declaredByPyproject := false
 	for _, proj := range projects {
+		for n, path := range proj.LocalSources {
+			r.localDir(n, projDir[proj], path)
+		}
 		for _, d := range proj.Deps {
 			pin, _ := d.Req.Pin()
 			if d.Req.URL != "" {
 				if _, v, ok := requirement.NameFromURL(d.Req.URL); ok {
 					pin = v
 				}
+				if strings.HasPrefix(d.Req.URL, "file:") {
+					r.localDir(d.Name, projDir[proj], d.Req.URL)
+				}
 			}
+			r.localDir(d.Name, projDir[proj], d.Path)
 			r.declare(d.Name, pin)
 			declaredByPyproject = true
 		}
@@ -246,12 +301,16 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 			}
 			for _, d := range deps {
 				r.declare(d.Name, d.Version)
+				r.localDir(d.Name, ws, d.Path)
 			}
 		} else {
 			for _, f := range r.reqFiles {
 				for _, e := range r.requirements(f) {
 					if !e.Constraint {
 						r.declare(e.Name, e.Version)
+						if u := e.Req.URL; u != "" && !strings.HasSuffix(u, ".whl") && !strings.HasSuffix(u, ".tar.gz") && !strings.HasSuffix(u, ".zip") {
+							r.localDir(e.Name, filepath.Dir(e.File), u)
+						}
 					}
 				}
 			}
@@ -260,7 +319,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 
 	// 2. Versions, from the most to the least authoritative source; each
 	// source is read only while some dependency still lacks a version.
-	sources := []func(){r.fromUVLock, r.fromPoetryLock, r.fromPylock, r.fromPipfileLock, r.fromRequirementPins, r.fromDeclaredPins, r.fromVenv}
+	sources := []func(){r.fromUVLock, r.fromPoetryLock, r.fromPylock, r.fromPipfileLock, r.fromRequirementPins, r.fromDeclaredPins, r.fromLocalTrees, r.fromVenv}
 	for _, src := range sources {
 		if r.complete() {
 			break
@@ -403,6 +462,11 @@ func (r *resolver) fromUVLock() {
 			continue
 		}
 		r.offer(found, pkg.Name, pkg.Version)
+		for _, dir := range []string{pkg.Source.Editable, pkg.Source.Directory, pkg.Source.Path, pkg.Source.Virtual} {
+			if dir != "" && !strings.HasSuffix(dir, ".whl") && !strings.HasSuffix(dir, ".tar.gz") {
+				r.localDir(pkg.Name, r.pm.ws, dir)
+			}
+		}
 	}
 	r.commit(found)
 	// Members named by the lock are the workspace's own projects.
@@ -500,6 +564,25 @@ func (r *resolver) fromDeclaredPins() {
 	found := map[string]string{}
 	for n, v := range r.pins {
 		r.offer(found, n, v)
+	}
+	r.commit(found)
+}
+
+// fromLocalTrees reads the [project] version of path dependencies' source
+// trees.
+func (r *resolver) fromLocalTrees() {
+	found := map[string]string{}
+	for n, dir := range r.localDirs {
+		if !r.isDecl[n] || r.versions[n] != "" {
+			continue
+		}
+		data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
+		if !ok {
+			continue
+		}
+		if proj, err := pyproject.Parse(data); err == nil && proj.Version != "" {
+			r.offer(found, n, proj.Version)
+		}
 	}
 	r.commit(found)
 }

@@ -58,6 +58,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		}
 	}
 	offers := []protocol.Offer{}
+	local := p.localTrees(ctx)
 	for _, n := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -72,12 +73,40 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 				p.log.Debug("using the installed version", "name", n, "installed", in.id.Version, "wanted", reqs[n])
 			}
 		}
+		if dir, isLocal := local[n]; isLocal && (!ok || in.source == "") {
+			// A path or editable dependency: its source tree, even when
+			// the virtualenv holds no (or a non-editable) copy.
+			if tree, tok := p.localTree(n, reqs[n], dir); tok {
+				in, ok = tree, true
+			}
+		}
 		if !ok {
 			continue
 		}
 		offers = append(offers, p.offers(in, false)...)
 	}
 	return offers, nil
+}
+
+// localTree describes the source tree of a path dependency; its version is
+// the requested exact one, else the tree's own [project] version.
+func (p *PM) localTree(name, req, dir string) (installed, bool) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return installed{}, false
+	}
+	version, ok := exactPin(req)
+	if !ok {
+		data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
+		if err != nil {
+			return installed{}, false
+		}
+		proj, err := pyproject.Parse(data)
+		if err != nil || proj.Version == "" {
+			return installed{}, false
+		}
+		version = canon(proj.Version)
+	}
+	return installed{id: pkgID(name, version), source: dir}, true
 }
 
 func (p *PM) fromDist(name, version, site, distInfo string) installed {
@@ -179,6 +208,9 @@ func (p *PM) packageDir(in installed, module string) (string, bool) {
 		roots = append([]string{in.source, filepath.Join(in.source, "src")}, roots...)
 	}
 	for _, r := range roots {
+		if r == "" {
+			continue
+		}
 		dir := filepath.Join(r, rel)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			return dir, true

@@ -45,6 +45,7 @@ type PM struct {
 
 	depsOnce sync.Once
 	deps     []protocol.PackageID
+	local    map[string]string
 	depsErr  error
 
 	locks sync.Map // per-package *sync.Mutex for fetches

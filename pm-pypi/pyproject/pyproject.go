@@ -26,6 +26,9 @@ type Dep struct {
 	// Group says where it was declared: "project", "optional:<extra>",
 	// "group:<name>", "poetry", "poetry-group:<name>".
 	Group string
+	// Path is the local source tree of a path dependency (Poetry's
+	// path = "..."), as written, or "".
+	Path string
 }
 
 // Project is what a pyproject.toml declares.
@@ -39,6 +42,9 @@ type Project struct {
 	// WorkspaceMembers and WorkspaceExclude are [tool.uv.workspace] globs.
 	WorkspaceMembers []string
 	WorkspaceExclude []string
+	// LocalSources maps normalized names to the directories
+	// [tool.uv.sources] gives them (path = "..."), as written.
+	LocalSources map[string]string
 	// Symposium is the raw [tool.symposium] table, or nil.
 	Symposium map[string]any
 	// Problems are declarations that could not be understood (skipped).
@@ -66,7 +72,8 @@ type file struct {
 				Members []string `toml:"members"`
 				Exclude []string `toml:"exclude"`
 			} `toml:"workspace"`
-			DevDependencies []string `toml:"dev-dependencies"`
+			DevDependencies []string                  `toml:"dev-dependencies"`
+			Sources         map[string]map[string]any `toml:"sources"`
 		} `toml:"uv"`
 		Symposium map[string]any `toml:"symposium"`
 	} `toml:"tool"`
@@ -134,6 +141,14 @@ func Parse(data []byte) (*Project, error) {
 			p.addPoetry("poetry-group:"+g, po.Group[g].Dependencies)
 		}
 	}
+	for name, src := range f.Tool.UV.Sources {
+		if path, ok := src["path"].(string); ok && path != "" {
+			if p.LocalSources == nil {
+				p.LocalSources = map[string]string{}
+			}
+			p.LocalSources[pyname.Normalize(name)] = path
+		}
+	}
 	p.WorkspaceMembers = f.Tool.UV.Workspace.Members
 	p.WorkspaceExclude = f.Tool.UV.Workspace.Exclude
 	// The project's own name (self-referencing extras such as
@@ -156,19 +171,20 @@ func (p *Project) addPoetry(group string, deps map[string]any) {
 		r := requirement.Requirement{Name: name}
 		// A bare exact version ("1.2.3" or "==1.2.3") is a pin; Poetry's
 		// ^ and ~ ranges are kept out of the PEP 440 specifier.
-		var c string
+		var c, path string
 		switch v := deps[name].(type) {
 		case string:
 			c = v
 		case map[string]any:
 			c, _ = v["version"].(string)
+			path, _ = v["path"].(string)
 		}
 		if c != "" {
 			if pin, ok := poetryPin(c); ok {
 				r.Specifier = "==" + pin
 			}
 		}
-		p.Deps = append(p.Deps, Dep{Name: pyname.Normalize(name), Req: r, Group: group})
+		p.Deps = append(p.Deps, Dep{Name: pyname.Normalize(name), Req: r, Group: group, Path: path})
 	}
 }
 
