@@ -97,9 +97,18 @@ func (s *suite) run(ctx context.Context) {
 		{[]string{"concurrency"}, s.concurrency},
 	}
 	for _, g := range groups {
-		if slices.ContainsFunc(g.names, s.want) {
-			g.run(ctx)
+		if !slices.ContainsFunc(g.names, s.want) {
+			continue
 		}
+		if err := ctx.Err(); err != nil {
+			for _, name := range g.names {
+				if s.want(name) {
+					s.skip(name, "not run: %v", err)
+				}
+			}
+			continue
+		}
+		g.run(ctx)
 	}
 }
 
@@ -172,8 +181,8 @@ func (s *suite) handshake(ctx context.Context) bool {
 	}
 	if res.Name == "" {
 		problems = append(problems, "announced no name")
-	} else if strings.ContainsAny(res.Name, ":@/ \t\n") {
-		problems = append(problems, fmt.Sprintf("announced the name %q, which has characters (':', '@', '/', blanks) that make ids ambiguous", res.Name))
+	} else if strings.ContainsAny(res.Name, ":@ \t\r\n") {
+		problems = append(problems, fmt.Sprintf("announced the name %q, whose ':', '@' or blanks make ids written pm:name@version ambiguous", res.Name))
 	}
 	if res.Capabilities == nil {
 		problems = append(problems, `announced no "capabilities" array (send [] for none)`)

@@ -1,6 +1,7 @@
 package pmtest_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,6 +64,8 @@ func TestViolations(t *testing.T) {
 		mode string
 		fail map[string]string // check → regexp its message must match
 	}{
+		{"bad-name", map[string]string{
+			"handshake": `^announced the name "raw:x", whose ':', '@' or blanks make ids written pm:name@version ambiguous$`}},
 		{"early-answers", map[string]string{
 			"before-initialize": `before initialize, every method must be refused with error -32002 \(not initialized\): list_deps answered result`}},
 		{"reinit", map[string]string{
@@ -150,6 +153,18 @@ func TestHandshakeFailureSkipsTheRest(t *testing.T) {
 	}
 	if n := rep.Count(pmtest.Skip); n != len(pmtest.Checks)-1 {
 		t.Errorf("%d skipped, want %d", n, len(pmtest.Checks)-1)
+	}
+}
+
+func TestCheckInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	rep, err := pmtest.Check(ctx, self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures(); len(f) != 1 || f[0].Name != "handshake" || !strings.Contains(f[0].Message, "context canceled") {
+		t.Errorf("failures: %+v", f)
 	}
 }
 

@@ -36,6 +36,7 @@ type proc struct {
 	nextID   int
 	lines    int // response lines read
 
+	stdout   *os.File // the read end of the PM's stdout
 	stderr   *tail
 	exited   chan struct{}
 	waitErr  error
@@ -88,7 +89,7 @@ func start(cfg *config, extraEnv []string) (*proc, error) {
 		return nil, fmt.Errorf("starting %s: %w", path, err)
 	}
 	outW.Close()
-	p.stdin = stdin
+	p.stdin, p.stdout = stdin, outR
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -409,14 +410,21 @@ func (p *proc) closeInput(grace time.Duration) bool {
 	}
 }
 
-// kill ends the PM and its process group at once and waits for it.
+// kill ends the PM and its process group at once and waits for it. A
+// descendant that escaped the group and holds the PM's stdout open does not
+// keep it waiting: the output is then closed from this end.
 func (p *proc) kill() {
 	killGroup(p.cmd)
 	p.wmu.Lock()
 	p.stdin.Close()
 	p.wmu.Unlock()
 	<-p.exited
-	<-p.readDone
+	select {
+	case <-p.readDone:
+	case <-time.After(2 * time.Second):
+		p.stdout.Close()
+		<-p.readDone
+	}
 }
 
 // quote renders a line for a message, cut to a readable length.

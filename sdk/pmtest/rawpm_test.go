@@ -159,7 +159,11 @@ func (r *raw) dispatch(method string, params json.RawMessage) (any, *protocol.Er
 		if r.mode == "echo-version" {
 			version = p.ProtocolVersion
 		}
-		return protocol.InitializeResult{ProtocolVersion: version, Name: "raw", Capabilities: caps}, nil
+		name := "raw"
+		if r.mode == "bad-name" {
+			name = "raw:x"
+		}
+		return protocol.InitializeResult{ProtocolVersion: version, Name: name, Capabilities: caps}, nil
 	}
 	if !initialized && r.mode != "early-answers" {
 		return nil, protocol.NewError(protocol.CodeNotInitialized, nil, "%s before initialize", method)
