@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -53,6 +55,7 @@ func (c *commonFlags) options() (host.Options, error) {
 	}
 	o.Workspace = ws
 	o.MaxMessage = c.maxMsg
+	o.Logger = logger()
 	o.CacheDir = c.cacheDir
 	if o.CacheDir == "" {
 		o.CacheDir = defaultCacheDir()
@@ -73,6 +76,12 @@ func (c *commonFlags) options() (host.Options, error) {
 			Fetch: d, Search: d, Refresh: d, Workspace: d}
 	}
 	return o, nil
+}
+
+// logger writes the host's diagnostics, and PMs' stderr at debug level, to
+// stderr at the level in $SYMPOSIUM_LOG (default warn).
+func logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: pmserver.LogLevel()}))
 }
 
 // defaultCacheDir is Symposium's cache directory ($SYMPOSIUM_HOME/cache,

@@ -53,7 +53,7 @@ func run(pm PM, args []string, opts []Option) int {
 
 	logger := cfg.logger
 	if logger == nil || !hasLoggerOption(opts) {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: levelFromEnv()}))
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: LogLevel()}))
 	}
 	proto, err := protectStdout()
 	if err != nil {
@@ -102,7 +102,9 @@ func usage(fs *flag.FlagSet, prog string, pm PM, cfg *config) {
 	fs.PrintDefaults()
 }
 
-func levelFromEnv() slog.Level {
+// LogLevel returns the log level named by $SYMPOSIUM_LOG: debug, info,
+// warn (the default) or error.
+func LogLevel() slog.Level {
 	switch strings.ToLower(os.Getenv(LogEnv)) {
 	case "debug":
 		return slog.LevelDebug
