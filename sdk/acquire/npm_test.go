@@ -1,0 +1,117 @@
+package acquire
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/internal/npmreg"
+)
+
+// nodePM is the tarball of examples/pm-node, made once by npm pack.
+var nodePM = sync.OnceValues(func() ([]byte, error) {
+	return npmreg.Pack("../../examples/pm-node")
+})
+
+// npmEnv starts a loopback registry holding the Node PM and returns an
+// environment whose npm uses it through a user .npmrc (HOME) and a private
+// cache.
+func npmEnv(t *testing.T) (*npmreg.Registry, []string) {
+	t.Helper()
+	for _, tool := range []string{"npm", "node"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	if _, err := os.Stat("../../examples/pm-node/package.json"); err != nil {
+		t.Skip("examples/pm-node is not beside this module")
+	}
+	tgz, err := nodePM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := npmreg.New()
+	t.Cleanup(reg.Close)
+	if err := reg.Publish(tgz); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte("registry="+reg.URL()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(strings.ToLower(k), "npm_config_") {
+			env = append(env, kv) // the test's .npmrc decides
+		}
+	}
+	env = setenv(env, "HOME", home)
+	env = setenv(env, "npm_config_cache", filepath.Join(home, "npm-cache"))
+	return reg, env
+}
+
+func TestNPMInstallFromLoopbackRegistry(t *testing.T) {
+	reg, env := npmEnv(t)
+	cache := t.TempDir()
+	src := Source{PM: "node", Kind: NPM, Package: "symposium-pm-node", Version: "0.1.0"}
+	res, err := Acquire(context.Background(), cache, src, Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != "0.1.0" || !strings.HasSuffix(res.Path, filepath.Join("pm-binaries", "node", "0.1.0", "node_modules", ".bin", "symposium-pm-node")) {
+		t.Errorf("acquired %s at %s", res.Version, res.Path)
+	}
+	if reg.Requests("/symposium-pm-node/-/symposium-pm-node-0.1.0.tgz") != 1 {
+		t.Errorf("npm did not download the tarball from the loopback registry")
+	}
+	// The bin link npm made still works after the directory was moved.
+	cmd := exec.Command(res.Path, "--version")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "symposium-pm-node 0.1.0") {
+		t.Errorf("%s --version: %v: %s", res.Path, err, out)
+	}
+	// Pinned and acquired: nothing runs again, even with no toolchain.
+	again, err := Acquire(context.Background(), cache, src, Options{Env: []string{"PATH="}})
+	if err != nil || again.Changed {
+		t.Errorf("second acquisition: %v", err)
+	}
+	assertNoTemp(t, cache, "node")
+}
+
+func TestNPMFailures(t *testing.T) {
+	_, env := npmEnv(t)
+	for _, tc := range []struct {
+		name string
+		src  Source
+		env  []string
+		want string
+	}{
+		{"unknown package", Source{PM: "n", Kind: NPM, Package: "no-such-pm"}, env, "404"},
+		{"no such version", Source{PM: "n", Kind: NPM, Package: "symposium-pm-node", Version: "9.9.9"}, env, "9.9.9"},
+		{"no such bin", Source{PM: "n", Kind: NPM, Package: "symposium-pm-node", Version: "0.1.0", Bin: "other"}, env, `no bin "other"`},
+		{"toolchain missing", Source{PM: "n", Kind: NPM, Package: "symposium-pm-node"}, []string{"PATH=" + t.TempDir()}, "npm toolchain is not installed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := t.TempDir()
+			_, err := Acquire(context.Background(), cache, tc.src, Options{Env: tc.env})
+			var ae *Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			for _, w := range []string{`package manager "n"`, tc.src.String(), tc.want} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if testing.Verbose() {
+				t.Log(err)
+			}
+			assertNoTemp(t, cache, "n")
+		})
+	}
+}
