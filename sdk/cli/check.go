@@ -48,19 +48,14 @@ func (f *fetchIDs) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Set parses PM:NAME[@VERSION] as symposium-pm load does; an npm scope's
+// leading @ is part of NAME.
 func (f *fetchIDs) Set(v string) error {
-	pm, rest, ok := strings.Cut(v, ":")
-	if !ok || pm == "" || rest == "" {
-		return fmt.Errorf("want PM:NAME[@VERSION], got %q", v)
+	id, err := parseRef(v)
+	if err != nil {
+		return err
 	}
-	name, version, ok := strings.Cut(rest, "@")
-	if !ok {
-		version = protocol.AnyVersion
-	}
-	if name == "" || version == "" {
-		return fmt.Errorf("want PM:NAME[@VERSION], got %q", v)
-	}
-	*f = append(*f, protocol.PackageID{PM: pm, Name: name, Version: version})
+	*f = append(*f, id)
 	return nil
 }
 

