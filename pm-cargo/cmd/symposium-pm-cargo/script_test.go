@@ -9,12 +9,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/sdk/cli"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
 		"symposium-pm-cargo": main,
+		"symposium-pm":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	}))
 }
 
