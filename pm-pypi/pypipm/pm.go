@@ -6,7 +6,6 @@ package pypipm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -181,5 +180,3 @@ func pkgID(name, version string) protocol.PackageID {
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-func errorsAs(err error, target any) bool { return errors.As(err, target) }

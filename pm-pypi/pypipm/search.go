@@ -3,6 +3,7 @@ package pypipm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,7 +156,7 @@ func (p *PM) describe(ctx context.Context, name string) (*protocol.SearchHit, er
 	proj, err := p.indexClient().Project(ctx, name)
 	if err != nil {
 		var nf *simpleapi.NotFoundError
-		if errorsAs(err, &nf) {
+		if errors.As(err, &nf) {
 			return nil, nil
 		}
 		return nil, err

@@ -160,10 +160,16 @@ func (e *Env) LookupAll(names []string) map[string]Dist {
 			if !ok || !ent.IsDir() {
 				continue
 			}
-			// The directory name pre-filters; the METADATA name decides.
-			dn, _, _ := strings.Cut(base, "-")
-			n := pyname.Normalize(dn)
-			if !want[n] {
+			// The directory name pre-filters ("name-version", the name
+			// escaped by modern installers, raw with dashes by old ones);
+			// the METADATA name decides.
+			n := ""
+			if dn, _, ok := strings.Cut(base, "-"); ok && want[pyname.Normalize(dn)] {
+				n = pyname.Normalize(dn)
+			} else if i := strings.LastIndex(base, "-"); i > 0 && want[pyname.Normalize(base[:i])] {
+				n = pyname.Normalize(base[:i])
+			}
+			if n == "" {
 				continue
 			}
 			if _, done := out[n]; done {
