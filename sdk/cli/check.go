@@ -68,6 +68,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	var ids fetchIDs
 	fs.Var(&ids, "fetch-id", "PM:NAME[@VERSION] to probe with fetch and load_plugin (repeatable)")
+	list := fs.Bool("list", false, "print the names of the checks and exit")
 	run := fs.String("run", "", "run only the checks whose names match this regular expression (the handshake always runs)")
 	update := fs.String("fetch-update", string(protocol.UpdateNone), "update level of the fetch probes: none, check or fetch")
 	var command []string
@@ -86,6 +87,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return parseExit(err)
 		}
 		command = fs.Args()
+	}
+	if *list {
+		for _, name := range pmtest.Checks() {
+			fmt.Fprintln(stdout, name)
+		}
+		return ExitOK
 	}
 	if len(command) == 0 {
 		fmt.Fprintln(stderr, "symposium-pm check: missing the PM COMMAND to check")

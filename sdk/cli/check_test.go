@@ -87,6 +87,13 @@ func TestCheckUsage(t *testing.T) {
 	}
 }
 
+func TestCheckList(t *testing.T) {
+	code, out, _ := runCheck(t, "--list")
+	if code != ExitOK || out != strings.Join(pmtest.Checks(), "\n")+"\n" {
+		t.Errorf("--list: exit %d\n%s", code, out)
+	}
+}
+
 func TestFetchIDFlag(t *testing.T) {
 	var f fetchIDs
 	for _, v := range []string{"cargo:serde@1.0.0", "gitreg:skills/rust", "npm:@acme/skills@1.2.0"} {

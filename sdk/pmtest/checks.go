@@ -13,9 +13,11 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// Checks names every check of the suite, in the order they run and appear
-// in a Report.
-var Checks = []string{
+// Checks returns the names of the suite's checks, in the order they run and
+// appear in a Report.
+func Checks() []string { return slices.Clone(checkNames) }
+
+var checkNames = []string{
 	"handshake",
 	"version-negotiation",
 	"initialize-twice",
@@ -73,7 +75,7 @@ var badParamsChecks = []string{"bad-params/initialize", "bad-params/active_plugi
 func (s *suite) run(ctx context.Context) {
 	defer s.order()
 	if !s.handshake(ctx) {
-		for _, name := range Checks[1:] {
+		for _, name := range checkNames[1:] {
 			if s.want(name) {
 				s.skip(name, "not run: the handshake failed")
 			}
@@ -121,7 +123,7 @@ func (s *suite) want(name string) bool {
 func (s *suite) order() {
 	res := slices.DeleteFunc(s.report.Results, func(r Result) bool { return !s.want(r.Name) })
 	slices.SortStableFunc(res, func(a, b Result) int {
-		return slices.Index(Checks, a.Name) - slices.Index(Checks, b.Name)
+		return slices.Index(checkNames, a.Name) - slices.Index(checkNames, b.Name)
 	})
 	s.report.Results = res
 }

@@ -57,7 +57,7 @@ const (
 
 // Result is the outcome of one named check.
 type Result struct {
-	// Name is the check's name, one of Checks.
+	// Name is the check's name, one of Checks().
 	Name string `json:"name"`
 	// Status says whether it passed, failed or was skipped.
 	Status Status `json:"status"`
@@ -74,7 +74,7 @@ type Report struct {
 	PM string `json:"pm,omitempty"`
 	// Capabilities are the capabilities it announced.
 	Capabilities []string `json:"capabilities,omitempty"`
-	// Results holds one entry per check, in the order of Checks.
+	// Results holds one entry per check run, in the order of Checks.
 	Results []Result `json:"checks"`
 }
 

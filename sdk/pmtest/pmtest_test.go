@@ -49,8 +49,8 @@ func TestCheckReportsEveryCheck(t *testing.T) {
 			t.Errorf("%s: %s: %s", r.Name, r.Status, r.Message)
 		}
 	}
-	if !slices.Equal(names, pmtest.Checks) {
-		t.Errorf("report lists checks\n%v\nwant\n%v", names, pmtest.Checks)
+	if !slices.Equal(names, pmtest.Checks()) {
+		t.Errorf("report lists checks\n%v\nwant\n%v", names, pmtest.Checks())
 	}
 	if rep.PM != "raw" || len(rep.Capabilities) != 4 {
 		t.Errorf("report names pm %q with capabilities %v", rep.PM, rep.Capabilities)
@@ -151,8 +151,8 @@ func TestHandshakeFailureSkipsTheRest(t *testing.T) {
 	if f := rep.Failures(); len(f) != 1 || f[0].Name != "handshake" || !strings.Contains(f[0].Message, "no-such-pm") {
 		t.Errorf("failures: %+v", f)
 	}
-	if n := rep.Count(pmtest.Skip); n != len(pmtest.Checks)-1 {
-		t.Errorf("%d skipped, want %d", n, len(pmtest.Checks)-1)
+	if n := rep.Count(pmtest.Skip); n != len(pmtest.Checks())-1 {
+		t.Errorf("%d skipped, want %d", n, len(pmtest.Checks())-1)
 	}
 }
 
