@@ -49,6 +49,9 @@ type depsCache struct {
 	Deps      []protocol.PackageID `json:"deps"`
 	// Local maps path and editable dependencies to their source trees.
 	Local map[string]string `json:"local,omitempty"`
+	// Env holds the environment variables the answer depends on
+	// (VIRTUAL_ENV, ${VAR} in requirements files) with their values.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // input is one file or directory a result depends on, as stat saw it.
@@ -82,7 +85,7 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 	cachePath := p.depsCachePath()
 	if data, err := os.ReadFile(cachePath); err == nil {
 		var c depsCache
-		if json.Unmarshal(data, &c) == nil && c.V == depsCacheVersion && c.Workspace == p.ws && fresh(c.Inputs) {
+		if json.Unmarshal(data, &c) == nil && c.V == depsCacheVersion && c.Workspace == p.ws && p.sameEnv(c.Env) && fresh(c.Inputs) {
 			if c.Deps == nil {
 				c.Deps = []protocol.PackageID{}
 			}
@@ -101,7 +104,7 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 		}
 	}
 	if p.cacheSet {
-		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps, Local: local}
+		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps, Local: local, Env: r.env}
 		if data, err := json.Marshal(c); err == nil {
 			if err := writeFileAtomic(cachePath, data); err != nil {
 				p.log.Debug("cannot persist list_deps cache", "path", cachePath, "err", err)
@@ -109,6 +112,16 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 		}
 	}
 	return deps, local, nil
+}
+
+// sameEnv reports whether the recorded variables still have their values.
+func (p *PM) sameEnv(env map[string]string) bool {
+	for k, v := range env {
+		if p.getenv(k) != v {
+			return false
+		}
+	}
+	return true
 }
 
 // fresh reports whether every input still looks as recorded.
@@ -164,6 +177,17 @@ type resolver struct {
 	reqFiles []string
 	// localDirs are the source trees of path and editable dependencies.
 	localDirs map[string]string
+	// env records the environment variables read, with their values.
+	env map[string]string
+}
+
+func (r *resolver) getenv(k string) string {
+	v := r.pm.getenv(k)
+	if r.env == nil {
+		r.env = map[string]string{}
+	}
+	r.env[k] = v
+	return v
 }
 
 // localDir records a path dependency's source tree (relative to base).
@@ -421,7 +445,7 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 			}
 			return data, nil
 		},
-		Getenv: r.pm.getenv,
+		Getenv: r.getenv,
 		ProjectName: func(dir string) string {
 			data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
 			if !ok {
@@ -588,7 +612,7 @@ func (r *resolver) fromLocalTrees() {
 }
 
 func (r *resolver) fromVenv() {
-	for _, c := range venv.Candidates(r.pm.ws, r.pm.getenv) {
+	for _, c := range venv.Candidates(r.pm.ws, r.getenv) {
 		r.watchDir(c)
 	}
 	env := r.pm.environment()

@@ -203,8 +203,35 @@ func TestVirtualEnvFromEnv(t *testing.T) {
 	di := filepath.Join(ve, "lib", "python3.11", "site-packages", "attrs-23.1.0.dist-info")
 	os.MkdirAll(di, 0o755)
 	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Name: attrs\nVersion: 23.1.0\n"), 0o644)
-	got, err := newPM(t, ws, t.TempDir(), map[string]string{"VIRTUAL_ENV": ve}).ListDeps(context.Background())
+	cache := t.TempDir()
+	got, err := newPM(t, ws, cache, map[string]string{"VIRTUAL_ENV": ve}).ListDeps(context.Background())
 	if err != nil || render(got) != "attrs 23.1.0\n" {
 		t.Errorf("VIRTUAL_ENV: %v %q", err, render(got))
+	}
+	// Another VIRTUAL_ENV is another answer, not the cached one.
+	got, err = newPM(t, ws, cache, map[string]string{"VIRTUAL_ENV": t.TempDir()}).ListDeps(context.Background())
+	if err != nil || render(got) != "attrs *\n" {
+		t.Errorf("changed VIRTUAL_ENV: %v %q", err, render(got))
+	}
+}
+
+func TestWorkspace(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/listdeps/uv-workspace.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	unpack(t, ar, ws)
+	res, err := newPM(t, ws, t.TempDir(), nil).Workspace(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Root != ws || len(res.Members) != 2 || res.Members[0] != (protocol.WorkspaceMember{Name: "app", Version: "0.1.0", Dir: ws}) ||
+		res.Members[1] != (protocol.WorkspaceMember{Name: "app-lib", Version: "0.2.0", Dir: filepath.Join(ws, "packages", "lib")}) {
+		t.Errorf("%+v", res)
+	}
+	res, err = newPM(t, t.TempDir(), t.TempDir(), nil).Workspace(context.Background())
+	if err != nil || len(res.Members) != 0 {
+		t.Errorf("empty workspace: %+v %v", res, err)
 	}
 }

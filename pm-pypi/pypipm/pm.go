@@ -55,6 +55,8 @@ var (
 	_ pmserver.DepLister = (*PM)(nil)
 	_ pmserver.Searcher  = (*PM)(nil)
 	_ pmserver.Refresher = (*PM)(nil)
+
+	_ pmserver.WorkspaceReporter = (*PM)(nil)
 )
 
 // New returns a PM ready for Initialize.

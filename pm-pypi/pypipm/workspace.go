@@ -1,0 +1,52 @@
+package pypipm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// Workspace reports the workspace root and its Python projects: the root
+// project (when its pyproject.toml names one) and the members of a uv
+// workspace ([tool.uv.workspace] members minus exclude).
+func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
+	res := protocol.WorkspaceResult{Root: p.ws, Members: []protocol.WorkspaceMember{}}
+	data, err := os.ReadFile(filepath.Join(p.ws, "pyproject.toml"))
+	if os.IsNotExist(err) {
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	proj, err := pyproject.Parse(data)
+	if err != nil {
+		return res, errorf("workspace %s: %w", p.ws, err)
+	}
+	if proj.Name != "" {
+		res.Members = append(res.Members, protocol.WorkspaceMember{Name: proj.Name, Version: canonOrEmpty(proj.Version), Dir: p.ws})
+	}
+	r := &resolver{pm: p, seen: map[string]bool{}}
+	for _, dir := range r.members(proj) {
+		data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
+		if err != nil {
+			continue
+		}
+		m, err := pyproject.Parse(data)
+		if err != nil || m.Name == "" {
+			p.log.Warn("skipping workspace member", "dir", dir, "err", err)
+			continue
+		}
+		res.Members = append(res.Members, protocol.WorkspaceMember{Name: m.Name, Version: canonOrEmpty(m.Version), Dir: dir})
+	}
+	return res, nil
+}
+
+func canonOrEmpty(v string) string {
+	if v == "" {
+		return ""
+	}
+	return canon(v)
+}
