@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/benchkit"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 const (
@@ -164,6 +165,58 @@ func BenchmarkListDepsInProcess(b *testing.B) {
 	p.cacheRoot = ""
 	for b.Loop() {
 		if _, err := p.ListDeps(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// genInstalled writes n installed packages under ws/node_modules: a quarter
+// with skills, a quarter with a "symposium" object, a quarter with a
+// SYMPOSIUM.toml, the rest plain.
+func genInstalled(tb testing.TB, ws string, n int) []protocol.PackageID {
+	tb.Helper()
+	files := map[string]string{}
+	var ids []protocol.PackageID
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("pkg-%03d", i)
+		dir := "node_modules/" + name + "/"
+		pj := fmt.Sprintf(`{"name":%q,"version":"1.0.%d"`, name, i)
+		switch i % 4 {
+		case 0:
+			files[dir+"skills/s/SKILL.md"] = "---\nname: s\ndescription: d\n---\n"
+		case 1:
+			pj += `,"symposium":{"skills":[{"source":{"path":"docs"}}]}`
+		case 2:
+			files[dir+"SYMPOSIUM.toml"] = "[defaults]\nskills = false\n"
+		}
+		files[dir+"package.json"] = pj + "}"
+		ids = append(ids, protocol.PackageID{PM: Name, Name: name, Version: fmt.Sprintf("1.0.%d", i)})
+	}
+	writeFiles(tb, ws, files)
+	return ids
+}
+
+// BenchmarkActivePlugins measures active_plugins over 400 installed deps.
+func BenchmarkActivePlugins(b *testing.B) {
+	ws := b.TempDir()
+	deps := genInstalled(b, ws, 400)
+	p, _ := newPM(b, ws, nil)
+	for b.Loop() {
+		offers, err := p.ActivePlugins(context.Background(), deps)
+		if err != nil || len(offers) != 300 {
+			b.Fatalf("%d offers, %v", len(offers), err)
+		}
+	}
+}
+
+// BenchmarkFetchNone measures fetch with update "none" of an installed
+// package by range.
+func BenchmarkFetchNone(b *testing.B) {
+	ws := b.TempDir()
+	genInstalled(b, ws, 400)
+	p, _ := newPM(b, ws, nil)
+	for b.Loop() {
+		if _, err := p.Fetch(context.Background(), npmID("pkg-123", "^1.0.0"), protocol.UpdateNone); err != nil {
 			b.Fatal(err)
 		}
 	}

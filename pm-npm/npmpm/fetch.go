@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/internal/tarball"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
@@ -21,6 +22,7 @@ import (
 type candidate struct {
 	version string
 	root    string
+	pkg     *packagejson.Manifest // its package.json, when already read
 }
 
 // pkgDir is where the unpacked tarball of name@version is cached.
@@ -51,12 +53,13 @@ func (p *PM) nodeModulesParents() []string {
 	return out
 }
 
-// installedCopies returns the copies of name installed under the workspace's
-// node_modules directories, nearest first.
-func (p *PM) installedCopies(name string) []candidate {
+// installedCopies returns the copies of name installed under the
+// node_modules directories of parents (from nodeModulesParents), nearest
+// first.
+func (p *PM) installedCopies(parents []string, name string) []candidate {
 	var out []candidate
 	seen := map[string]bool{}
-	for _, d := range p.nodeModulesParents() {
+	for _, d := range parents {
 		dir := filepath.Join(d, "node_modules", filepath.FromSlash(name))
 		pkg, err := packagejson.Read(filepath.Join(dir, "package.json"))
 		if err != nil || !validVersion(pkg.Version) {
@@ -104,7 +107,7 @@ func (p *PM) resolveLocal(name, req string) (candidate, bool) {
 	if _, err := versions.NPM.Matches(req, "0.0.0"); err != nil {
 		return candidate{}, false
 	}
-	cands := append(p.installedCopies(name), p.cachedCopies(name)...)
+	cands := append(p.installedCopies(p.nodeModulesParents(), name), p.cachedCopies(name)...)
 	vs := make([]string, 0, len(cands))
 	for _, c := range cands {
 		vs = append(vs, c.version)
@@ -169,7 +172,7 @@ func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 		return candidate{}, p.protoErr(&id, err)
 	}
 	if update == protocol.UpdateCheck {
-		for _, c := range append(p.installedCopies(id.Name), p.cachedCopies(id.Name)...) {
+		for _, c := range append(p.installedCopies(p.nodeModulesParents(), id.Name), p.cachedCopies(id.Name)...) {
 			if c.version == ver.Version {
 				return c, nil
 			}
@@ -201,6 +204,7 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
 		return "", err
 	}
+	sweepStale(tmpRoot)
 	f, err := os.CreateTemp(tmpRoot, "dl-*.tgz")
 	if err != nil {
 		return "", err
@@ -248,6 +252,24 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 	}
 	p.log.Debug("cached package", "package", id.Name, "version", id.Version, "dir", final)
 	return final, nil
+}
+
+// staleAfter is how old a temporary download must be before any process
+// may remove it: only a killed process leaves one behind that long.
+const staleAfter = 24 * time.Hour
+
+// sweepStale removes temporary downloads and unpackings left by killed
+// processes.
+func sweepStale(tmpRoot string) {
+	ents, err := os.ReadDir(tmpRoot)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			os.RemoveAll(filepath.Join(tmpRoot, e.Name()))
+		}
+	}
 }
 
 func isDir(p string) bool {

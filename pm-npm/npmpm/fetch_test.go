@@ -206,3 +206,44 @@ func TestSearch(t *testing.T) {
 		t.Errorf("search: %+v %v", hits, err)
 	}
 }
+
+// TestConcurrentFetchSharedCache runs several PMs (as separate processes
+// would be) fetching the same versions into one cache at once: all succeed
+// with the same root and no temporary entry is left behind.
+func TestConcurrentFetchSharedCache(t *testing.T) {
+	reg := fakeregistry.New()
+	defer reg.Close()
+	reg.Publish(fakeregistry.Version{Name: "shared", Version: "1.0.0", Files: map[string]string{"skills/s/SKILL.md": "x"}})
+	cache := t.TempDir()
+	ws := t.TempDir()
+	const n = 6
+	roots := make(chan string, n)
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		p, _ := newPM(t, ws, map[string]string{"npm_config_registry": reg.URL()})
+		p.cacheRoot = filepath.Join(cache, Name)
+		go func() {
+			res, err := p.Fetch(context.Background(), npmID("shared", "^1"), protocol.UpdateFetch)
+			roots <- res.Root
+			errs <- err
+		}()
+	}
+	var first string
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+		r := <-roots
+		if first == "" {
+			first = r
+		} else if r != first {
+			t.Errorf("roots differ: %s and %s", first, r)
+		}
+	}
+	if tmp, _ := os.ReadDir(filepath.Join(cache, Name, "tmp")); len(tmp) != 0 {
+		t.Errorf("temporary entries left: %v", tmp)
+	}
+	if _, err := os.Stat(filepath.Join(first, "skills/s/SKILL.md")); err != nil {
+		t.Error(err)
+	}
+}

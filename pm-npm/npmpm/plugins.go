@@ -27,6 +27,7 @@ const (
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	offers := []protocol.Offer{}
 	seen := map[protocol.PackageID]bool{}
+	parents := p.nodeModulesParents()
 	for _, d := range deps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -35,12 +36,12 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[d] = true
-		c, ok := p.localCopy(d)
+		c, ok := p.localCopy(parents, d)
 		if !ok {
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
 		}
-		m, embeds := p.manifest(d.Name, c.root)
+		m, embeds := p.manifest(d.Name, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
 		}
@@ -55,9 +56,23 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 
 // localCopy finds dep on disk: the exact version when dep names one (any
 // version for "*"), installed copies before cached ones.
-func (p *PM) localCopy(dep protocol.PackageID) (candidate, bool) {
-	for _, c := range append(p.installedCopies(dep.Name), p.cachedCopies(dep.Name)...) {
-		if dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == c.version {
+func (p *PM) localCopy(parents []string, dep protocol.PackageID) (candidate, bool) {
+	want := func(v string) bool {
+		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
+	}
+	for _, d := range parents {
+		dir := filepath.Join(d, "node_modules", filepath.FromSlash(dep.Name))
+		pkg, err := packagejson.Read(filepath.Join(dir, "package.json"))
+		if err != nil || !validVersion(pkg.Version) || !want(pkg.Version) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		return candidate{version: pkg.Version, root: dir, pkg: pkg}, true
+	}
+	for _, c := range p.cachedCopies(dep.Name) {
+		if want(c.version) {
 			return c, true
 		}
 	}
@@ -80,7 +95,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 			return nil, err
 		}
 	}
-	m, _ := p.manifest(id.Name, c.root)
+	m, _ := p.manifest(id.Name, c.root, nil)
 	if m == nil {
 		return []protocol.Offer{}, nil
 	}
@@ -93,12 +108,17 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 
 // manifest builds the wire manifest of the package unpacked at root, and
 // reports whether the package embeds a plugin (SYMPOSIUM.toml, a
-// "symposium" object in package.json, or skills/**/SKILL.md). Layers that
-// fail to parse are dropped with a warning, as Symposium does.
-func (p *PM) manifest(name, root string) (json.RawMessage, bool) {
+// "symposium" object in package.json, or skills/**/SKILL.md). pkg is root's
+// parsed package.json when the caller has it, else nil. Layers that fail to
+// parse are dropped with a warning, as Symposium does.
+func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
 	embeds := false
 	var jsonLayer, tomlLayer map[string]any
-	if pkg, err := packagejson.Read(filepath.Join(root, "package.json")); err != nil {
+	var err error
+	if pkg == nil {
+		pkg, err = packagejson.Read(filepath.Join(root, "package.json"))
+	}
+	if err != nil {
 		p.log.Warn("cannot read package.json", "package", name, "root", root, "err", err)
 	} else if len(pkg.Symposium) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(pkg.Symposium))
