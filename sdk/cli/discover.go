@@ -42,7 +42,7 @@ func openSession(cf *commonFlags, stderr io.Writer) (*session, int) {
 	if exe, err := os.Executable(); err == nil {
 		exeDir = filepath.Dir(exe)
 	}
-	set := discovery.Setup(cfg, exeDir)
+	set := discovery.Setup(cfg, exeDir, opts.CacheDir)
 	return &session{opts: opts, cfg: cfg, set: set, pms: host.NewRegistry(opts, set.Specs...)}, ExitOK
 }
 
