@@ -29,6 +29,8 @@ func commands() map[string]command {
 		"validate": {cmdValidate, "check manifests, plugin directories or a whole registry"},
 		"manifest": {cmdManifest, "print a manifest's wire JSON, exactly what a PM would send"},
 		"check":    {cmdCheck, "run the conformance suite against a PM command"},
+		"sync":     {cmdSync, "acquire or update the package managers configured with an installation source"},
+		"status":   {cmdStatus, "list each package manager: origin, version acquired, whether it answers, capabilities"},
 	}
 }
 

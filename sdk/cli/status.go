@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/symposium-dev/symposium-pm/sdk/acquire"
+	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+)
+
+const statusUsage = `Usage: symposium-pm status [flags]
+
+Lists each package manager: the built-in ones found by name
+(symposium-pm-<name> next to symposium-pm or on PATH) and every
+[[package-manager]] entry. For each: where it comes from (built in, a
+command, or an installation source and where it is configured), the version
+acquired for an installation source, the binary, and whether it answers
+initialize, with its name, version and capabilities. PMs not acquired yet
+are not acquired here: run symposium-pm sync.
+
+Exit code 0 when every configured PM (and every built-in one installed)
+answers, 1 when one does not, 2 for a bad command line.
+
+With --json prints a list of {"name","origin","configured_at","acquired",
+"command","answers","pm_name","pm_version","protocol_version",
+"capabilities","error"}.
+
+Flags:
+`
+
+// pmStatus is one row of symposium-pm status.
+type pmStatus struct {
+	Name            string   `json:"name"`
+	Origin          string   `json:"origin"`
+	ConfiguredAt    string   `json:"configured_at,omitempty"`
+	Acquired        string   `json:"acquired,omitempty"`
+	Command         string   `json:"command,omitempty"`
+	Answers         bool     `json:"answers"`
+	PMName          string   `json:"pm_name,omitempty"`
+	PMVersion       string   `json:"pm_version,omitempty"`
+	ProtocolVersion int      `json:"protocol_version,omitempty"`
+	Capabilities    []string `json:"capabilities"`
+	Error           string   `json:"error,omitempty"`
+	// absent marks a built-in PM that is not installed: not a failure.
+	absent bool
+}
+
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, statusUsage); fs.PrintDefaults() }
+	var cf commonFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	noStart := fs.Bool("no-start", false, "do not start the PMs (initialize is not tried)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	s, code := openSession(&cf, stderr)
+	if s == nil {
+		return code
+	}
+	defer s.pms.Close()
+	rows := statusRows(s)
+	if !*noStart {
+		var wg sync.WaitGroup
+		for i := range rows {
+			r := &rows[i]
+			if r.Command == "" {
+				continue
+			}
+			wg.Go(func() {
+				conn, err := s.pms.Conn(ctx, r.Name)
+				if err != nil {
+					r.Error = err.Error()
+					return
+				}
+				info := conn.Info()
+				r.Answers = true
+				r.PMName, r.PMVersion, r.ProtocolVersion = info.Name, info.Version, info.ProtocolVersion
+				r.Capabilities = info.Capabilities
+			})
+		}
+		wg.Wait()
+	}
+	for i := range rows {
+		if rows[i].Capabilities == nil {
+			rows[i].Capabilities = []string{}
+		}
+	}
+	if *asJSON {
+		if rows == nil {
+			rows = []pmStatus{}
+		}
+		if err := printJSON(stdout, rows); err != nil {
+			fmt.Fprintf(stderr, "symposium-pm status: %v\n", err)
+			return ExitFailure
+		}
+	} else {
+		printStatus(stdout, rows, *noStart)
+	}
+	if *noStart {
+		return ExitOK
+	}
+	if slices.ContainsFunc(rows, func(r pmStatus) bool { return !r.Answers && !r.absent }) {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// statusRows describes every PM the configuration yields, without starting
+// any: the built-ins not overridden, then the [[package-manager]] entries.
+func statusRows(s *session) []pmStatus {
+	specs := map[string]host.Spec{}
+	for _, sp := range s.set.Specs {
+		specs[sp.Name] = sp
+	}
+	exeDir := ""
+	if exe, err := os.Executable(); err == nil {
+		exeDir = filepath.Dir(exe)
+	}
+	var rows []pmStatus
+	for _, name := range discovery.BuiltinPMs {
+		if slices.ContainsFunc(s.cfg.PackageManagers, func(pm config.PackageManager) bool { return pm.Name == name }) {
+			continue
+		}
+		r := pmStatus{Name: name, Origin: "built in (symposium-pm-" + name + ")"}
+		if sp, ok := specs[name]; ok {
+			r.Command = sp.Command
+		} else if _, err := host.LookPathNextTo(exeDir, "symposium-pm-"+name); err != nil {
+			r.Error, r.absent = "symposium-pm-"+name+" is not installed", true
+		}
+		rows = append(rows, r)
+	}
+	for _, pm := range s.cfg.PackageManagers {
+		r := pmStatus{Name: pm.Name, ConfiguredAt: pm.Pos.String()}
+		if sp, ok := specs[pm.Name]; ok {
+			r.Command = sp.Command
+		}
+		if pm.Source != "" && pm.Command == "" {
+			src, err := acquire.Parse(pm)
+			if err != nil {
+				r.Origin, r.Error = "source "+pm.Source, err.Error()
+				rows = append(rows, r)
+				continue
+			}
+			r.Origin = src.String()
+			if inst, err := acquire.Installed(s.opts.CacheDir, src); err != nil {
+				r.Error = fmt.Sprintf("%v; run `symposium-pm sync` to acquire it", err)
+			} else {
+				r.Acquired = inst.Version
+			}
+		} else {
+			r.Origin = "command " + strings.Join(append([]string{pm.Command}, pm.Args...), " ")
+			if r.Command == "" {
+				r.Error = fmt.Sprintf("command %q not found", pm.Command)
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func printStatus(w io.Writer, rows []pmStatus, noStart bool) {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "No package managers.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tORIGIN\tACQUIRED\tANSWERS\tVERSION\tCAPABILITIES")
+	var problems []string
+	for _, r := range rows {
+		acquired := r.Acquired
+		if acquired == "" {
+			acquired = "-"
+		}
+		answers := "no"
+		switch {
+		case r.Answers:
+			answers = "yes"
+		case r.absent:
+			answers = "-"
+		case noStart && r.Command != "":
+			answers = "not started"
+		}
+		version := r.PMVersion
+		if version == "" {
+			version = "-"
+		}
+		caps := strings.Join(r.Capabilities, ",")
+		if caps == "" {
+			caps = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Origin, acquired, answers, version, caps)
+		if r.Error != "" {
+			problems = append(problems, fmt.Sprintf("%s: %s", r.Name, strings.ReplaceAll(r.Error, "\n", "\n    ")))
+		}
+	}
+	tw.Flush()
+	if len(problems) > 0 {
+		fmt.Fprintln(w, "\nProblems:")
+		for _, p := range problems {
+			fmt.Fprintf(w, "  - %s\n", p)
+		}
+	}
+}
