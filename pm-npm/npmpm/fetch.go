@@ -171,6 +171,11 @@ func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	if err != nil {
 		return candidate{}, p.protoErr(&id, err)
 	}
+	if !validVersion(ver.Version) {
+		// A dist-tag or exact key naming something that is not a version
+		// must not become a cache path.
+		return candidate{}, protocol.ErrNotFound(id, "%s: the registry's version %q is not a semver version", id, ver.Version)
+	}
 	if update == protocol.UpdateCheck {
 		for _, c := range append(p.installedCopies(p.nodeModulesParents(), id.Name), p.cachedCopies(id.Name)...) {
 			if c.version == ver.Version {

@@ -198,9 +198,7 @@ func (c *Client) Packument(ctx context.Context, name string) (*Packument, error)
 			delete(p.Versions, v)
 			continue
 		}
-		if m.Version == "" {
-			m.Version = v
-		}
+		m.Version = v // the key is the version npm installs, whatever the manifest says
 	}
 	return &p, nil
 }
