@@ -185,3 +185,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestGlobs(t *testing.T) {
+	dir := t.TempDir()
+	pkg := func(name string) string { return "[package]\nname = \"" + name + "\"\nversion = \"0.1.0\"\n" }
+	write(t, dir, map[string]string{
+		"Cargo.toml":                  "[workspace]\nmembers = [\"libs/**\", \"apps/app-?\", \"tools/[ab]*\", \"/nonexistent/abs\"]\nexclude = [\"libs/skip\"]\n",
+		"libs/one/Cargo.toml":         pkg("one"),
+		"libs/nested/two/Cargo.toml":  pkg("two"),
+		"libs/skip/Cargo.toml":        pkg("skip"),
+		"libs/skip/deeper/Cargo.toml": pkg("deeper-skipped"),
+		"libs/target/x/Cargo.toml":    pkg("in-target"),
+		"apps/app-1/Cargo.toml":       pkg("app-1"),
+		"apps/app-10/Cargo.toml":      pkg("app-10"),
+		"tools/alpha/Cargo.toml":      pkg("alpha"),
+		"tools/charlie/Cargo.toml":    pkg("charlie"),
+	})
+	ws, err := Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ws.Members {
+		names = append(names, m.Name)
+	}
+	if got := strings.Join(names, " "); got != "app-1 two one alpha" {
+		t.Errorf("members = %s", got)
+	}
+	if len(ws.Errors) != 1 || !strings.Contains(ws.Errors[0].Error(), "nonexistent") {
+		t.Errorf("errors = %v", ws.Errors)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -179,7 +180,10 @@ func (l *loader) findRoot(current string) string {
 
 func excluded(root string, w *WorkspaceTable, dir string) bool {
 	for _, e := range w.Exclude {
-		ex := filepath.Join(root, e)
+		ex := e
+		if !filepath.IsAbs(ex) {
+			ex = filepath.Join(root, e)
+		}
 		if dir == ex || strings.HasPrefix(dir, ex+string(filepath.Separator)) {
 			return true
 		}
@@ -205,7 +209,10 @@ func (l *loader) members(ws *Workspace) {
 		push(ws.Root)
 	}
 	for _, pat := range w.Members {
-		full := filepath.Join(ws.Root, pat)
+		full := pat
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(ws.Root, pat)
+		}
 		if !hasMeta(pat) {
 			if !excluded(ws.Root, w, full) {
 				push(full)
@@ -311,44 +318,62 @@ func (l *loader) member(ws *Workspace, dir string, m *Manifest) (*Member, error)
 	return mem, nil
 }
 
+// glob expands a member pattern component by component, as cargo's glob
+// does: `*`, `?` and `[...]` match within one path component, and `**`
+// matches any number of directories (zero included). Only directories are
+// returned. Every directory whose listing the result depends on is
+// observed, so an entry added later invalidates a cache keyed on them.
 func (l *loader) glob(pattern string) []string {
-	// Observe every directory the pattern walks, so a new entry invalidates.
-	dir := pattern
-	for hasMeta(dir) {
-		dir = filepath.Dir(dir)
+	base := pattern
+	for hasMeta(base) {
+		base = filepath.Dir(base)
 	}
-	l.observeGlobDirs(dir, strings.TrimPrefix(pattern, dir))
-	matches, _ := filepath.Glob(pattern)
-	var out []string
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.IsDir() {
-			out = append(out, m)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// observeGlobDirs reports the directories whose listings a glob depends on:
-// the fixed prefix and each directory matched by a leading part of the
-// pattern that is followed by more components.
-func (l *loader) observeGlobDirs(base, rest string) {
-	l.observe(base, ObservedDir)
-	parts := strings.Split(strings.Trim(rest, string(filepath.Separator)), string(filepath.Separator))
+	rest := strings.Trim(strings.TrimPrefix(pattern, base), string(filepath.Separator))
 	dirs := []string{base}
-	for i := 0; i < len(parts)-1; i++ {
+	for _, part := range strings.Split(rest, string(filepath.Separator)) {
 		var next []string
 		for _, d := range dirs {
-			ms, _ := filepath.Glob(filepath.Join(d, parts[i]))
+			if part == "**" {
+				next = append(next, l.walkDirs(d)...)
+				continue
+			}
+			if !hasMeta(part) {
+				p := filepath.Join(d, part)
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					next = append(next, p)
+				}
+				continue
+			}
+			l.observe(d, ObservedDir)
+			ms, _ := filepath.Glob(filepath.Join(d, part))
 			for _, m := range ms {
 				if fi, err := os.Stat(m); err == nil && fi.IsDir() {
-					l.observe(m, ObservedDir)
 					next = append(next, m)
 				}
 			}
 		}
 		dirs = next
 	}
+	sort.Strings(dirs)
+	return slices.Compact(dirs)
+}
+
+// walkDirs returns dir and every directory below it (not following
+// symbolic links, skipping hidden directories and target/), observing each.
+func (l *loader) walkDirs(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "target") {
+			return filepath.SkipDir
+		}
+		l.observe(p, ObservedDir)
+		out = append(out, p)
+		return nil
+	})
+	return out
 }
 
 func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[") }
