@@ -29,6 +29,9 @@ Prints one line per check (PASS, FAIL or SKIP, with what was seen), or with
 for a bad command line.
 
 Without --cache-dir the PM gets a fresh temporary cache, removed afterwards.
+The PM runs in the workspace: a relative COMMAND path is resolved from the
+current directory, but relative paths in ARGS are the PM's own business and
+resolve from the workspace.
 
 Example:
   symposium-pm check --workspace ./my-crate -- symposium-pm-cargo

@@ -840,7 +840,11 @@ func inexact(v string) string {
 	case strings.Contains(v, "*"):
 		return "has a wildcard"
 	}
-	for _, seg := range strings.FieldsFunc(v, func(r rune) bool { return r == '.' || r == '-' || r == '+' }) {
+	release := v
+	if i := strings.IndexAny(v, "-+"); i >= 0 {
+		release = v[:i] // a pre-release or build label may be "x"
+	}
+	for _, seg := range strings.Split(release, ".") {
 		if seg == "x" || seg == "X" {
 			return "has a wildcard segment"
 		}
