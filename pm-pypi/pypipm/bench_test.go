@@ -59,6 +59,13 @@ func bigWorkspace(b *testing.B) (ws, site string) {
 		os.WriteFile(filepath.Join(di, "METADATA"), []byte(fmt.Sprintf("Metadata-Version: 2.1\nName: pkg_%04d\nVersion: %s\nSummary: package %d\n\nLong description.\n", i, version, i)), 0o644)
 		os.WriteFile(filepath.Join(di, "INSTALLER"), []byte("pip\n"), 0o644)
 		os.WriteFile(filepath.Join(di, "RECORD"), []byte(fmt.Sprintf("pkg_%04d/__init__.py,,\n", i)), 0o644)
+		if i%10 == 0 { // every tenth distribution offers a plugin
+			pkg := filepath.Join(site, fmt.Sprintf("pkg_%04d", i))
+			os.MkdirAll(filepath.Join(pkg, "skills", "s"), 0o755)
+			os.WriteFile(filepath.Join(pkg, "skills", "s", "SKILL.md"), []byte("---\nname: s\ndescription: d\n---\n"), 0o644)
+			os.WriteFile(filepath.Join(pkg, "SYMPOSIUM.toml"), []byte("[[skills]]\nsource.path = \"guidance\"\n"), 0o644)
+			os.WriteFile(filepath.Join(di, "entry_points.txt"), []byte(fmt.Sprintf("[symposium]\nplugin = pkg_%04d\n", i)), 0o644)
+		}
 	}
 	os.WriteFile(filepath.Join(ws, ".venv", "pyvenv.cfg"), []byte("home = /usr/bin\nversion = 3.11.7\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte(py.String()), 0o644)
@@ -148,4 +155,22 @@ func BenchmarkHookPath(b *testing.B) {
 			benchkit.Run(b, ws, bare)
 		}
 	})
+}
+
+// BenchmarkActivePlugins measures active_plugins for the benchDirect
+// dependencies list_deps reports, read from the virtualenv (one in ten
+// offers a plugin through an entry point and a SYMPOSIUM.toml), in process.
+func BenchmarkActivePlugins(b *testing.B) {
+	ws, _ := bigWorkspace(b)
+	cache := b.TempDir()
+	deps, err := newPM(b, ws, cache, nil).ListDeps(context.Background())
+	if err != nil || len(deps) != benchDirect {
+		b.Fatal(len(deps), err)
+	}
+	for b.Loop() {
+		offers, err := newPM(b, ws, cache, nil).ActivePlugins(context.Background(), deps)
+		if err != nil || len(offers) != benchDirect/10 {
+			b.Fatal(len(offers), err)
+		}
+	}
 }

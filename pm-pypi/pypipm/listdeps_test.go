@@ -19,10 +19,14 @@ import (
 // testEnv is an environment that shields tests from the developer's own
 // pip and virtualenv configuration.
 func testEnv(t testing.TB, extra map[string]string) map[string]string {
+	home := os.TempDir() // benchmarks: no temp dir per iteration
+	if _, bench := t.(*testing.B); !bench {
+		home = t.TempDir()
+	}
 	env := map[string]string{
 		"VIRTUAL_ENV": "", "PIP_INDEX_URL": "", "PIP_EXTRA_INDEX_URL": "", "PIP_CONFIG_FILE": os.DevNull,
 		"UV_INDEX_URL": "", "UV_DEFAULT_INDEX": "", "UV_INDEX": "", "UV_EXTRA_INDEX_URL": "",
-		"HOME": t.TempDir(), "HTTP_PROXY": "", "HTTPS_PROXY": "", "http_proxy": "", "https_proxy": "",
+		"HOME": home, "HTTP_PROXY": "", "HTTPS_PROXY": "", "http_proxy": "", "https_proxy": "",
 	}
 	for k, v := range extra {
 		env[k] = v
