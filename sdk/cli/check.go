@@ -139,7 +139,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cf.maxMsg > 0 {
 		opts = append(opts, pmtest.WithMaxMessageSize(cf.maxMsg))
 	}
+	done := progress(stderr, fmt.Sprintf("checking %s (%d checks)", command[0], len(pmtest.Checks())))
 	rep, err := pmtest.Check(ctx, command, opts...)
+	done()
 	if err != nil {
 		fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
 		return ExitUsage
