@@ -189,6 +189,24 @@ ab = "0.2"
 `,
 		"ws/src/lib.rs": "",
 	},
+	"globs": {
+		"ws/Cargo.toml": `[workspace]
+members = ["libs/*", "ext/*/two", "apps/app-?", "tools/[ab]*"]
+exclude = ["libs/skip"]
+`,
+		"ws/libs/one/Cargo.toml":       "[package]\nname = \"one\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\nserde = \"1\"\n",
+		"ws/libs/one/src/lib.rs":       "",
+		"ws/ext/nested/two/Cargo.toml": "[package]\nname = \"two\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\nlog = \"0.4\"\n",
+		"ws/ext/nested/two/src/lib.rs": "",
+		"ws/libs/skip/Cargo.toml":      "[package]\nname = \"skip\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\nmio = \"0.8\"\n",
+		"ws/libs/skip/src/lib.rs":      "",
+		"ws/apps/app-1/Cargo.toml":     "[package]\nname = \"app-1\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\neither = \"1\"\n",
+		"ws/apps/app-1/src/lib.rs":     "",
+		"ws/apps/app-10/Cargo.toml":    "[package]\nname = \"app-10\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n[dependencies]\nwinapi = \"0.3\"\n",
+		"ws/apps/app-10/src/lib.rs":    "",
+		"ws/tools/alpha/Cargo.toml":    "[package]\nname = \"alpha\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\nabc = \"3\"\n",
+		"ws/tools/alpha/src/lib.rs":    "",
+	},
 	"single": {
 		"ws/Cargo.toml": `[package]
 name = "solo"

@@ -98,10 +98,10 @@ func TestLoadWorkspace(t *testing.T) {
 	if got := strings.Join(names, " "); got != "a@2.0.0 inner@0.1.0" {
 		t.Errorf("members = %s", got)
 	}
-	if len(ws.Errors) != 2 {
-		t.Fatalf("errors = %v, want b and missing", ws.Errors)
+	if len(ws.Errors) != 3 {
+		t.Fatalf("errors = %v, want notes, b and missing", ws.Errors)
 	}
-	if e := ws.Errors[0].Error() + ws.Errors[1].Error(); !strings.Contains(e, "crates/b") || !strings.Contains(e, "missing") || !strings.Contains(e, "Cargo.toml:3: invalid TOML") {
+	if e := ws.Errors[0].Error() + ws.Errors[1].Error() + ws.Errors[2].Error(); !strings.Contains(e, "crates/notes") || !strings.Contains(e, "crates/b") || !strings.Contains(e, "missing") || !strings.Contains(e, "Cargo.toml:3: invalid TOML") {
 		t.Errorf("errors = %v", ws.Errors)
 	}
 	a := ws.Members[0]
@@ -212,7 +212,7 @@ func TestGlobs(t *testing.T) {
 	if got := strings.Join(names, " "); got != "app-1 two one alpha" {
 		t.Errorf("members = %s", got)
 	}
-	if len(ws.Errors) != 1 || !strings.Contains(ws.Errors[0].Error(), "nonexistent") {
+	if len(ws.Errors) != 2 || !strings.Contains(ws.Errors[0].Error(), "libs/nested (matched by \"libs/**\") has no Cargo.toml") || !strings.Contains(ws.Errors[1].Error(), "nonexistent") {
 		t.Errorf("errors = %v", ws.Errors)
 	}
 }

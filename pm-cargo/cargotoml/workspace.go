@@ -224,7 +224,10 @@ func (l *loader) members(ws *Workspace) {
 				continue
 			}
 			if !l.exists(filepath.Join(d, "Cargo.toml")) {
-				continue // a glob match that is not a package (cargo skips these too)
+				// cargo refuses the whole workspace here; listing the
+				// other members is more useful.
+				ws.Errors = append(ws.Errors, fmt.Errorf("workspace member %s (matched by %q) has no Cargo.toml; cargo rejects this workspace", rel(ws.Root, d), pat))
+				continue
 			}
 			push(d)
 		}
@@ -330,11 +333,16 @@ func (l *loader) glob(pattern string) []string {
 	}
 	rest := strings.Trim(strings.TrimPrefix(pattern, base), string(filepath.Separator))
 	dirs := []string{base}
-	for _, part := range strings.Split(rest, string(filepath.Separator)) {
+	parts := strings.Split(rest, string(filepath.Separator))
+	for i, part := range parts {
 		var next []string
 		for _, d := range dirs {
 			if part == "**" {
-				next = append(next, l.walkDirs(d)...)
+				below := l.walkDirs(d)
+				if i == len(parts)-1 {
+					below = below[1:] // a trailing ** matches at least one directory
+				}
+				next = append(next, below...)
 				continue
 			}
 			if !hasMeta(part) {
@@ -358,8 +366,10 @@ func (l *loader) glob(pattern string) []string {
 	return slices.Compact(dirs)
 }
 
-// walkDirs returns dir and every directory below it (not following
-// symbolic links, skipping hidden directories and target/), observing each.
+// walkDirs returns dir and every directory below it, observing each. It
+// does not follow symbolic links and, unlike cargo's glob, skips hidden
+// directories and target/ (build output, which changes on every build and
+// would invalidate the cache).
 func (l *loader) walkDirs(dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
