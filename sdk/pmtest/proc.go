@@ -34,7 +34,6 @@ type proc struct {
 	brokenCh chan struct{}
 	sawEOF   bool // the PM's output ended: it is probably exiting
 	nextID   int
-	lines    int // response lines read
 
 	stdout   *os.File // the read end of the PM's stdout
 	stderr   *tail
@@ -174,7 +173,6 @@ func (p *proc) deliver(line []byte, unterminated bool) error {
 	key := framing.IDKey(msg.ID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.lines++
 	if key == "" {
 		if rep.Err == nil {
 			return fmt.Errorf("the PM wrote a result with a null id: %s", quote(line))
