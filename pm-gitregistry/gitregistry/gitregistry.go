@@ -255,8 +255,10 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 }
 
 // snapshotIndex returns the index of a materialized commit: from memory,
-// from the file persisted beside the commit, or built from its tree.
-func (p *PM) snapshotIndex(c *gitcache.Cache, snap gitcache.Snapshot) *index {
+// from the file persisted beside the commit, or built from its tree. A
+// persisted index whose entries are no longer on disk (the cache was partly
+// deleted) makes the commit be materialized again from the local repository.
+func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot) *index {
 	p.mu.Lock()
 	idx := p.indexes[snap.Commit]
 	p.mu.Unlock()
@@ -268,6 +270,17 @@ func (p *PM) snapshotIndex(c *gitcache.Cache, snap gitcache.Snapshot) *index {
 		var got index
 		if json.Unmarshal(b, &got) == nil && got.Format == indexFormat && got.Commit == snap.Commit && got.Entries != nil {
 			idx = &got
+		}
+	}
+	if idx != nil && !idx.present(snap.Dir) {
+		p.log.Warn("cached commit is damaged; materializing it again", "commit", snap.Commit, "dir", snap.Dir)
+		idx = nil
+		if err := c.Discard(ctx, snap.Commit); err != nil {
+			p.log.Warn("cannot remove damaged commit", "commit", snap.Commit, "err", err)
+		}
+		if _, err := c.Commit(ctx, snap.Commit, false); err != nil {
+			p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
+			return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
 		}
 	}
 	if idx == nil {
@@ -317,7 +330,7 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 	if err != nil || !ok {
 		return []protocol.Offer{}, err
 	}
-	idx := p.snapshotIndex(c, snap)
+	idx := p.snapshotIndex(ctx, c, snap)
 	offers := make([]protocol.Offer, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if e.Problem == "" {
@@ -419,7 +432,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	idx := p.snapshotIndex(c, snap)
+	idx := p.snapshotIndex(ctx, c, snap)
 	offers := []protocol.Offer{}
 	for _, e := range idx.match(id.Name) {
 		if e.Problem != "" {
@@ -444,7 +457,7 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	if err != nil {
 		return protocol.FetchResult{}, err
 	}
-	idx := p.snapshotIndex(c, snap)
+	idx := p.snapshotIndex(ctx, c, snap)
 	m := idx.match(id.Name)
 	if len(m) == 0 {
 		return protocol.FetchResult{}, protocol.ErrNotFound(id, "%s: registry %s has no entry or plugin %q at commit %s", id, p.cfg.Name, id.Name, snap.Commit)
@@ -466,7 +479,7 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 	}
 	q := strings.ToLower(strings.TrimSpace(query))
 	hits := []protocol.SearchHit{}
-	for _, e := range p.snapshotIndex(c, snap).Entries {
+	for _, e := range p.snapshotIndex(ctx, c, snap).Entries {
 		if e.Problem != "" {
 			continue
 		}

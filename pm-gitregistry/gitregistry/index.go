@@ -199,6 +199,21 @@ func (idx *index) report(log *slog.Logger) {
 	}
 }
 
+// present reports whether every entry's manifest or SKILL.md is still on
+// disk below dir.
+func (idx *index) present(dir string) bool {
+	for _, e := range idx.Entries {
+		file := manifest.ManifestFile
+		if e.Kind == "skill" {
+			file = manifest.SkillFile
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(e.Path), file)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // match reports the entries a request names: the entry at that path, or
 // else every entry whose plugin is so named.
 func (idx *index) match(name string) []entry {

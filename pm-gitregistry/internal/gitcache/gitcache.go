@@ -404,6 +404,28 @@ func (c *Cache) Current(ctx context.Context) (Snapshot, error) {
 	return c.Commit(ctx, st.Commit, false)
 }
 
+// Discard removes a commit's directory and sidecars, for example when they
+// were found damaged; a later Current or Commit materializes it again.
+func (c *Cache) Discard(ctx context.Context, commit string) error {
+	if !IsCommitID(commit) {
+		return fmt.Errorf("%q is not a full commit id", commit)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	unlock, err := c.updateLock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	side, _ := filepath.Glob(filepath.Join(c.commitsDir, commit+".*"))
+	for _, p := range append(side, filepath.Join(c.commitsDir, commit)) {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("remove %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // commitDir returns the directory of an already materialized commit.
 func (c *Cache) commitDir(commit string) (string, bool) {
 	dir := filepath.Join(c.commitsDir, commit)
