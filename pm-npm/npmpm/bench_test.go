@@ -221,3 +221,19 @@ func BenchmarkFetchNone(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListDepsCachedInProcess measures a list_deps cache hit without
+// process start-up.
+func BenchmarkListDepsCachedInProcess(b *testing.B) {
+	ws := b.TempDir()
+	genBenchProject(b, ws)
+	p, _ := newPM(b, ws, nil)
+	if _, err := p.ListDeps(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := p.ListDeps(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
