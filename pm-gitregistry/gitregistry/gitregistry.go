@@ -470,7 +470,8 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 }
 
 // Search matches query, case-insensitively, against entry paths, plugin
-// names and skill descriptions of the registry as last updated. It never
+// names and skill descriptions (a bare skill's, and those of the skills in
+// a plugin's local skill groups) of the registry as last updated. It never
 // touches the network; an empty query matches everything.
 func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, error) {
 	c, snap, ok, err := p.current(ctx)
@@ -483,11 +484,23 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 		if e.Problem != "" {
 			continue
 		}
-		if strings.Contains(strings.ToLower(e.Path), q) || strings.Contains(strings.ToLower(e.Name), q) ||
-			strings.Contains(strings.ToLower(e.Description), q) {
+		desc, ok := e.Description, false
+		switch {
+		case strings.Contains(strings.ToLower(e.Path), q), strings.Contains(strings.ToLower(e.Name), q),
+			strings.Contains(strings.ToLower(e.Description), q):
+			ok = true
+		default:
+			for _, d := range e.Skills {
+				if strings.Contains(strings.ToLower(d), q) {
+					desc, ok = d, true
+					break
+				}
+			}
+		}
+		if ok {
 			hits = append(hits, protocol.SearchHit{
 				ID:          protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
-				Description: e.Description,
+				Description: desc,
 			})
 		}
 	}

@@ -236,6 +236,7 @@ func TestSearch(t *testing.T) {
 		{"React-Tools", []string{"group/web/react"}},                // plugin name
 		{"small, focused", []string{"standalone/git-hygiene"}},      // skill description
 		{"pep 8", []string{"python"}},
+		{"BORROWING", []string{"rust"}}, // a skill inside a plugin's group
 		{"python-STYLE", []string{"python"}},
 		{"no such thing", nil},
 		{"broken", nil}, // entries that do not load are not found

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -18,7 +19,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 2
+const indexFormat = 3
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
@@ -45,6 +46,9 @@ type entry struct {
 	Name string `json:"name,omitempty"`
 	// Description is a bare skill's description.
 	Description string `json:"description,omitempty"`
+	// Skills are the descriptions of the skills a plugin's local skill
+	// groups hold, for search.
+	Skills []string `json:"skills,omitempty"`
 	// Manifest is the raw manifest in wire form; nil when Problem is set.
 	Manifest json.RawMessage `json:"manifest,omitempty"`
 	// Problem says why the entry is not offered, or is empty.
@@ -87,6 +91,8 @@ func loadEntry(root string, e manifest.Entry) entry {
 			ent.Problem = fmt.Sprintf("%s: %v", manifest.ManifestFile, err)
 		} else if note != nil {
 			ent.Note = fmt.Sprintf("%s: %v", manifest.ManifestFile, note)
+		} else if m, err := manifest.DecodeTOML(data); err == nil {
+			ent.Skills = groupSkills(root, dir, m)
 		}
 	case manifest.EntrySkill:
 		ent.Kind = "skill"
@@ -167,6 +173,38 @@ func jsonable(v any) any {
 		return x.Format(time.RFC3339Nano)
 	}
 	return v
+}
+
+// maxGroupSkills bounds the skills read from one plugin's groups for search.
+const maxGroupSkills = 256
+
+// groupSkills returns the descriptions of the SKILL.md files below the
+// plugin's local skill groups (source.path), staying inside root.
+func groupSkills(root, dir string, m *manifest.Manifest) []string {
+	var out []string
+	for _, g := range m.Skills {
+		if g.Source == nil || g.Source.Path == "" || filepath.IsAbs(g.Source.Path) {
+			continue
+		}
+		gdir := filepath.Join(dir, filepath.FromSlash(g.Source.Path))
+		if rel, err := filepath.Rel(root, gdir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		filepath.WalkDir(gdir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || len(out) >= maxGroupSkills {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() && d.Name() == manifest.SkillFile {
+				if data, err := readCapped(p); err == nil {
+					if sk, err := manifest.ParseSkillMD(data, false); err == nil && sk.Description != "" {
+						out = append(out, sk.Description)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return out
 }
 
 func readCapped(p string) ([]byte, error) {
