@@ -54,6 +54,7 @@ type Project struct {
 // NotFoundError reports a project no configured index has.
 type NotFoundError struct{ Name string }
 
+// Error names the project.
 func (e *NotFoundError) Error() string { return fmt.Sprintf("no index has a project named %q", e.Name) }
 
 // RegistryError reports an index or network failure.
@@ -64,6 +65,7 @@ type RegistryError struct {
 	Err    error
 }
 
+// Error names the (redacted) URL and the status or cause.
 func (e *RegistryError) Error() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("%s: HTTP %d", e.URL, e.Status)
@@ -71,6 +73,7 @@ func (e *RegistryError) Error() string {
 	return fmt.Sprintf("%s: %v", e.URL, e.Err)
 }
 
+// Unwrap returns the network cause, if any.
 func (e *RegistryError) Unwrap() error { return e.Err }
 
 // Client reads one primary index and any extra ones.

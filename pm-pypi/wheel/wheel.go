@@ -48,6 +48,7 @@ type ContentError struct {
 	Detail  string
 }
 
+// Error describes the problem, naming the archive.
 func (e *ContentError) Error() string { return e.Archive + ": " + e.Detail }
 
 func contentErr(archive, format string, args ...any) error {
