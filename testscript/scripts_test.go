@@ -1,7 +1,12 @@
 package testscript
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,6 +29,17 @@ func TestMain(m *testing.M) {
 		"symposium-pm-npm":         func() { pmserver.Main(npmpm.New(), pmserver.WithVersion(npmpm.Version)) },
 		"symposium-pm-pypi":        pypipm.Main,
 		"symposium-pm-gitregistry": gitregistry.Main,
+		// The Node.js PM of examples/pm-node, run by node from this checkout.
+		"symposium-pm-node": func() {
+			_, file, _, _ := runtime.Caller(0)
+			script := filepath.Join(filepath.Dir(file), "..", "examples", "pm-node", "bin", "symposium-pm-node.js")
+			node, err := exec.LookPath("node")
+			if err == nil {
+				err = syscall.Exec(node, append([]string{node, script}, os.Args[1:]...), os.Environ())
+			}
+			fmt.Fprintf(os.Stderr, "symposium-pm-node: running %s: %v\n", script, err)
+			os.Exit(1)
+		},
 	}))
 }
 

@@ -327,7 +327,8 @@ function main() {
     try {
       msg = JSON.parse(line);
     } catch (err) {
-      out.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: E.parse, message: `parse error: ${err.message}` } }) + '\n');
+      log(`parse error: ${err.message}`);
+      out.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: E.parse, message: 'parse error: the line is not valid JSON' } }) + '\n');
       return;
     }
     const res = server.handle(msg);
