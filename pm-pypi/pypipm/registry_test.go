@@ -66,6 +66,7 @@ func demoPackages() []fakeindex.Package {
 		{Name: "tampered", Version: "1.0", WrongHash: true, Files: map[string]string{"tampered/x": ""}},
 		{Name: "escaper", Version: "1.0", Raw: evil("escaper"), Filename: "escaper-1.0-py3-none-any.whl"},
 		{Name: "bomb", Version: "1.0", Raw: bomb(), Filename: "bomb-1.0-py3-none-any.whl"},
+		{Name: "cutoff", Version: "1.0", Truncate: true, Files: map[string]string{"cutoff/data.txt": strings.Repeat("cutoff ", 20000)}},
 	}
 }
 
@@ -177,7 +178,11 @@ func TestFetchBadContent(t *testing.T) {
 		}
 	}
 	// Nothing was cached for any of them, and nothing escaped.
-	for _, name := range []string{"tampered", "escaper", "bomb"} {
+	// A download cut halfway is a registry failure, retryable.
+	if _, err := p.Fetch(ctx, id("cutoff", "*"), protocol.UpdateCheck); code(err) != protocol.CodeRegistry {
+		t.Errorf("cut download: %v", err)
+	}
+	for _, name := range []string{"tampered", "escaper", "bomb", "cutoff"} {
 		if ents, _ := os.ReadDir(filepath.Join(cache, "pypi", "dist", name)); len(ents) != 0 {
 			t.Errorf("%s left %d cache entries", name, len(ents))
 		}

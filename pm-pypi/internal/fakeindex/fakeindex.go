@@ -52,6 +52,9 @@ type Package struct {
 	WrongHash bool
 	// RequiresPython is advertised as data-requires-python.
 	RequiresPython string
+	// Truncate makes downloads of the file stop halfway (the connection is
+	// dropped after half the advertised bytes).
+	Truncate bool
 }
 
 // Index is a running fake index.
@@ -75,6 +78,7 @@ type Index struct {
 }
 
 type file struct {
+	truncate                          bool
 	name, sha, yanked, requiresPython string
 	hasMeta                           bool
 	metaSHA                           string
@@ -123,7 +127,7 @@ func (ix *Index) Add(p Package) {
 		metaText = metadata(p)
 	}
 	sum := sha256.Sum256(data)
-	f := file{name: fname, sha: hex.EncodeToString(sum[:]), yanked: p.Yanked, requiresPython: p.RequiresPython}
+	f := file{name: fname, sha: hex.EncodeToString(sum[:]), yanked: p.Yanked, requiresPython: p.RequiresPython, truncate: p.Truncate}
 	if p.WrongHash {
 		f.sha = strings.Repeat("0", 64)
 	}
@@ -139,6 +143,18 @@ func (ix *Index) Add(p Package) {
 	if metaText != nil {
 		ix.meta[fname] = metaText
 	}
+}
+
+// truncated reports whether downloads of filename are cut; ix.mu is held.
+func (ix *Index) truncated(filename string) bool {
+	for _, fs := range ix.files {
+		for _, f := range fs {
+			if f.name == filename {
+				return f.truncate
+			}
+		}
+	}
+	return false
 }
 
 func metadata(p Package) []byte {
@@ -335,6 +351,11 @@ func (ix *Index) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
+		if ix.truncated(name) {
+			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+			w.Write(data[:len(data)/2])
+			panic(http.ErrAbortHandler) // drop the connection mid-body
+		}
 		w.Write(data)
 	default:
 		http.NotFound(w, r)
