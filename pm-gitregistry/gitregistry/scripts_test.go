@@ -11,12 +11,14 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
+	"github.com/symposium-dev/symposium-pm/sdk/cli"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
 		"symposium-pm-gitregistry": gitregistry.Main,
+		"symposium-pm":             func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	}))
 }
 
@@ -25,6 +27,7 @@ func TestMain(m *testing.M) {
 //
 //	commit DIR       git init (once), add everything and commit in DIR; sets $COMMIT
 //	gitserve         serve $WORK over git smart HTTP (git http-backend); sets $GITURL
+//	expand FILE...   replace $VAR and ${VAR} in files with the script's environment
 func TestScripts(t *testing.T) {
 	gittest.NeedGit(t)
 	testscript.Run(t, testscript.Params{
@@ -61,6 +64,14 @@ func TestScripts(t *testing.T) {
 				git("add", "-A")
 				git("commit", "-q", "--allow-empty", "-m", "registry")
 				ts.Setenv("COMMIT", git("rev-parse", "HEAD"))
+			},
+			"expand": func(ts *testscript.TestScript, neg bool, args []string) {
+				for _, f := range args {
+					p := ts.MkAbs(f)
+					b, err := os.ReadFile(p)
+					ts.Check(err)
+					ts.Check(os.WriteFile(p, []byte(os.Expand(string(b), ts.Getenv)), 0o644))
+				}
 			},
 			"gitserve": func(ts *testscript.TestScript, neg bool, args []string) {
 				srv := gittest.Serve(scriptTB{ts: ts}, ts.Getenv("WORK"))
