@@ -67,17 +67,29 @@ func installCargo(ctx context.Context, dir string, s Source, opts Options) (Rece
 }
 
 // cargoInstalledVersion reads the installed package's version from
-// .crates2.json, whose keys are "<name> <version> (<source>)".
+// cargo's install record, root/.crates2.json.
 func cargoInstalledVersion(root, crate string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(root, ".crates2.json"))
+	file := filepath.Join(root, ".crates2.json")
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("reading cargo's install record: %w", err)
 	}
+	v, err := parseCrates2(data, crate)
+	if err != nil {
+		return "", fmt.Errorf("cargo's install record %s: %w", file, err)
+	}
+	return v, nil
+}
+
+// parseCrates2 finds the version of crate (any, when crate is empty or the
+// record holds one package) in a .crates2.json, whose "installs" keys are
+// "<name> <version> (<source>)".
+func parseCrates2(data []byte, crate string) (string, error) {
 	var rec struct {
 		Installs map[string]json.RawMessage `json:"installs"`
 	}
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return "", fmt.Errorf("cargo's install record %s: %w", filepath.Join(root, ".crates2.json"), err)
+		return "", err
 	}
 	for key := range rec.Installs {
 		f := strings.Fields(key)
@@ -85,5 +97,5 @@ func cargoInstalledVersion(root, crate string) (string, error) {
 			return f[1], nil
 		}
 	}
-	return "", fmt.Errorf("cargo's install record names no package %q", crate)
+	return "", fmt.Errorf("no package %q installed", crate)
 }
