@@ -16,15 +16,15 @@ import (
 
 // installTools installs the package managers named by alias → spec (such
 // as "pnpm9" → "pnpm@9") from the npm registry into one temporary prefix and
-// returns alias → the JavaScript file of its "bin" entry, or skips the test.
+// returns alias → the JavaScript file of its "pnpm" or "yarn" bin, or skips
+// the test.
 func installTools(t *testing.T, tools map[string]string) map[string]string {
 	t.Helper()
 	needNPM(t)
 	dir := t.TempDir()
 	args := []string{"install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", dir}
 	for alias, spec := range tools {
-		name, ver, _ := strings.Cut(spec, "@")
-		args = append(args, alias+"@npm:"+name+"@"+ver)
+		args = append(args, alias+"@npm:"+spec)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -48,15 +48,21 @@ func installTools(t *testing.T, tools map[string]string) map[string]string {
 		if json.Unmarshal(m.Bin, &bins) != nil {
 			t.Fatalf("%s: unexpected bin field %s", spec, m.Bin)
 		}
-		name, _, _ := strings.Cut(spec, "@")
-		out[alias] = filepath.Join(pkgDir, bins[name])
+		bin, ok := bins["pnpm"]
+		if !ok {
+			bin, ok = bins["yarn"]
+		}
+		if !ok {
+			t.Fatalf("%s: no pnpm or yarn bin in %s", spec, m.Bin)
+		}
+		out[alias] = filepath.Join(pkgDir, bin)
 	}
 	return out
 }
 
 // runTool runs a package manager binary in dir against reg, isolated like
 // runNPM.
-func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, args ...string) {
+func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, env []string, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -69,13 +75,16 @@ func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, args ...
 	cmd.Path, cmd.Args[0] = node, node
 	cmd.Env = append(cmd.Env, "npm_config_store_dir="+filepath.Join(scratch, "store"),
 		"YARN_CACHE_FOLDER="+filepath.Join(scratch, "yarn-cache"), "CI=true", "COREPACK_ENABLE_STRICT=0")
+	for _, kv := range env {
+		cmd.Env = append(cmd.Env, strings.ReplaceAll(kv, "$REGISTRY", reg.URL()))
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, out)
 	}
 }
 
 // TestListDepsPnpmYarnAgainstNPMLs locks the same projects with real pnpm
-// 9 (lockfile 9.0) and yarn 1 — plus pnpm 8 and 7 (lockfile 6.0 and 5.4)
+// 9 (lockfile 9.0), yarn 1 and yarn 4 (berry) — plus pnpm 8 and 7 (lockfile 6.0 and 5.4)
 // with SYMPOSIUM_NPM_ALL_TOOLS=1 — and checks that
 // list_deps from each lockfile alone equals npm ls on npm's own lockfile.
 func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
@@ -98,14 +107,21 @@ func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
 	type tool struct {
 		alias, spec, lock string
 		args              []string
-		header            string // what the lockfile must say about its format
+		header            string   // what the lockfile must say about its format
+		env               []string // extra environment ($REGISTRY is replaced)
 	}
 	pnpmArgs := []string{"install", "--lockfile-only"}
 	yarnArgs := []string{"install", "--ignore-scripts", "--non-interactive", "--no-progress"}
-	tools := []tool{{"pnpm9", "pnpm@9", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: '9.0'"}, {"yarn1", "yarn@1", "yarn.lock", yarnArgs, "# yarn lockfile v1"}}
+	berryEnv := []string{"YARN_NPM_REGISTRY_SERVER=$REGISTRY", "YARN_UNSAFE_HTTP_WHITELIST=127.0.0.1",
+		"YARN_ENABLE_IMMUTABLE_INSTALLS=false", "YARN_ENABLE_TELEMETRY=0", "YARN_ENABLE_GLOBAL_CACHE=false"}
+	tools := []tool{
+		{"pnpm9", "pnpm@9", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: '9.0'", nil},
+		{"yarn1", "yarn@1", "yarn.lock", yarnArgs, "# yarn lockfile v1", nil},
+		{"berry4", "@yarnpkg/cli-dist@4", "yarn.lock", []string{"install", "--mode=update-lockfile"}, "__metadata:", berryEnv},
+	}
 	if os.Getenv("SYMPOSIUM_NPM_ALL_TOOLS") != "" {
 		// Older pnpm writes the 6.0 and 5.4 formats; slow, so opt-in.
-		tools = append(tools, tool{"pnpm8", "pnpm@8", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: '6.0'"}, tool{"pnpm7", "pnpm@7", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: 5.4"})
+		tools = append(tools, tool{"pnpm8", "pnpm@8", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: '6.0'", nil}, tool{"pnpm7", "pnpm@7", "pnpm-lock.yaml", pnpmArgs, "lockfileVersion: 5.4", nil})
 	}
 	specs := map[string]string{}
 	for _, tl := range tools {
@@ -122,7 +138,10 @@ func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
 				bin := bins[tool.alias]
 				dir := t.TempDir()
 				writeFiles(t, dir, files)
-				runTool(t, reg, dir, bin, tool.args...)
+				if tool.alias == "berry4" {
+					writeFiles(t, dir, map[string]string{"yarn.lock": ""}) // marks the project root
+				}
+				runTool(t, reg, dir, bin, tool.env, tool.args...)
 				os.RemoveAll(filepath.Join(dir, "node_modules")) // the lockfile alone must answer
 				lock, err := os.ReadFile(filepath.Join(dir, tool.lock))
 				if err != nil {
