@@ -157,7 +157,10 @@ type candidate struct {
 // pick chooses the version and file for req among a project's files:
 // PEP 440 selection (pre-releases only when named or nothing else
 // matches), yanked files only for an exact pin, wheels before sdists.
-func pick(name, req string, files []simpleapi.File) (candidate, bool, error) {
+//
+// pyver is the target Python's version (the project virtualenv's), or "":
+// files whose Requires-Python excludes it are skipped, as pip does.
+func pick(name, req, pyver string, files []simpleapi.File) (candidate, bool, error) {
 	pin, exact := exactPin(req)
 	byVersion := map[string][]candidate{}
 	var all []string
@@ -181,6 +184,12 @@ func pick(name, req string, files []simpleapi.File) (candidate, bool, error) {
 		if f.Yanked && !(exact && cv == pin) {
 			continue
 		}
+		if pyver != "" && f.RequiresPython != "" {
+			ok, err := versions.FilterPEP440(f.RequiresPython, []string{pyver}, true)
+			if err == nil && len(ok) == 0 {
+				continue
+			}
+		}
 		if _, ok := byVersion[cv]; !ok {
 			all = append(all, cv)
 		}
@@ -203,7 +212,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if err != nil {
 		return installed{}, p.indexError(id, err)
 	}
-	c, ok, err := pick(name, req, proj.Files)
+	c, ok, err := pick(name, req, p.pythonVersion(), proj.Files)
 	if err != nil {
 		return installed{}, protocol.ErrForeignID(id, "%s: bad version requirement: %v", id, err)
 	}

@@ -105,6 +105,16 @@ func (p *PM) environment() *venv.Env {
 	return p.venv
 }
 
+// pythonVersion returns the project virtualenv's Python version (from its
+// pyvenv.cfg), or "" when there is none.
+func (p *PM) pythonVersion() string {
+	env := p.environment()
+	if env == nil {
+		return ""
+	}
+	return venv.PythonVersion(env.Root)
+}
+
 // checkID validates an id for this PM and returns its normalized name and
 // its version requirement as a PEP 440 specifier set ("" for any).
 func checkID(id protocol.PackageID) (name, req string, err error) {

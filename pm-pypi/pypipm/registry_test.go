@@ -66,6 +66,8 @@ func demoPackages() []fakeindex.Package {
 		{Name: "tampered", Version: "1.0", WrongHash: true, Files: map[string]string{"tampered/x": ""}},
 		{Name: "escaper", Version: "1.0", Raw: evil("escaper"), Filename: "escaper-1.0-py3-none-any.whl"},
 		{Name: "bomb", Version: "1.0", Raw: bomb(), Filename: "bomb-1.0-py3-none-any.whl"},
+		{Name: "pyreq", Version: "1.0", Files: map[string]string{"pyreq/x": ""}},
+		{Name: "pyreq", Version: "2.0", RequiresPython: ">=3.99", Files: map[string]string{"pyreq/x": ""}},
 		{Name: "cutoff", Version: "1.0", Truncate: true, Files: map[string]string{"cutoff/data.txt": strings.Repeat("cutoff ", 20000)}},
 	}
 }
@@ -262,5 +264,23 @@ func TestSearchAndRefresh(t *testing.T) {
 	}
 	if hits, err := p.Search(ctx, "zzz"); err != nil || len(hits) != 0 {
 		t.Errorf("no match: %+v %v", hits, err)
+	}
+}
+
+// TestRequiresPython: with a virtualenv, files whose Requires-Python
+// excludes its interpreter are skipped; without one, nothing is.
+func TestRequiresPython(t *testing.T) {
+	ix := demoIndex(t)
+	ws := t.TempDir()
+	site := filepath.Join(ws, ".venv", "lib", "python3.11", "site-packages")
+	os.MkdirAll(site, 0o755)
+	os.WriteFile(filepath.Join(ws, ".venv", "pyvenv.cfg"), []byte("home = /usr/bin\nversion = 3.11.7\n"), 0o644)
+	p := newPM(t, ws, t.TempDir(), map[string]string{"PIP_INDEX_URL": ix.URL})
+	if res, err := p.Fetch(context.Background(), id("pyreq", "*"), protocol.UpdateCheck); err != nil || res.ID.Version != "1.0" {
+		t.Errorf("with Python 3.11: %v %v", res, err)
+	}
+	p = newPM(t, t.TempDir(), t.TempDir(), map[string]string{"PIP_INDEX_URL": ix.URL})
+	if res, err := p.Fetch(context.Background(), id("pyreq", "*"), protocol.UpdateCheck); err != nil || res.ID.Version != "2.0" {
+		t.Errorf("without a virtualenv: %v %v", res, err)
 	}
 }

@@ -161,7 +161,7 @@ func (p *PM) describe(ctx context.Context, name string) (*protocol.SearchHit, er
 		}
 		return nil, err
 	}
-	c, ok, _ := pick(name, "", proj.Files)
+	c, ok, _ := pick(name, "", p.pythonVersion(), proj.Files)
 	if !ok {
 		return nil, nil
 	}

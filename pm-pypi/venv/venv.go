@@ -91,6 +91,35 @@ func Open(dir string) *Env {
 	return &Env{Root: dir, SitePackages: out}
 }
 
+// PythonVersion reads the interpreter version from <root>/pyvenv.cfg
+// ("version = 3.11.7" as venv writes it, "version_info = 3.11.7.final.0"
+// as virtualenv does), or returns "".
+func PythonVersion(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "pyvenv.cfg"))
+	if err != nil {
+		return ""
+	}
+	found := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "version", "version_info":
+			parts := strings.Split(v, ".")
+			if len(parts) > 3 {
+				parts = parts[:3]
+			}
+			if found == "" || k == "version" {
+				found = strings.Join(parts, ".")
+			}
+		}
+	}
+	return found
+}
+
 // Dist is one installed distribution.
 type Dist struct {
 	// Name is the PEP 503 normalized name, Version the installed version.

@@ -53,3 +53,21 @@ func TestFindAndLookup(t *testing.T) {
 		t.Error("found a virtualenv where there is none")
 	}
 }
+
+func TestPythonVersion(t *testing.T) {
+	for body, want := range map[string]string{
+		"home = /usr/bin\nversion = 3.11.7\n":                     "3.11.7",
+		"home = /usr/bin\nversion_info = 3.12.1.final.0\n":        "3.12.1",
+		"version_info = 3.12.1.final.0\nversion = 3.12.1\n":       "3.12.1",
+		"home = /usr/bin\ninclude-system-site-packages = false\n": "",
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "pyvenv.cfg"), []byte(body), 0o644)
+		if got := PythonVersion(dir); got != want {
+			t.Errorf("%q: got %q, want %q", body, got, want)
+		}
+	}
+	if PythonVersion(t.TempDir()) != "" {
+		t.Error("no pyvenv.cfg")
+	}
+}
