@@ -104,12 +104,12 @@ func TestConformanceFixtureModes(t *testing.T) {
 		{mode: "malformed", fail: map[string]string{
 			"method/list_deps": `^the PM wrote a line that is not a JSON-RPC message on stdout: "\{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":\[`,
 			"malformed-line":   `^the PM wrote a line that is not a JSON-RPC message on stdout: .*; a malformed line must get error -32700`}},
-		{mode: "hang", opts: []pmtest.Option{pmtest.WithTimeout(time.Second)}, only: true, fail: map[string]string{
+		{mode: "hang", opts: []pmtest.Option{pmtest.WithInitializeTimeout(time.Second)}, only: true, fail: map[string]string{
 			"handshake": `^initialize with protocol version 1: no answer to initialize within 1s \(last stderr: fixture: mode hang: reading requests and never answering\)$`}},
-		{mode: "slow=3s", opts: []pmtest.Option{pmtest.WithTimeout(300 * time.Millisecond), pmtest.WithRun(regexp.MustCompile(`^(method/list_deps|concurrency)$`))},
+		{mode: "slow=3s", opts: []pmtest.Option{pmtest.WithTimeout(500 * time.Millisecond), pmtest.WithRun(regexp.MustCompile(`^(method/list_deps|concurrency)$`))},
 			only: true, fail: map[string]string{
-				"method/list_deps": `^no answer to list_deps within 300ms$`,
-				"concurrency":      `^32 requests in flight: list_deps with id 1000: no answer to list_deps within 300ms$`}},
+				"method/list_deps": `^no answer to list_deps within 500ms$`,
+				"concurrency":      `^32 requests in flight: list_deps with id 1000: no answer to list_deps within 500ms$`}},
 		{mode: "crash-mid-request", fail: map[string]string{
 			"method/list_deps": `^the PM's output ended in the middle of a message: "\{.*"; the PM exited \(exit status 2\) \(last stderr: .*simulated crash in the middle of a response\)$`}},
 		{mode: "bad-version", only: true, fail: map[string]string{

@@ -134,7 +134,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts = append(opts, pmtest.WithEnv(k, v))
 	}
 	if cf.timeout > 0 {
-		opts = append(opts, pmtest.WithTimeout(cf.timeout), pmtest.WithSlowTimeout(cf.timeout))
+		opts = append(opts, pmtest.WithInitializeTimeout(cf.timeout), pmtest.WithTimeout(cf.timeout), pmtest.WithSlowTimeout(cf.timeout))
 	}
 	if cf.maxMsg > 0 {
 		opts = append(opts, pmtest.WithMaxMessageSize(cf.maxMsg))

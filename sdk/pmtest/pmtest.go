@@ -125,6 +125,7 @@ type config struct {
 	processEnv  []string
 	fetchIDs    []protocol.PackageID
 	fetchUpdate protocol.UpdateLevel
+	initTimeout time.Duration
 	timeout     time.Duration
 	slowTimeout time.Duration
 	grace       time.Duration
@@ -170,8 +171,11 @@ func WithFetchUpdate(u protocol.UpdateLevel) Option {
 	return func(c *config) { c.fetchUpdate = u }
 }
 
-// WithTimeout bounds the handshake and each quick request: list_deps,
-// active_plugins, workspace and the error cases (default 10s).
+// WithInitializeTimeout bounds each initialize request (default 10s).
+func WithInitializeTimeout(d time.Duration) Option { return func(c *config) { c.initTimeout = d } }
+
+// WithTimeout bounds each quick request: list_deps, active_plugins,
+// workspace and the error cases (default 10s).
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithSlowTimeout bounds each request that may reach a registry: fetch,
@@ -201,6 +205,8 @@ func WithRun(re *regexp.Regexp) Option { return func(c *config) { c.run = re } }
 
 func (c *config) timeoutFor(method string) time.Duration {
 	switch method {
+	case protocol.MethodInitialize:
+		return c.initTimeout
 	case protocol.MethodFetch, protocol.MethodLoadPlugin, protocol.MethodSearch, protocol.MethodRefresh:
 		return c.slowTimeout
 	}
@@ -211,6 +217,7 @@ func newConfig(command []string, opts []Option) (*config, func(), error) {
 	c := &config{
 		command:     command,
 		fetchUpdate: protocol.UpdateNone,
+		initTimeout: 10 * time.Second,
 		timeout:     10 * time.Second,
 		slowTimeout: 60 * time.Second,
 		grace:       5 * time.Second,

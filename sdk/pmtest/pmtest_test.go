@@ -98,6 +98,8 @@ func TestViolations(t *testing.T) {
 			"malformed-line": `the PM exited \(exit status 2\) without answering the malformed line "this line is not JSON"; a malformed line must get error -32700`}},
 		{"foreign-accepted", map[string]string{
 			"foreign-id": `must be refused with error -32015 .*: load_plugin of not-raw:pmtest@\* answered result "\[\]"; fetch of not-raw:pmtest@\* answered error -32011`}},
+		{"internal-unknown", map[string]string{
+			"unknown-package": `^fetch of raw:pmtest-no-such-package@\*, a package it does not have, with update "none" answered error -32603 \(internal error\): lookup of raw:pmtest-no-such-package@\* exploded; want error -32010 \(not found\) or -32011 \(offline\)$`}},
 		{"network", map[string]string{
 			"no-network": `with update "none" the PM connected to the network 1 times \(through the proxy set in ALL_PROXY, .*\): CONNECT registry.example:443 HTTP/1.1`}},
 		{"no-drain", map[string]string{

@@ -207,6 +207,9 @@ func (r *raw) dispatch(method string, params json.RawMessage) (any, *protocol.Er
 			return nil, e
 		}
 		if p.ID.Name != "alpha" {
+			if r.mode == "internal-unknown" && p.ID.Name != "beta" {
+				return nil, protocol.NewError(protocol.CodeInternalError, nil, "lookup of %s exploded", p.ID)
+			}
 			return nil, protocol.ErrOffline(p.ID)
 		}
 		root := r.offer().Root

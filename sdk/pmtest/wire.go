@@ -220,6 +220,46 @@ func (s *suite) foreignID(ctx context.Context) {
 	s.pass(name, "ids of pm %q and ids without a name got %d", other, protocol.CodeForeignID)
 }
 
+// unknownPackage checks the answers for a package the PM does not have:
+// load_plugin finds nothing (zero offers, or not found; a registry failure is
+// accepted since load_plugin may ask the registry), and fetch with update
+// "none" is not found or offline, never a success or an internal error.
+func (s *suite) unknownPackage(ctx context.Context) {
+	const name = "unknown-package"
+	p, err := s.session(ctx, nil, nil)
+	if err != nil {
+		s.fail(name, "%v", err)
+		return
+	}
+	defer p.kill()
+	id := s.probeID()
+	r, err := p.call(ctx, protocol.MethodFetch, protocol.FetchParams{ID: id, Update: protocol.UpdateNone})
+	if err != nil {
+		s.fail(name, "fetch %s: %v", id, err)
+		return
+	}
+	if r.Err == nil || (r.Err.Code != protocol.CodeNotFound && r.Err.Code != protocol.CodeOffline) {
+		s.fail(name, `fetch of %s, a package it does not have, with update "none" answered %s; want error %d (%s) or %d (%s)`,
+			id, answer(r), protocol.CodeNotFound, protocol.CodeNotFound, protocol.CodeOffline, protocol.CodeOffline)
+		return
+	}
+	fetchCode := r.Err.Code
+	r, err = p.call(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id})
+	if err != nil {
+		s.fail(name, "load_plugin %s: %v", id, err)
+		return
+	}
+	switch {
+	case r.Err != nil && (r.Err.Code == protocol.CodeNotFound || r.Err.Code == protocol.CodeOffline || r.Err.Code == protocol.CodeRegistry):
+	case r.Err == nil && jsonEqual(r.Result, json.RawMessage(`[]`)):
+	default:
+		s.fail(name, "load_plugin of %s, a package it does not have, answered %s; want [] or error %d (%s)",
+			id, answer(r), protocol.CodeNotFound, protocol.CodeNotFound)
+		return
+	}
+	s.pass(name, "fetch of a package it does not have got %d; load_plugin got %s", fetchCode, answer(r))
+}
+
 func (s *suite) noNetwork(ctx context.Context) {
 	const name = "no-network"
 	w, err := newNetwatch()
