@@ -87,6 +87,7 @@ func checkName(archive, name string) (string, error) {
 
 // member is one regular file or directory to write.
 type member struct {
+	exec bool // keep the owner's execute bit (scripts)
 	name string
 	dir  bool
 	size int64
@@ -144,7 +145,7 @@ func ExtractWheel(ctx context.Context, src, dest string, lim Limits) (*Info, err
 		if top, rest, ok := strings.Cut(name, "/"); ok && rest == "METADATA" && strings.HasSuffix(top, ".dist-info") {
 			distInfos[top] = true
 		}
-		members = append(members, member{name: name, size: size, open: f.Open})
+		members = append(members, member{name: name, size: size, open: f.Open, exec: mode&0o100 != 0})
 	}
 	if len(distInfos) != 1 {
 		return nil, contentErr(archive, "wheel must hold exactly one *.dist-info/METADATA, found %d", len(distInfos))
@@ -318,7 +319,7 @@ func ExtractSdist(ctx context.Context, src, dest string, lim Limits) (*Info, err
 		if h.Typeflag == tar.TypeDir {
 			return root.MkdirAll(name, 0o755)
 		}
-		_, err := writeFile(root, archive, name, h.Size, r)
+		_, err := writeFile(root, archive, name, h.Size, r, h.Mode&0o100 != 0)
 		return err
 	})
 	if err != nil {
@@ -386,7 +387,7 @@ func writeTree(ctx context.Context, archive, dest string, members []member, lim 
 		if err != nil {
 			return contentErr(archive, "opening %q: %v", m.name, err)
 		}
-		sum, err := writeFile(root, archive, m.name, m.size, rc)
+		sum, err := writeFile(root, archive, m.name, m.size, rc, m.exec)
 		rc.Close()
 		if err != nil {
 			return err
@@ -403,14 +404,18 @@ func writeTree(ctx context.Context, archive, dest string, members []member, lim 
 }
 
 // writeFile writes exactly size bytes from r to name under root and returns
-// their sha256.
-func writeFile(root *os.Root, archive, name string, size int64, r io.Reader) ([]byte, error) {
+// their sha256. Modes are normalized: 0644, or 0755 for executables.
+func writeFile(root *os.Root, archive, name string, size int64, r io.Reader, exec bool) ([]byte, error) {
 	if dir := path.Dir(name); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return nil, contentErr(archive, "creating %q: %v", dir, err)
 		}
 	}
-	out, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	perm := os.FileMode(0o644)
+	if exec {
+		perm = 0o755
+	}
+	out, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, contentErr(archive, "entry %q appears twice", name)

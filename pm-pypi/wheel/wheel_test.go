@@ -25,6 +25,30 @@ func writeTemp(t *testing.T, name string, data []byte) string {
 	return p
 }
 
+func TestExtractWheelKeepsExecutables(t *testing.T) {
+	data := zipOf(t, func(zw *zip.Writer) {
+		addFile(zw, "tool-1.0.dist-info/METADATA", "Name: tool\nVersion: 1.0\n")
+		h := &zip.FileHeader{Name: "tool/hooks/run.sh"}
+		h.SetMode(0o755)
+		w, _ := zw.CreateHeader(h)
+		w.Write([]byte("#!/bin/sh\n"))
+		h = &zip.FileHeader{Name: "tool/data.txt"}
+		h.SetMode(0o666)
+		w, _ = zw.CreateHeader(h)
+		w.Write([]byte("x"))
+	})
+	dest := filepath.Join(t.TempDir(), "out")
+	if _, err := ExtractWheel(context.Background(), writeTemp(t, "tool-1.0-py3-none-any.whl", data), dest, DefaultLimits); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dest, "tool/hooks/run.sh")); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("script lost its execute bit: %v %v", st.Mode(), err)
+	}
+	if st, err := os.Stat(filepath.Join(dest, "tool/data.txt")); err != nil || st.Mode().Perm()&0o022 != 0 {
+		t.Errorf("data file mode not normalized: %v %v", st.Mode(), err)
+	}
+}
+
 func TestExtractWheel(t *testing.T) {
 	data := fakeindex.BuildWheel(fakeindex.Package{Name: "Demo.Plugin", Version: "1.0", Summary: "demo",
 		Files:       map[string]string{"demo_plugin/__init__.py": "x = 1\n", "demo_plugin/skills/a/SKILL.md": "hi"},
