@@ -343,3 +343,29 @@ func FuzzDecodeListCache(f *testing.F) {
 		}
 	})
 }
+
+func TestWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		"package.json":              `{"name":"root","version":"1.0.0","workspaces":["packages/*"]}`,
+		"pnpm-workspace.yaml":       "packages:\n  - 'tools/*'   # comment\n  - \"!tools/skip\"\n",
+		"packages/a/package.json":   `{"name":"a","version":"0.1.0"}`,
+		"packages/bad/package.json": `{`,
+		"tools/t/package.json":      `{"name":"@x/t","version":"2.0.0"}`,
+		"tools/skip/package.json":   `{"name":"skip"}`,
+	})
+	p, _ := newPM(t, ws, nil)
+	res, err := p.Workspace(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range res.Members {
+		rel, _ := filepath.Rel(ws, m.Dir)
+		got = append(got, m.Name+"@"+m.Version+":"+rel)
+	}
+	want := []string{"root@1.0.0:.", "a@0.1.0:packages/a", "@x/t@2.0.0:tools/t"}
+	if res.Root != ws || !slices.Equal(got, want) {
+		t.Errorf("workspace %s %v, want %v", res.Root, got, want)
+	}
+}
