@@ -3,6 +3,7 @@ package cargopm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -306,5 +307,38 @@ func TestNoWorkspace(t *testing.T) {
 	ws, err := p.Workspace(context.Background())
 	if err != nil || len(ws.Members) != 0 {
 		t.Errorf("workspace = %+v, %v", ws, err)
+	}
+}
+
+// TestListDepsConcurrentCache runs several PMs on one cache directory at
+// once: every answer is whole and no temporary file is left behind.
+func TestListDepsConcurrentCache(t *testing.T) {
+	dir := t.TempDir()
+	cargotest.WriteFiles(t, dir, map[string]string{
+		"Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\nlog = \"0.4\"\n",
+		"Cargo.lock": "version = 4\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"log\", \"serde\"]\n[[package]]\nname = \"log\"\nversion = \"0.4.2\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+	})
+	cache := t.TempDir()
+	want := ids("log@0.4.2", "serde@1.0.1")
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			p := New()
+			p.Initialize(context.Background(), &pmserver.Session{Workspace: dir, CacheDir: cache, Env: pmserver.NewEnv(nil)})
+			got, err := p.ListDeps(context.Background())
+			if err == nil && !slices.Equal(got, want) {
+				err = fmt.Errorf("got %v", got)
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", ".tmp-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
