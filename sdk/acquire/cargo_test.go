@@ -95,6 +95,7 @@ func cargoEnv(t *testing.T) []string {
 }
 
 func TestCargoInstallFromSparseRegistry(t *testing.T) {
+	t.Parallel()
 	env := cargoEnv(t)
 	cache := t.TempDir()
 	src := Source{PM: "tiny", Kind: Cargo, Crate: "tiny-pm", Version: "0.1.0"}
@@ -114,6 +115,7 @@ func TestCargoInstallFromSparseRegistry(t *testing.T) {
 }
 
 func TestCargoFailures(t *testing.T) {
+	t.Parallel()
 	env := cargoEnv(t)
 	for _, tc := range []struct {
 		name string

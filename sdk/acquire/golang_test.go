@@ -79,6 +79,7 @@ func goEnv(t *testing.T) []string {
 }
 
 func TestGoInstallFromProxy(t *testing.T) {
+	t.Parallel()
 	env := goEnv(t)
 	cache := t.TempDir()
 	src := Source{PM: "fix", Kind: Go, Module: fixtureCmd, Version: "v0.1.0"}
@@ -111,6 +112,7 @@ func TestGoInstallFromProxy(t *testing.T) {
 }
 
 func TestGoInstallFailures(t *testing.T) {
+	t.Parallel()
 	env := goEnv(t)
 	for _, tc := range []struct {
 		name string

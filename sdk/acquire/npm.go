@@ -25,8 +25,10 @@ func installNPM(ctx context.Context, dir string, s Source, opts Options) (Receip
 	}
 	// A global install from the environment would ignore node_modules.
 	env := setenv(opts.Env, "npm_config_global", "false")
+	// Acquisition is the explicit online step: --prefer-online revalidates
+	// cached packuments, so "latest" and ranges see new releases.
 	out, err := run(ctx, dir, env, opts.Output, npm, "install", "--prefix", dir,
-		"--no-audit", "--no-fund", "--no-update-notifier", s.Package+"@"+v)
+		"--prefer-online", "--no-audit", "--no-fund", "--no-update-notifier", s.Package+"@"+v)
 	if err != nil {
 		return Receipt{}, out, err
 	}

@@ -56,6 +56,7 @@ func npmEnv(t *testing.T) (*npmreg.Registry, []string) {
 }
 
 func TestNPMInstallFromLoopbackRegistry(t *testing.T) {
+	t.Parallel()
 	reg, env := npmEnv(t)
 	cache := t.TempDir()
 	src := Source{PM: "node", Kind: NPM, Package: "symposium-pm-node", Version: "0.1.0"}
@@ -84,6 +85,7 @@ func TestNPMInstallFromLoopbackRegistry(t *testing.T) {
 }
 
 func TestNPMFailures(t *testing.T) {
+	t.Parallel()
 	_, env := npmEnv(t)
 	for _, tc := range []struct {
 		name string
@@ -113,5 +115,49 @@ func TestNPMFailures(t *testing.T) {
 			}
 			assertNoTemp(t, cache, "n")
 		})
+	}
+}
+
+// A floating version ("latest") is updated by a later acquisition when the
+// registry has a newer release, and swapped in place.
+func TestNPMLatestIsUpdated(t *testing.T) {
+	t.Parallel()
+	reg, env := npmEnv(t)
+	cache := t.TempDir()
+	src := Source{PM: "node", Kind: NPM, Package: "symposium-pm-node"}
+	first, err := Acquire(context.Background(), cache, src, Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Version != "0.1.0" || filepath.Base(first.Dir) != "latest" {
+		t.Fatalf("first acquisition: %s in %s", first.Version, first.Dir)
+	}
+	// Publish 0.2.0: the same package with its version bumped.
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../examples/pm-node")); err != nil {
+		t.Fatal(err)
+	}
+	pj, _ := os.ReadFile(filepath.Join(dir, "package.json"))
+	bumped := strings.Replace(string(pj), `"version": "0.1.0"`, `"version": "0.2.0"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(bumped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tgz, err := npmreg.Pack(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Publish(tgz); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Acquire(context.Background(), cache, src, Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Version != "0.2.0" || second.Previous != "0.1.0" || second.Dir != first.Dir {
+		t.Errorf("update: %s (previous %s) in %s", second.Version, second.Previous, second.Dir)
+	}
+	out, err := exec.Command(second.Path, "--version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "0.2.0") {
+		t.Errorf("after the update %s --version: %v: %s", second.Path, err, out)
 	}
 }
