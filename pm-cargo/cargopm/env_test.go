@@ -2,6 +2,8 @@ package cargopm
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -44,6 +46,17 @@ func TestProxy(t *testing.T) {
 		}
 		if err != nil || got != want {
 			t.Errorf("proxy(%s) = %q, %v; want %q", target, got, err, want)
+		}
+	}
+}
+
+func TestRegistryToken(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "credentials.toml"), []byte("[registry]\ntoken = \"cio\"\n\n[registries.corp]\ntoken = \"corp-file\"\n"), 0o600)
+	p := newPM(t, t.TempDir(), map[string]string{"CARGO_HOME": home, "CARGO_REGISTRIES_MY_REG_TOKEN": "from-env"})
+	for name, want := range map[string]string{"crates-io": "cio", "corp": "corp-file", "my-reg": "from-env", "other": ""} {
+		if got := p.registryToken(name); got != want {
+			t.Errorf("registryToken(%q) = %q, want %q", name, got, want)
 		}
 	}
 }

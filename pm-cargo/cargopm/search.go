@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
@@ -64,15 +67,45 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 	return out, nil
 }
 
-// registryToken returns the token cargo would send to the named registry,
+// registryToken returns the token cargo would send to the named registry:
 // from the environment (CARGO_REGISTRY_TOKEN for crates.io,
-// CARGO_REGISTRIES_<NAME>_TOKEN otherwise).
+// CARGO_REGISTRIES_<NAME>_TOKEN otherwise), else from
+// $CARGO_HOME/credentials.toml ([registry] or [registries.<name>]). The
+// token is never logged.
 func (p *PM) registryToken(name string) string {
 	env := p.session().Env
 	if name == "crates-io" {
-		return env.Get("CARGO_REGISTRY_TOKEN")
+		if t := env.Get("CARGO_REGISTRY_TOKEN"); t != "" {
+			return t
+		}
+	} else if t := env.Get("CARGO_REGISTRIES_" + envVarName(name) + "_TOKEN"); t != "" {
+		return t
 	}
-	return env.Get("CARGO_REGISTRIES_" + envVarName(name) + "_TOKEN")
+	home := p.cargoHome()
+	if home == "" {
+		return ""
+	}
+	for _, f := range []string{"credentials.toml", "credentials"} {
+		data, err := os.ReadFile(filepath.Join(home, f))
+		if err != nil {
+			continue
+		}
+		var creds struct {
+			Registry   struct{ Token string } `toml:"registry"`
+			Registries map[string]struct {
+				Token string `toml:"token"`
+			} `toml:"registries"`
+		}
+		if err := toml.Unmarshal(data, &creds); err != nil {
+			p.session().Logger.Warn("cargo: cannot read the credentials file", "file", filepath.Join(home, f))
+			return ""
+		}
+		if name == "crates-io" {
+			return creds.Registry.Token
+		}
+		return creds.Registries[name].Token
+	}
+	return ""
 }
 
 // registryError turns a client error into -32012 with the status and a
