@@ -566,8 +566,8 @@ func TestTwoInstancesShareCache(t *testing.T) {
 	a, _ := newPM(t, Config{URL: f.url}, cache, nil)
 	b, _ := newPM(t, Config{URL: f.url}, cache, nil)
 	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for _, p := range []*PM{a, b} {
+	errs := make(chan error, 32)
+	for _, p := range []*PM{a, b, a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -577,6 +577,12 @@ func TestTwoInstancesShareCache(t *testing.T) {
 				}
 				if offers, err := p.ActivePlugins(ctx, nil); err != nil || len(offers) != len(wantEntries) {
 					errs <- fmt.Errorf("active_plugins: %d offers, %v", len(offers), err)
+				}
+				if _, err := p.Search(ctx, "tidy"); err != nil {
+					errs <- err
+				}
+				if _, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateNone); err != nil {
+					errs <- err
 				}
 			}
 		}()
