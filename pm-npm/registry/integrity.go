@@ -19,6 +19,7 @@ type IntegrityError struct {
 	Actual   string
 }
 
+// Error describes the mismatch.
 func (e *IntegrityError) Error() string {
 	return fmt.Sprintf("checksum mismatch: expected %s, got %s", e.Expected, e.Actual)
 }

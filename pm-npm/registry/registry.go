@@ -75,6 +75,7 @@ type HTTPError struct {
 	Err    error
 }
 
+// Error describes the failed request.
 func (e *HTTPError) Error() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("GET %s: HTTP %d", e.URL, e.Status)

@@ -22,8 +22,10 @@ var NPM Scheme = npmScheme{}
 
 type npmScheme struct{}
 
+// Ecosystem returns "npm".
 func (npmScheme) Ecosystem() string { return "npm" }
 
+// Compare orders two strict semver versions by semver 2.0.0 precedence.
 func (npmScheme) Compare(a, b string) (int, error) {
 	va, err := parseNPMVersion(a)
 	if err != nil {
@@ -36,6 +38,7 @@ func (npmScheme) Compare(a, b string) (int, error) {
 	return va.compare(vb), nil
 }
 
+// Matches reports whether v satisfies the node-semver range req.
 func (npmScheme) Matches(req, v string) (bool, error) {
 	ver, err := parseNPMVersion(v)
 	if err != nil {

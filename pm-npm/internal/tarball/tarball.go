@@ -37,6 +37,7 @@ type ContentError struct {
 	Err    error
 }
 
+// Error returns the detail.
 func (e *ContentError) Error() string { return e.Detail }
 
 // Unwrap returns the underlying error, if any.
@@ -183,6 +184,7 @@ type readerTag struct {
 	name string
 }
 
+// Read reads from the archive stream, tagging failures.
 func (t readerTag) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if err != nil && err != io.EOF {
