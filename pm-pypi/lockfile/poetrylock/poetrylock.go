@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
@@ -53,7 +53,7 @@ type rawLock struct {
 // files older than lock-version), and refuses newer majors.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("poetry.lock: %w", err)
 	}
 	lv := raw.Metadata.LockVersion

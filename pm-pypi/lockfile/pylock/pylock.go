@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
@@ -66,7 +66,7 @@ type rawLock struct {
 // 1, as PEP 751 requires.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("pylock.toml: %w", err)
 	}
 	if raw.LockVersion == "" {

@@ -5,7 +5,7 @@ package uvlock
 import (
 	"fmt"
 
-	"github.com/BurntSushi/toml"
+	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
@@ -76,7 +76,7 @@ type rawLock struct {
 // Parse decodes a uv.lock. It refuses schema versions other than 1.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	if err := toml.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("uv.lock: %w", err)
 	}
 	if raw.Version == nil {
