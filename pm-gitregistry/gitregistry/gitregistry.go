@@ -71,9 +71,10 @@ type PM struct {
 	set   map[string]bool // flags given on the command line
 	fs    *flag.FlagSet
 
-	mu      sync.Mutex
-	cfg     Config
-	ready   bool
+	mu        sync.Mutex
+	cfg       Config
+	ready     bool
+	announced string // what Name answered before Initialize, if it was asked
 	root    string // <cache_dir>/gitregistry
 	environ []string
 	getenv  func(string) string
@@ -121,20 +122,25 @@ func (p *PM) givenBool(name string, v bool) bool {
 	return v
 }
 
-// Name returns the registry name: the --name flag, else the environment.
+// Name returns the registry name. Before Initialize that is the --name
+// flag, else SYMPOSIUM_GITREGISTRY_NAME in the process environment, else
+// "gitregistry"; Initialize refuses an initialize-env name that differs from
+// a name already announced.
 func (p *PM) Name() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ready {
 		return p.cfg.Name
 	}
-	if p.flags.Name != "" {
-		return p.flags.Name
+	switch {
+	case p.flags.Name != "":
+		p.announced = p.flags.Name
+	case os.Getenv(EnvName) != "":
+		p.announced = os.Getenv(EnvName)
+	default:
+		p.announced = "gitregistry"
 	}
-	if n := os.Getenv(EnvName); n != "" {
-		return n
-	}
-	return "gitregistry"
+	return p.announced
 }
 
 // Initialize settles the configuration. It does not touch the network.
@@ -171,6 +177,12 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	}
 	if err := gitcache.ValidateSubdir(cfg.Subdir); err != nil {
 		return fmt.Errorf("registry %s: %w", cfg.Name, err)
+	}
+	p.mu.Lock()
+	announced := p.announced
+	p.mu.Unlock()
+	if announced != "" && announced != cfg.Name {
+		return fmt.Errorf("registry name %q (from the initialize env) differs from the name %q already announced; pass --name %s", cfg.Name, announced, cfg.Name)
 	}
 	cacheDir := s.CacheDir
 	if cacheDir == "" {
