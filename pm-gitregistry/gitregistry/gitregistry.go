@@ -75,12 +75,12 @@ type PM struct {
 	cfg       Config
 	ready     bool
 	announced string // what Name answered before Initialize, if it was asked
-	root    string // <cache_dir>/gitregistry
-	environ []string
-	getenv  func(string) string
-	log     *slog.Logger
-	cache   *gitcache.Cache
-	indexes map[string]*index // by commit
+	root      string // <cache_dir>/gitregistry
+	environ   []string
+	getenv    func(string) string
+	log       *slog.Logger
+	cache     *gitcache.Cache
+	indexes   map[string]*index // by commit
 }
 
 // New returns a PM configured by cfg; flags registered with RegisterFlags
