@@ -4,6 +4,9 @@ import (
 	"archive/tar"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,5 +248,44 @@ func TestConcurrentFetchSharedCache(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(first, "skills/s/SKILL.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRegistryFailuresAndSecrets: a failing registry is -32012 with the
+// status, a cached copy still serves update "check" when the registry is
+// unreachable, and no token reaches an error or the log.
+func TestRegistryFailuresAndSecrets(t *testing.T) {
+	reg := fakeregistry.New()
+	defer reg.Close()
+	reg.Publish(fakeregistry.Version{Name: "pkg", Version: "1.0.0"})
+	const token = "npm_SECRETSECRETSECRET"
+	ws := t.TempDir()
+	host := strings.TrimPrefix(reg.URL(), "http:")
+	writeFiles(t, ws, map[string]string{".npmrc": "registry=" + reg.URL() + "\n" + host + ":_authToken=" + token + "\n"})
+	var logs strings.Builder
+	p, _ := newPM(t, ws, nil)
+	p.log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx := context.Background()
+	if _, err := p.Fetch(ctx, npmID("pkg", "1.0.0"), protocol.UpdateCheck); err != nil {
+		t.Fatal(err)
+	}
+	reg.Fail(503)
+	_, err := p.Fetch(ctx, npmID("pkg", "^1"), protocol.UpdateFetch)
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeRegistry || !strings.Contains(string(pe.Data), `"status":503`) {
+		t.Errorf("503: %v", err)
+	}
+	if _, err := p.Search(ctx, "pkg"); protocol.CodeOf(err) != protocol.CodeRegistry {
+		t.Errorf("search on a failing registry: %v", err)
+	}
+	reg.Close() // unreachable now: check falls back to the cached copy
+	if res, err := p.Fetch(ctx, npmID("pkg", "^1"), protocol.UpdateCheck); err != nil || res.ID.Version != "1.0.0" {
+		t.Errorf("check with the registry down: %+v %v", res, err)
+	}
+	if _, err := p.Fetch(ctx, npmID("pkg", "^2"), protocol.UpdateCheck); protocol.CodeOf(err) != protocol.CodeRegistry || strings.Contains(err.Error(), token) {
+		t.Errorf("unreachable registry: %v", err)
+	}
+	if strings.Contains(logs.String(), token) || strings.Contains(fmt.Sprint(err), token) {
+		t.Error("the token leaked into the log or an error")
 	}
 }

@@ -32,6 +32,7 @@ type Registry struct {
 	mu       sync.Mutex
 	pkgs     map[string]*pkg
 	token    string
+	fail     int // when non-zero, every request gets this HTTP status
 	requests atomic.Int64
 	tarballs atomic.Int64
 }
@@ -75,6 +76,14 @@ func (r *Registry) RequireToken(token string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.token = token
+}
+
+// Fail makes every request answer with the HTTP status code (0 restores
+// normal service).
+func (r *Registry) Fail(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fail = status
 }
 
 // Version describes a version to publish.
@@ -184,8 +193,12 @@ func lessVersion(a, b string) bool {
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.requests.Add(1)
 	r.mu.Lock()
-	token := r.token
+	token, fail := r.token, r.fail
 	r.mu.Unlock()
+	if fail != 0 {
+		http.Error(w, "failing on purpose", fail)
+		return
+	}
 	if token != "" && req.Header.Get("Authorization") != "Bearer "+token {
 		http.Error(w, `{"error":"authentication required"}`, http.StatusUnauthorized)
 		return
