@@ -48,8 +48,10 @@ func BareGo(tb testing.TB) string { return floor(tb, "barego") }
 func floor(tb testing.TB, name string) string {
 	tb.Helper()
 	floorsOnce.Do(func() {
-		floorsDir, floorsErr = os.MkdirTemp("", "benchkit-")
-		if floorsErr != nil {
+		// One fixed directory, rebuilt by each process, so runs do not pile
+		// up temporary directories.
+		floorsDir = filepath.Join(os.TempDir(), "symposium-benchkit")
+		if floorsErr = os.MkdirAll(floorsDir, 0o755); floorsErr != nil {
 			return
 		}
 		_, file, _, _ := runtime.Caller(0)
