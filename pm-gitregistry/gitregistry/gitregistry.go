@@ -422,7 +422,7 @@ func (p *PM) mapErr(err error, id protocol.PackageID) error {
 	case errors.As(err, &ce):
 		return protocol.ErrInvalidContent(id, ce.Error())
 	case errors.As(err, &re):
-		return protocol.ErrRegistry(&id, re.URL, 0, "%s: %v", id, err)
+		return protocol.ErrRegistry(&id, re.URL, re.Status(), "%s: %v", id, err)
 	}
 	return err
 }
@@ -547,7 +547,7 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 		case errors.As(err, &rnf):
 			return false, protocol.ErrRegistry(nil, rnf.URL, 0, "registry %s: %v", p.cfg.Name, err)
 		case errors.As(err, &re):
-			return false, protocol.ErrRegistry(nil, re.URL, 0, "registry %s: %v", p.cfg.Name, err)
+			return false, protocol.ErrRegistry(nil, re.URL, re.Status(), "registry %s: %v", p.cfg.Name, err)
 		case errors.As(err, &ce):
 			return false, protocol.ErrInvalidContent(protocol.PackageID{PM: p.cfg.Name, Name: p.cfg.Name, Version: ce.Commit}, ce.Error())
 		case errors.Is(err, gitcache.ErrCommitNotFound):

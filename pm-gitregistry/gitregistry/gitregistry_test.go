@@ -3,9 +3,12 @@ package gitregistry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -438,6 +441,19 @@ func TestBadInput(t *testing.T) {
 		_, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateCheck)
 		if code(err) != protocol.CodeRegistry || !strings.Contains(err.Error(), "127.0.0.1:1") {
 			t.Fatalf("fetch: %v, want -32012 naming the URL", err)
+		}
+	})
+	t.Run("server-error", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "maintenance", http.StatusServiceUnavailable)
+		}))
+		defer srv.Close()
+		p, _ := newPM(t, Config{URL: srv.URL + "/reg.git"}, t.TempDir(), nil)
+		_, err := p.Refresh(ctx, protocol.UpdateCheck, false)
+		var pe *protocol.Error
+		var data protocol.RegistryData
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeRegistry || pe.DecodeData(&data) != nil || data.Status != http.StatusServiceUnavailable {
+			t.Fatalf("refresh against a 503: %v (data %+v)", err, data)
 		}
 	})
 	t.Run("missing-ref", func(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,6 +47,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -117,6 +119,33 @@ func (e *RemoteError) Error() string {
 
 // Unwrap returns the cause.
 func (e *RemoteError) Unwrap() error { return e.Err }
+
+// Status returns the HTTP status the remote answered with, or 0.
+func (e *RemoteError) Status() int {
+	err := e.Err
+	// go-git wraps HTTP errors in types that do not unwrap.
+	var ue *plumbing.UnexpectedError
+	var pe *plumbing.PermanentError
+	if errors.As(err, &ue) {
+		err = ue.Err
+	} else if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var he *githttp.Err
+	switch {
+	case errors.As(err, &he) && he.Response != nil:
+		return he.Response.StatusCode
+	case !strings.HasPrefix(e.URL, "http"):
+		return 0
+	case errors.Is(err, transport.ErrAuthenticationRequired):
+		return http.StatusUnauthorized
+	case errors.Is(err, transport.ErrAuthorizationFailed):
+		return http.StatusForbidden
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return http.StatusNotFound
+	}
+	return 0
+}
 
 // RefNotFoundError reports a ref the remote does not have.
 type RefNotFoundError struct {

@@ -304,6 +304,10 @@ func TestCredentialsNeverShown(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "wrong-s3cret") {
 		t.Fatalf("err = %v: want an error without the password", err)
 	}
+	var re *RemoteError
+	if !errors.As(err, &re) || re.Status() != http.StatusUnauthorized {
+		t.Fatalf("err = %v: want a RemoteError with status 401", err)
+	}
 }
 
 func TestSubdir(t *testing.T) {
