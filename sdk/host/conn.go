@@ -320,7 +320,15 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 	if errors.As(err, &je) {
 		return c.wrap(method, &protocol.Error{Code: protocol.Code(je.Code), Message: je.Message, Data: je.Data})
 	}
-	return c.wrap(method, err)
+	// A PM that died between calls fails the write of the next request
+	// (os/exec closes its stdin once it is reaped) before its output's end
+	// is noticed: say that it exited rather than how the write failed.
+	select {
+	case <-c.exited:
+	case <-time.After(200 * time.Millisecond):
+		return c.wrap(method, err)
+	}
+	return c.errorf(method, "the PM exited (%s) without answering (%v)", exitDescription(c.waitErr), err)
 }
 
 // broken returns why the connection is unusable, or nil. A connection whose

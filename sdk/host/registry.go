@@ -159,13 +159,22 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		var foreign []string
 		for _, o := range offers {
 			if o.ID.PM != c.Name() {
-				minted = append(minted, Warning{PM: c.Name(), Method: protocol.MethodActivePlugins,
-					Err: fmt.Errorf("pm %s offered %s, an id under another pm's name; dropped", c.Name(), o.ID)})
+				foreign = append(foreign, o.ID.String())
 				continue
 			}
 			all = append(all, Offered{PM: c.Name(), Offer: o})
+		}
+		// One warning per PM, however many ids it minted.
+		if len(foreign) > 0 {
+			each := ""
+			if len(foreign) > 1 {
+				each = " each"
+			}
+			minted = append(minted, Warning{PM: c.Name(), Method: protocol.MethodActivePlugins,
+				Err: fmt.Errorf("pm %s offered %s,%s an id under another pm's name; dropped", c.Name(), strings.Join(foreign, ", "), each)})
 		}
 		return nil
 	})
