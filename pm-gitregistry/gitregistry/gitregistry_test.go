@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
@@ -441,6 +443,43 @@ func TestBadInput(t *testing.T) {
 		_, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "*"}, protocol.UpdateCheck)
 		if code(err) != protocol.CodeRegistry || !strings.Contains(err.Error(), "127.0.0.1:1") {
 			t.Fatalf("fetch: %v, want -32012 naming the URL", err)
+		}
+	})
+	t.Run("proxy-from-env", func(t *testing.T) {
+		// The registry's host only exists behind the proxy named in the
+		// initialize env.
+		var proxied atomic.Int64
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Host != "registry.invalid" {
+				http.Error(w, "unknown host "+r.URL.Host, http.StatusBadGateway)
+				return
+			}
+			proxied.Add(1)
+			out, _ := http.NewRequest(r.Method, f.srv.URL+r.URL.RequestURI(), r.Body)
+			out.ContentLength = r.ContentLength
+			out.Header = r.Header.Clone()
+			resp, err := http.DefaultTransport.RoundTrip(out)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			for k, v := range resp.Header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(resp.StatusCode)
+			io.Copy(w, resp.Body)
+		}))
+		defer proxy.Close()
+		p, _ := newPM(t, Config{URL: "http://registry.invalid/registry.git"}, t.TempDir(), map[string]string{"HTTP_PROXY": proxy.URL, "NO_PROXY": ""})
+		if _, err := p.Refresh(ctx, protocol.UpdateFetch, false); err != nil {
+			t.Fatalf("refresh through the proxy: %v", err)
+		}
+		if proxied.Load() == 0 {
+			t.Fatal("the proxy saw no request")
+		}
+		if offers, _ := p.ActivePlugins(ctx, nil); len(offers) != len(wantEntries) {
+			t.Fatalf("offers through the proxy: %v", offerNames(offers))
 		}
 	})
 	t.Run("server-error", func(t *testing.T) {
