@@ -589,3 +589,68 @@ func TestShallow(t *testing.T) {
 	// git itself finds the repository consistent.
 	gittest.Run(t, filepath.Join(c.Path(), "repo"), "fsck", "--no-progress")
 }
+
+// TestHostileTrees serves trees that git's porcelain would never write
+// (built with git mktree): a ".." entry and a backslash in a name refuse the
+// commit; a ".git" entry is skipped.
+func TestHostileTrees(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		entries string // mktree lines for the inner directory; %s is a blob
+		refuse  bool
+	}{
+		{"dotdot", "100644 blob %s\t..\n", true},
+		{"backslash", "100644 blob %s\ta\\\\b\n", true},
+		{"dotgit", "100644 blob %s\t.git\n100644 blob %s\tSKILL.md\n", false},
+		{"dotgit-upper", "040000 tree %[2]s\t.GIT\n100644 blob %[1]s\tSKILL.md\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gittest.NewRepo(t)
+			mk := func(stdin string) string {
+				cmd := exec.Command("git", "mktree")
+				cmd.Dir, cmd.Env, cmd.Stdin = repo.Dir, gittest.Env(), strings.NewReader(stdin)
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("git mktree: %v", err)
+				}
+				return strings.TrimSpace(string(out))
+			}
+			blob := strings.TrimSpace(func() string {
+				cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+				cmd.Dir, cmd.Env, cmd.Stdin = repo.Dir, gittest.Env(), strings.NewReader("---\nname: x\ndescription: x\n---\n")
+				out, _ := cmd.Output()
+				return string(out)
+			}())
+			empty := mk("100644 blob " + blob + "\tfile\n")
+			inner := mk(fmt.Sprintf(strings.ReplaceAll(tc.entries, "%s", "%[1]s"), blob, empty))
+			top := mk("040000 tree " + inner + "\tentry\n")
+			commit := repo.Git("commit-tree", top, "-m", "hostile")
+			repo.Git("update-ref", "refs/heads/main", commit)
+
+			c := open(t, t.TempDir(), repo.Dir, "", "")
+			snap, _, err := c.Update(context.Background(), Check)
+			var ce *ContentError
+			if tc.refuse {
+				if !errors.As(err, &ce) {
+					t.Fatalf("err = %v, want ContentError", err)
+				}
+				ents, _ := os.ReadDir(filepath.Join(c.Path(), "commits"))
+				if len(ents) != 0 {
+					t.Fatalf("a refused commit left %v in the cache", ents)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(snap.Dir, "entry", "SKILL.md")); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []string{".git", ".GIT"} {
+				if _, err := os.Lstat(filepath.Join(snap.Dir, "entry", n)); !os.IsNotExist(err) {
+					t.Fatalf("%s written: %v", n, err)
+				}
+			}
+		})
+	}
+}

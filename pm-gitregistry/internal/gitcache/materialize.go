@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -139,6 +140,11 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 				return fmt.Errorf("commit %s: tree %s: %w", w.commit, p, err)
 			}
 			if err := w.root.Mkdir(p, 0o755); err != nil {
+				if errors.Is(err, fs.ErrExist) {
+					// Names differing only in case, on a case-insensitive file system.
+					w.c.log.Warn("skipping directory whose name collides with another", "commit", w.commit, "path", p)
+					continue
+				}
 				return fmt.Errorf("commit %s: %w", w.commit, err)
 			}
 			if err := w.tree(sub, p); err != nil {
@@ -188,6 +194,10 @@ func (w *treeWriter) file(p string, e object.TreeEntry) error {
 		perm = 0o755
 	}
 	f, err := w.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if errors.Is(err, fs.ErrExist) {
+		w.c.log.Warn("skipping file whose name collides with another", "commit", w.commit, "path", p)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", w.commit, err)
 	}
