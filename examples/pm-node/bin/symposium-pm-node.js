@@ -29,6 +29,7 @@ const E = {
   internal: -32603,
   notInitialized: -32002,
   notFound: -32010,
+  invalidContent: -32014,
   foreignId: -32015,
 };
 
@@ -148,7 +149,14 @@ function entries(dir) {
   for (const d of names) {
     if (!d.isDirectory() || !NAME.test(d.name)) continue;
     const versions = [];
-    for (const v of fs.readdirSync(path.join(dir, d.name), { withFileTypes: true })) {
+    let listing;
+    try {
+      listing = fs.readdirSync(path.join(dir, d.name), { withFileTypes: true });
+    } catch (err) {
+      log(`skipping ${d.name}: ${err.message}`);
+      continue;
+    }
+    for (const v of listing) {
       const parsed = v.isDirectory() && parseVersion(v.name);
       if (!parsed) continue;
       versions.push({ version: v.name, parsed, root: fs.realpathSync(path.join(dir, d.name, v.name)) });
@@ -205,9 +213,30 @@ class Server {
     this.dir = '';
   }
 
+  // offer describes one version, or null when it holds no plugin. A
+  // SYMPOSIUM.json that is not JSON is invalid content (-32014).
   offer(e, v) {
-    const m = manifest(e.name, v.root);
-    return m && { id: { pm: this.opts.name, name: e.name, version: v.version }, root: v.root, manifest: m };
+    const id = { pm: this.opts.name, name: e.name, version: v.version };
+    let m;
+    try {
+      m = manifest(e.name, v.root);
+    } catch (err) {
+      log(`${e.name}@${v.version}: ${err.message}`);
+      const detail = `${path.join(v.root, 'SYMPOSIUM.json')} is not valid JSON`;
+      throw new RpcError(E.invalidContent, `${e.name}@${v.version}: ${detail}`, { id, detail });
+    }
+    return m && { id, root: v.root, manifest: m };
+  }
+
+  // offerOrSkip is offer for listings: a broken entry is logged and left out,
+  // so the others are still offered.
+  offerOrSkip(e, v) {
+    try {
+      return this.offer(e, v);
+    } catch (err) {
+      log(`skipping ${err.message}`);
+      return null;
+    }
   }
 
   // resolve finds the highest version of id's entry meeting its requirement.
@@ -248,7 +277,7 @@ class Server {
     }
     (p.deps || []).forEach((d, i) => checkId(d, `deps[${i}]`));
     // A registry offers every entry, at its highest version; deps do not matter.
-    return entries(this.dir).map((e) => this.offer(e, latest(e))).filter(Boolean);
+    return entries(this.dir).map((e) => this.offerOrSkip(e, latest(e))).filter(Boolean);
   }
 
   load_plugin(p) {
