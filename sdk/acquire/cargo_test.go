@@ -146,3 +146,48 @@ func TestCargoFailures(t *testing.T) {
 		})
 	}
 }
+
+// cargo install --git from a local repository at a rev: pinned, keyed by
+// the repository, and the version read back from cargo's install record.
+func TestCargoInstallFromGit(t *testing.T) {
+	t.Parallel()
+	env := cargoEnv(t)
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	repo := t.TempDir()
+	for _, f := range []string{"Cargo.toml", "src/main.rs"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "tiny-pm", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(repo, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(repo, f), data, 0o644)
+	}
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "tiny-pm"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir, cmd.Env = repo, gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cmd := exec.Command(git, "rev-parse", "HEAD")
+	cmd.Dir = repo
+	rev, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := Source{PM: "tinygit", Kind: Cargo, Git: "file://" + filepath.ToSlash(repo), Rev: strings.TrimSpace(string(rev))}
+	if !src.Pinned() || !strings.HasPrefix(src.Key(), "git-") {
+		t.Errorf("a git rev: pinned %v, key %s", src.Pinned(), src.Key())
+	}
+	res, err := Acquire(context.Background(), t.TempDir(), src, Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != "0.1.0" || filepath.Base(res.Path) != "tiny-pm" || filepath.Base(res.Dir) != src.Key() {
+		t.Errorf("acquired %s at %s", res.Version, res.Path)
+	}
+}

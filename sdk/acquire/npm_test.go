@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/internal/npmreg"
 )
@@ -160,4 +161,36 @@ func TestNPMLatestIsUpdated(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "0.2.0") {
 		t.Errorf("after the update %s --version: %v: %s", second.Path, err, out)
 	}
+}
+
+// Interrupting the real npm install while it downloads the tarball kills
+// npm and leaves nothing in the cache.
+func TestNPMInterruptedDownload(t *testing.T) {
+	t.Parallel()
+	reg, env := npmEnv(t)
+	arrived, release := reg.Stall()
+	defer release()
+	cache := t.TempDir()
+	src := Source{PM: "node", Kind: NPM, Package: "symposium-pm-node", Version: "0.1.0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-arrived:
+		case <-time.After(time.Minute):
+		}
+		cancel()
+	}()
+	_, err := Acquire(ctx, cache, src, Options{Env: env})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), `"node"`) {
+		t.Fatalf("err = %v, want an interruption naming the PM", err)
+	}
+	select {
+	case <-arrived:
+	default:
+		t.Fatal("npm never asked for the tarball")
+	}
+	if _, err := Installed(cache, src); !errors.Is(err, ErrNotAcquired) {
+		t.Errorf("Installed after an interruption: %v", err)
+	}
+	assertNoTemp(t, cache, "node")
 }

@@ -34,6 +34,24 @@ type Registry struct {
 	tarballs map[string][]byte
 	// Requests counts the requests served, by path.
 	requests map[string]int
+	// stall, when set, holds tarball downloads until it is closed.
+	stall   chan struct{}
+	arrived chan struct{}
+	once    sync.Once // closes arrived
+
+}
+
+// Stall makes every tarball download wait until release is called (or the
+// client goes away); arrived is closed when the first one comes in. It lets
+// a test interrupt an install at a known point.
+func (r *Registry) Stall() (arrived <-chan struct{}, release func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stall, r.arrived = make(chan struct{}), make(chan struct{})
+	r.once = sync.Once{}
+	var once sync.Once
+	stall := r.stall
+	return r.arrived, func() { once.Do(func() { close(stall) }) }
 }
 
 type packument struct {
@@ -121,7 +139,16 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	if pkg != nil {
 		doc, _ = json.Marshal(pkg)
 	}
+	stall, arrived := r.stall, r.arrived
 	r.mu.Unlock()
+	if isTarball && stall != nil {
+		r.once.Do(func() { close(arrived) })
+		select {
+		case <-stall:
+		case <-req.Context().Done():
+			return
+		}
+	}
 	switch {
 	case isTarball:
 		w.Header().Set("Content-Type", "application/octet-stream")
