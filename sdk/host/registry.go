@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -27,7 +28,8 @@ type Offered struct {
 }
 
 // Registry holds the PMs of one host invocation. Each is started on first
-// need and kept running until Close; one that fails to start is not retried.
+// need and kept running until Close; one that fails to start is not retried,
+// and is warned about by the first multi-PM call only.
 // Every method degrades: a failing PM is reported in the warnings and the
 // others' answers are still returned.
 type Registry struct {
@@ -42,6 +44,8 @@ type slot struct {
 	once sync.Once
 	conn *Conn
 	err  error
+	// reported is set once a start failure has been returned as a warning.
+	reported atomic.Bool
 }
 
 // NewRegistry returns a registry of the PMs in specs; none is started yet.
@@ -92,13 +96,23 @@ type discard struct{}
 func (discard) Warn(string, ...any) {}
 
 // each runs f on every PM concurrently (starting them as needed) and
-// collects the warnings of those that fail, in configuration order.
+// collects the warnings of those that fail, in configuration order. A PM
+// that failed to start is reported by the first call that needed it only,
+// so that one host invocation warns about it once.
 func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error) []Warning {
 	warns := make([]*Warning, len(r.specs))
 	var wg sync.WaitGroup
 	for i, s := range r.specs {
 		wg.Go(func() {
 			c, err := r.Conn(ctx, s.Name)
+			if err != nil {
+				r.mu.Lock()
+				sl := r.conns[s.Name]
+				r.mu.Unlock()
+				if !sl.reported.CompareAndSwap(false, true) {
+					return
+				}
+			}
 			if err == nil {
 				err = f(c)
 			}
