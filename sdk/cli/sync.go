@@ -19,7 +19,8 @@ const syncUsage = `Usage: symposium-pm sync [flags] [NAME...]
 Acquires the package managers your configuration declares with an installation
 source (every one, or those NAMEd), through the ecosystem's own toolchain:
 
-  source = "go"     module, version     go install into GOBIN
+  source = "go"     module, version     go install into GOBIN (module is the
+                                        command's import path)
   source = "cargo"  crate, version      cargo install --root
                     (or git, with branch, tag or rev; registry, locked, bin)
   source = "npm"    package, version,   npm install --prefix
