@@ -26,7 +26,9 @@ import (
 // a *protocol.Error reach the host with that code; any other error becomes
 // protocol.CodeInternalError with the error's text.
 type PM interface {
-	// Name is the name the PM announces: the pm component of every id it mints.
+	// Name is the name the PM announces: the pm component of every id it
+	// mints. It is read once Initialize has returned, so it may depend on the
+	// initialize env, and must not change afterwards.
 	Name() string
 	// Initialize receives the connection's context. A PM keeps what it needs.
 	Initialize(ctx context.Context, s *Session) error

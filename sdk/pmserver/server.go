@@ -219,12 +219,6 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.initStarted = true
 	s.mu.Unlock()
 
-	result := protocol.InitializeResult{
-		ProtocolVersion: protocol.Version,
-		Name:            s.pm.Name(),
-		Capabilities:    Capabilities(s.pm),
-		Version:         s.cfg.version,
-	}
 	if p.ProtocolVersion == protocol.Version {
 		sess := &Session{
 			ProtocolVersion: p.ProtocolVersion,
@@ -242,6 +236,20 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	} else {
 		s.log.Warn("host asked for an unknown protocol version; answering with ours",
 			"asked", p.ProtocolVersion, "ours", protocol.Version)
+	}
+	// The name is read after Initialize, so a PM may take it from the
+	// initialize env.
+	result := protocol.InitializeResult{
+		ProtocolVersion: protocol.Version,
+		Name:            s.pm.Name(),
+		Capabilities:    Capabilities(s.pm),
+		Version:         s.cfg.version,
+	}
+	if result.Name == "" {
+		s.mu.Lock()
+		s.initStarted = false
+		s.mu.Unlock()
+		return nil, fmt.Errorf("initialize: the PM has no name to announce")
 	}
 	s.mu.Lock()
 	s.initialized = true
