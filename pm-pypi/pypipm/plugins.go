@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -57,33 +58,34 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			inst[n] = p.fromDist(d.Name, d.Version, d.Site, d.DistInfo)
 		}
 	}
-	offers := []protocol.Offer{}
 	local := p.localTrees(ctx)
-	for _, n := range names {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		in, ok := inst[n]
-		if !ok || !matches(reqs[n], in.id.Version) {
-			cached, cok := p.cachedDist(n, reqs[n])
-			switch {
-			case cok:
-				in, ok = cached, true
-			case ok:
-				p.log.Debug("using the installed version", "name", n, "installed", in.id.Version, "wanted", reqs[n])
+	// Each dependency is a handful of small file reads: overlap them.
+	results := make([][]protocol.Offer, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(4, len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = p.depOffers(names[i], reqs[names[i]], inst, local)
 			}
+		}()
+	}
+	for i := range names {
+		if ctx.Err() != nil {
+			break
 		}
-		if dir, isLocal := local[n]; isLocal && (!ok || in.source == "") {
-			// A path or editable dependency: its source tree, even when
-			// the virtualenv holds no (or a non-editable) copy.
-			if tree, tok := p.localTree(n, reqs[n], dir); tok {
-				in, ok = tree, true
-			}
-		}
-		if !ok {
-			continue
-		}
-		offers = append(offers, p.offers(in, false)...)
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	offers := []protocol.Offer{}
+	for _, r := range results {
+		offers = append(offers, r...)
 	}
 	return offers, nil
 }
@@ -107,6 +109,32 @@ func (p *PM) localTree(name, req, dir string) (installed, bool) {
 		version = canon(proj.Version)
 	}
 	return installed{id: pkgID(name, version), source: dir}, true
+}
+
+// depOffers returns the offers of one dependency: its installed copy, an
+// exact cached version the virtualenv does not hold, or its source tree.
+func (p *PM) depOffers(n, req string, inst map[string]installed, local map[string]string) []protocol.Offer {
+	in, ok := inst[n]
+	if !ok || !matches(req, in.id.Version) {
+		cached, cok := p.cachedDist(n, req)
+		switch {
+		case cok:
+			in, ok = cached, true
+		case ok:
+			p.log.Debug("using the installed version", "name", n, "installed", in.id.Version, "wanted", req)
+		}
+	}
+	if dir, isLocal := local[n]; isLocal && (!ok || in.source == "") {
+		// A path or editable dependency: its source tree, even when the
+		// virtualenv holds no (or a non-editable) copy.
+		if tree, tok := p.localTree(n, req, dir); tok {
+			in, ok = tree, true
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return p.offers(in, false)
 }
 
 func (p *PM) fromDist(name, version, site, distInfo string) installed {
