@@ -58,6 +58,10 @@ type PackageManager struct {
 	Path    string            `toml:"path"`
 	Args    []string          `toml:"args"`
 	Env     map[string]string `toml:"env"`
+	// Kind is "ecosystem" (the default: its offers are embedded in
+	// dependencies and need consent) or "registry" (a source of plugins the
+	// user added by hand, trusted like a [[registry]]).
+	Kind string `toml:"kind"`
 	// Source, when set, names an installation source (see the acquisition
 	// machinery); Extra keeps its fields.
 	Source string `toml:"source"`
@@ -300,6 +304,10 @@ func decodePM(m map[string]any, pos Pos) (PackageManager, error) {
 			pm.Path, err = str(v, k)
 		case "source":
 			pm.Source, err = str(v, k)
+		case "kind":
+			if pm.Kind, err = str(v, k); err == nil && pm.Kind != "ecosystem" && pm.Kind != "registry" {
+				err = fmt.Errorf("kind must be \"ecosystem\" or \"registry\", not %q", pm.Kind)
+			}
 		case "args":
 			pm.Args, err = strs(v, k)
 		case "env":

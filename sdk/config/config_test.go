@@ -74,6 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"selector type", "[plugins]\ndisable = [1]\n", "plugins.disable[0]: must be a name or a {pm, name} table"},
 		{"selector key", "[plugins]\ndisable = [{ pm = \"a\", nam = \"b\" }]\n", `unknown key "nam"`},
 		{"workspace outside use", "[plugins]\ndisable = [{ name = \"b\", workspace = \"/w\" }]\n", "workspace is only allowed in use entries"},
+		{"pm kind", "[[package-manager]]\nname = \"p\"\ncommand = \"x\"\nkind = \"trusted\"\n", `kind must be "ecosystem" or "registry"`},
 		{"defaults type", "[defaults]\nuser-plugins = \"no\"\n", "c.toml:2: defaults.user-plugins must be true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

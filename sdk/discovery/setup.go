@@ -84,6 +84,9 @@ func Setup(cfg *config.Config, exeDir, cacheDir string) Set {
 		}
 		s.Specs = append(s.Specs, host.Spec{Name: pm.Name, Command: bin, Args: pm.Args, Env: env})
 		s.Kinds[pm.Name] = SourceDependency
+		if pm.Kind == "registry" {
+			s.Kinds[pm.Name] = SourceRegistry
+		}
 	}
 	gitBin, gitErr := host.LookPathNextTo(exeDir, GitRegistryCommand)
 	for _, r := range cfg.Registries {
