@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -92,3 +93,33 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// flagSet returns the flag set of a subcommand whose usage is usage
+// followed by its flags.
+func flagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	return fs
+}
+
+// parseArgs parses a subcommand's arguments, of which nargs positional ones
+// are accepted. When it reports false, the command returns code at once.
+func parseArgs(fs *flag.FlagSet, args []string, nargs func(int) bool) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return ExitOK, false
+		}
+		return ExitUsage, false
+	}
+	if !nargs(fs.NArg()) {
+		fs.Usage()
+		return ExitUsage, false
+	}
+	return ExitOK, true
+}
+
+// none, one and anyNumber say how many positional arguments a subcommand takes.
+func none(n int) bool    { return n == 0 }
+func one(n int) bool     { return n == 1 }
+func anyNumber(int) bool { return true }

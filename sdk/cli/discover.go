@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -69,22 +68,13 @@ Flags:
 `
 
 func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("discover", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, discoverUsage); fs.PrintDefaults() }
+	fs := flagSet("discover", discoverUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	refresh := fs.Bool("refresh", false, "refresh registries (update level check) before discovering")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, none); !ok {
+		return code
 	}
 	s, code := openSession(&cf, stderr)
 	if s == nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -24,21 +23,12 @@ Flags:
 `
 
 func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, searchUsage); fs.PrintDefaults() }
+	fs := flagSet("search", searchUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the hits as JSON")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, one); !ok {
+		return code
 	}
 	query := fs.Arg(0)
 	s, code := openSession(&cf, stderr)
@@ -96,21 +86,12 @@ Flags:
 `
 
 func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, loadUsage); fs.PrintDefaults() }
+	fs := flagSet("load", loadUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the offers as JSON")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, one); !ok {
+		return code
 	}
 	id, err := parseRef(fs.Arg(0))
 	if err != nil {

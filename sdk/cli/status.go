@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -56,22 +55,13 @@ type pmStatus struct {
 }
 
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, statusUsage); fs.PrintDefaults() }
+	fs := flagSet("status", statusUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	noStart := fs.Bool("no-start", false, "do not start the PMs (initialize is not tried)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, none); !ok {
+		return code
 	}
 	s, code := openSession(&cf, stderr)
 	if s == nil {

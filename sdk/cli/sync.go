@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,19 +54,14 @@ type syncResult struct {
 }
 
 func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sync", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, syncUsage); fs.PrintDefaults() }
+	fs := flagSet("sync", syncUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	force := fs.Bool("force", false, "acquire pinned versions again too")
 	verbose := fs.Bool("v", false, "show the toolchains' output on stderr")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, anyNumber); !ok {
+		return code
 	}
 	s, code := openSession(&cf, stderr)
 	if s == nil {
