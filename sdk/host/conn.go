@@ -314,7 +314,7 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 		return c.wrap(method, ctx.Err())
 	}
 	if cctx.Err() != nil {
-		return c.errorf(method, "no answer within %v", timeout)
+		return c.wrap(method, fmt.Errorf("%w within %v", ErrNoAnswer, timeout))
 	}
 	var je *jrpc2.Error
 	if errors.As(err, &je) {
@@ -329,6 +329,24 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 		return c.wrap(method, err)
 	}
 	return c.errorf(method, "the PM exited (%s) without answering (%v)", exitDescription(c.waitErr), err)
+}
+
+// ErrNoAnswer is wrapped by the error of a call the PM did not answer within
+// its timeout.
+var ErrNoAnswer = errors.New("no answer")
+
+// Unusable reports whether the PM can no longer answer: its output is
+// broken or closed, or it has exited.
+func (c *Conn) Unusable() bool {
+	if c.ch.failure() != nil {
+		return true
+	}
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // broken returns why the connection is unusable, or nil. A connection whose

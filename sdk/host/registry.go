@@ -3,6 +3,7 @@ package host
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,8 +29,9 @@ type Offered struct {
 }
 
 // Registry holds the PMs of one host invocation. Each is started on first
-// need and kept running until Close; one that fails to start is not retried,
-// and is warned about by the first multi-PM call only.
+// need and kept running until Close; one that fails to start is not retried.
+// A PM that fails to start, dies or falls silent is warned about by the first
+// multi-PM call only (see each).
 // Every method degrades: a failing PM is reported in the warnings and the
 // others' answers are still returned.
 type Registry struct {
@@ -46,6 +48,8 @@ type slot struct {
 	err  error
 	// reported is set once a start failure has been returned as a warning.
 	reported atomic.Bool
+	// gaveUp is set once a multi-PM call found the PM dead or silent.
+	gaveUp atomic.Bool
 }
 
 // NewRegistry returns a registry of the PMs in specs; none is started yet.
@@ -97,24 +101,34 @@ func (discard) Warn(string, ...any) {}
 
 // each runs f on every PM concurrently (starting them as needed) and
 // collects the warnings of those that fail, in configuration order. A PM
-// that failed to start is reported by the first call that needed it only,
-// so that one host invocation warns about it once.
+// that failed to start, exited, broke its output or did not answer in time
+// is reported by the first call that found it so and left out of later
+// ones, so that one host invocation warns about it once; a PM that answered
+// with an error stays in.
 func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error) []Warning {
 	warns := make([]*Warning, len(r.specs))
 	var wg sync.WaitGroup
 	for i, s := range r.specs {
 		wg.Go(func() {
 			c, err := r.Conn(ctx, s.Name)
-			if err != nil {
-				r.mu.Lock()
-				sl := r.conns[s.Name]
-				r.mu.Unlock()
+			r.mu.Lock()
+			sl := r.conns[s.Name]
+			r.mu.Unlock()
+			switch {
+			case err != nil:
 				if !sl.reported.CompareAndSwap(false, true) {
 					return
 				}
-			}
-			if err == nil {
+			case sl.gaveUp.Load():
+				return
+			default:
 				err = f(c)
+				// A PM that has exited, broken its output or not answered in
+				// time is warned about once, then left out of later calls
+				// rather than failing (or timing out) again in each.
+				if err != nil && (errors.Is(err, ErrNoAnswer) || c.Unusable()) {
+					sl.gaveUp.Store(true)
+				}
 			}
 			if err != nil {
 				warns[i] = &Warning{PM: s.Name, Method: method, Err: err}
