@@ -99,7 +99,7 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 	needNPM(t)
 	t.Parallel()
 	reg := fakeregistry.New()
-	defer reg.Close()
+	t.Cleanup(reg.Close)
 	publishUniverse(reg)
 
 	rootPkg := `{"name":"app","version":"1.0.0",
@@ -127,6 +127,7 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			writeFiles(t, dir, tc.files)
 			if len(tc.args) == 1 && tc.args[0] == "shrinkwrap" {

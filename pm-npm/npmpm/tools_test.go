@@ -91,7 +91,7 @@ func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
 	needNPM(t)
 	t.Parallel()
 	reg := fakeregistry.New()
-	defer reg.Close()
+	t.Cleanup(reg.Close)
 	publishUniverse(reg)
 	projects := map[string]map[string]string{
 		"app": {"package.json": `{"name":"app","version":"1.0.0",
@@ -135,6 +135,7 @@ func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
 		want := oracleDeps(t, reg, ref)
 		for _, tool := range tools {
 			t.Run(pname+"/"+tool.spec, func(t *testing.T) {
+				t.Parallel()
 				bin := bins[tool.alias]
 				dir := t.TempDir()
 				writeFiles(t, dir, files)

@@ -35,6 +35,9 @@ func NPMCommand(ctx context.Context, registryURL, dir, scratch string, args ...s
 		"npm_config_update_notifier=false",
 		"npm_config_loglevel=error",
 		"npm_config_progress=false",
+		// Fail fast instead of retrying for minutes when something is wrong.
+		"npm_config_fetch_retries=0",
+		"npm_config_fetch_timeout=60000",
 	)
 	cmd.Env = env
 	return cmd
