@@ -25,6 +25,9 @@ type PM struct {
 
 	// httpClient is used for the sparse index and the web API.
 	httpClient *http.Client
+
+	// audited keeps auditCrate's verdict per .crate (path, size, mtime).
+	audited map[string]error
 }
 
 // httpTimeout bounds one registry request.

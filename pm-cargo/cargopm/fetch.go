@@ -115,20 +115,19 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 		return localCrate{}, protocol.ErrRegistry(&id, "", 0, "cannot acquire %s: no cargo found (set SYMPOSIUM_CARGO or CARGO, or put cargo on PATH): %v", id, err)
 	}
 	sess := p.session()
-	base := ""
+	base := os.TempDir()
 	if sess.CacheDir != "" {
-		base = filepath.Join(sess.CacheDir, Name, "probes")
-		if err := os.MkdirAll(base, 0o755); err != nil {
-			base = ""
-		} else {
+		// Recreated every time: the host may delete cache_dir between calls.
+		if b := filepath.Join(sess.CacheDir, Name, "probes"); os.MkdirAll(b, 0o755) == nil {
+			base = b
 			removeStaleProbes(base)
 		}
 	}
-	dir, err := os.MkdirTemp(base, "probe-")
+	dir, release, err := newProbeDir(base)
 	if err != nil {
-		return localCrate{}, err
+		return localCrate{}, fmt.Errorf("making a probe directory for %s: %w", id, err)
 	}
-	defer os.RemoveAll(dir)
+	defer release()
 	manifestPath := filepath.Join(dir, "Cargo.toml")
 	write := func(r string) error {
 		return os.WriteFile(manifestPath, []byte(fmt.Sprintf(probeManifest, id.Name, r)), 0o644)
@@ -203,11 +202,22 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 // removes it (left behind by a process that was killed).
 const staleProbe = time.Hour
 
+// removeStaleProbes removes the probe directories under base whose process
+// died (killed mid-fetch), and lock files orphaned before their rename.
 func removeStaleProbes(base string) {
 	entries, _ := os.ReadDir(base)
 	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), "probe-") && time.Since(fi.ModTime()) > staleProbe {
-			os.RemoveAll(filepath.Join(base, e.Name()))
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		old := time.Since(fi.ModTime()) > staleProbe
+		p := filepath.Join(base, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), "probe-") && probeAbandoned(p, old):
+			os.RemoveAll(p)
+		case strings.HasPrefix(e.Name(), ".probe-lock-") && old:
+			os.Remove(p)
 		}
 	}
 }
@@ -242,6 +252,7 @@ func (p *PM) cargoOutput(ctx context.Context, cargo string, args ...string) ([]b
 		cmd.Dir = sess.Workspace
 	}
 	cmd.Env = append(sess.Env.Environ(), "CARGO_TERM_COLOR=never")
+	dieWithParent(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	sess.Logger.Debug("cargo: running", "cargo", cargo, "args", args)
@@ -261,6 +272,15 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
+// cargoCause is cargo's message from its "error:" line on, without the
+// progress lines before it.
+func cargoCause(msg string) string {
+	if i := strings.Index(msg, "error:"); i >= 0 {
+		msg = msg[i:]
+	}
+	return strings.Join(strings.Fields(msg), " ")
+}
+
 // cargoError maps a cargo failure to the protocol's codes.
 func cargoError(id protocol.PackageID, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -273,8 +293,12 @@ func cargoError(id protocol.PackageID, err error) error {
 		return protocol.ErrNotFound(id, "%s: %s", id, msg)
 	case strings.Contains(msg, "--offline"), strings.Contains(msg, "offline mode"), strings.Contains(msg, "net.offline"):
 		return protocol.NewError(protocol.CodeOffline, protocol.IDData{ID: id}, "%s: cargo is configured offline and the crate is not cached: %s", id, msg)
+	case strings.Contains(msg, "failed to unpack package"), strings.Contains(msg, "invalid tarball downloaded"):
+		// cargo refused the archive's content (entries out of the crate,
+		// links out of it, a decompression bomb...).
+		return protocol.ErrInvalidContent(id, "cargo refused to unpack the downloaded archive: "+cargoCause(msg))
 	case strings.Contains(msg, "failed to verify the checksum"):
-		return protocol.ErrIntegrity(id, "the index checksum", "a different download checksum (cargo: "+msg+")")
+		return protocol.ErrIntegrity(id, "the index checksum", "a different download checksum (cargo: "+cargoCause(msg)+")")
 	}
 	return protocol.ErrRegistry(&id, "", 0, "acquiring %s through cargo failed: %s", id, msg)
 }

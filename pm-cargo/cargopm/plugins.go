@@ -70,17 +70,28 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 }
 
 // embedsPlugin reports whether the crate at dir declares plugin content.
+// Nothing is followed out of the crate: SYMPOSIUM.toml and skills/ count by
+// their own entry (a link there is refused later by checkSource), and
+// Cargo.toml is read through an os.Root.
 func embedsPlugin(dir string) bool {
-	if fi, err := os.Stat(filepath.Join(dir, fileLayer)); err == nil && fi.Mode().IsRegular() {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	if _, err := root.Lstat(fileLayer); err == nil {
 		return true
 	}
 	// Parse the manifest only when it mentions the table at all.
-	if data, err := os.ReadFile(filepath.Join(dir, "Cargo.toml")); err == nil && bytes.Contains(data, []byte("symposium")) {
+	if data, err := root.ReadFile("Cargo.toml"); err == nil && bytes.Contains(data, []byte("symposium")) {
 		if m, err := cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data); err == nil {
 			if _, ok := m.Metadata["symposium"].(map[string]any); ok {
 				return true
 			}
 		}
+	}
+	if fi, err := root.Lstat("skills"); err != nil || !fi.IsDir() {
+		return err == nil // a skills link or file: let checkSource judge it
 	}
 	return manifest.HasSkills(dir)
 }
@@ -99,9 +110,19 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 	if err != nil {
 		return protocol.Offer{}, err
 	}
+	if err := p.checkSource(id, localCrate{Name: lc.Name, Version: lc.Version, Dir: root}); err != nil {
+		return protocol.Offer{}, err
+	}
+	// Read through an os.Root so that nothing outside the crate is read,
+	// whatever changed since the check.
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return protocol.Offer{}, err
+	}
+	defer r.Close()
 	log := p.session().Logger
 	var layers []manifest.Layer
-	if m, err := cargotoml.ReadFile(filepath.Join(root, "Cargo.toml")); err != nil {
+	if m, err := readManifestIn(r, root); err != nil {
 		log.Warn("cargo: cannot read the crate manifest; its [package.metadata.symposium] is ignored", "crate", id.String(), "err", err)
 	} else if t, ok := m.Metadata["symposium"]; ok {
 		if tbl, ok := t.(map[string]any); ok {
@@ -110,7 +131,7 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 			log.Warn("cargo: [package.metadata.symposium] is not a table; ignored", "crate", id.String())
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(root, fileLayer)); err == nil {
+	if data, err := r.ReadFile(fileLayer); err == nil {
 		var tbl map[string]any
 		if _, err := toml.Decode(string(data), &tbl); err != nil {
 			log.Warn("cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "file", filepath.Join(root, fileLayer), "err", err)
@@ -127,6 +148,15 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 		return protocol.Offer{}, fmt.Errorf("encoding the manifest of %s: %w", id, err)
 	}
 	return protocol.Offer{ID: id, Root: root, Manifest: wire}, nil
+}
+
+// readManifestIn reads the Cargo.toml of the crate opened as r at dir.
+func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
+	data, err := r.ReadFile("Cargo.toml")
+	if err != nil {
+		return nil, err
+	}
+	return cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data)
 }
 
 // vendoredDirs lists the directory sources of the cargo configuration.
@@ -168,5 +198,9 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	if err != nil {
 		return protocol.FetchResult{}, err
 	}
-	return protocol.FetchResult{ID: protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}, Root: root}, nil
+	exact := protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}
+	if err := p.checkSource(exact, localCrate{Name: lc.Name, Version: lc.Version, Dir: root}); err != nil {
+		return protocol.FetchResult{}, err
+	}
+	return protocol.FetchResult{ID: exact, Root: root}, nil
 }

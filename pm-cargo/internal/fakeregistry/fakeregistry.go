@@ -43,6 +43,13 @@ type Crate struct {
 	// Metadata is appended to the generated Cargo.toml verbatim (e.g. a
 	// [package.metadata.symposium] table).
 	Metadata string
+	// Raw, when set, is served verbatim as the .crate (hostile archives in
+	// tests); Files and Metadata are then ignored. The index checksum is
+	// still its sha256.
+	Raw []byte
+	// Cksum, when set, is what the index claims as the checksum instead of
+	// the real sha256 (a tampered download).
+	Cksum string
 }
 
 // Dep is a dependency of a published version, as the index records it.
@@ -73,6 +80,9 @@ type Registry struct {
 	requests []string
 	agents   []string
 	down     bool
+	status   int
+	stall    chan struct{}
+	stalled  chan struct{}
 }
 
 // New starts a registry on 127.0.0.1 with the given crates.
@@ -111,6 +121,26 @@ func (r *Registry) SetDown(down bool) {
 	r.mu.Unlock()
 }
 
+// SetStatus makes every request fail with the given HTTP status (0 restores
+// normal service).
+func (r *Registry) SetStatus(code int) {
+	r.mu.Lock()
+	r.status = code
+	r.mu.Unlock()
+}
+
+// StallDownloads makes every later .crate download send its headers and
+// the first half of the archive, then hang until release is closed (or the
+// client goes away). Each stalled download sends one value on the returned
+// channel once it is hanging.
+func (r *Registry) StallDownloads(release chan struct{}) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stall = release
+	r.stalled = make(chan struct{}, 64)
+	return r.stalled
+}
+
 // Requests returns the request paths served so far.
 func (r *Registry) Requests() []string {
 	r.mu.Lock()
@@ -130,12 +160,18 @@ func (r *Registry) Add(c Crate) error {
 	if c.Name == "" || c.Version == "" {
 		return fmt.Errorf("fakeregistry: crate needs a name and a version")
 	}
-	data, err := buildCrate(c)
-	if err != nil {
-		return err
+	data := c.Raw
+	if data == nil {
+		var err error
+		if data, err = buildCrate(c); err != nil {
+			return err
+		}
 	}
 	sum := sha256.Sum256(data)
 	v := &version{c: c, crate: data, cksum: hex.EncodeToString(sum[:]), yanked: c.Yanked}
+	if c.Cksum != "" {
+		v.cksum = c.Cksum
+	}
 	key := strings.ToLower(c.Name)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -201,10 +237,14 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.requests = append(r.requests, req.URL.RequestURI())
 	r.agents = append(r.agents, req.UserAgent())
-	down := r.down
+	down, status := r.down, r.status
 	r.mu.Unlock()
 	if down {
 		http.Error(w, "registry is down", http.StatusServiceUnavailable)
+		return
+	}
+	if status != 0 {
+		http.Error(w, "injected failure", status)
 		return
 	}
 	p := req.URL.Path
@@ -302,6 +342,7 @@ func (r *Registry) serveDownload(w http.ResponseWriter, req *http.Request, name,
 			found = v
 		}
 	}
+	stall, stalled := r.stall, r.stalled
 	r.mu.Unlock()
 	if found == nil {
 		http.NotFound(w, req)
@@ -309,6 +350,24 @@ func (r *Registry) serveDownload(w http.ResponseWriter, req *http.Request, name,
 	}
 	w.Header().Set("Content-Type", "application/gzip")
 	w.Header().Set("Content-Length", strconv.Itoa(len(found.crate)))
+	if stall != nil {
+		half := len(found.crate) / 2
+		w.Write(found.crate[:half])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case stalled <- struct{}{}:
+		default:
+		}
+		select {
+		case <-stall:
+		case <-req.Context().Done():
+			return
+		}
+		w.Write(found.crate[half:])
+		return
+	}
 	w.Write(found.crate)
 }
 

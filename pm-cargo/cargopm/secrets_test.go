@@ -1,0 +1,132 @@
+package cargopm
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+)
+
+// Planted secrets: none may appear in any response, log line or stderr
+// byte of the PM.
+const (
+	urlPassword = "s3cr3t-url-pass"
+	envToken    = "tok-s3cr3t-from-env"
+	globalToken = "tok-s3cr3t-crates-io"
+	fileToken   = "tok-s3cr3t-from-credentials"
+)
+
+// TestSecretsNeverLeak runs the PM binary with SYMPOSIUM_LOG=debug against
+// a registry whose index URL carries a password, with registry tokens in
+// the environment and in $CARGO_HOME/credentials.toml, and provokes every
+// failure it can: a tampered checksum, HTTP 500s, an unreachable registry,
+// search through the same registry, a crate that is not there.
+func TestSecretsNeverLeak(t *testing.T) {
+	cargotest.Cargo(t)
+	if testing.Short() {
+		t.Skip("runs cargo")
+	}
+	reg, err := fakeregistry.New(
+		fakeregistry.Crate{Name: "good", Version: "1.0.0", Description: "fine"},
+		fakeregistry.Crate{Name: "tampered", Version: "1.0.0", Cksum: strings.Repeat("cd", 32)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	env := cargotest.New(t, reg)
+	withPass := func(base string) string {
+		return strings.Replace(base, "http://", "http://user:"+urlPassword+"@", 1)
+	}
+	index := withPass(reg.IndexURL())
+	cargotest.WriteFiles(t, env.CargoHome, map[string]string{
+		"config.toml": `[source.crates-io]
+replace-with = "private"
+
+[source.private]
+registry = "` + index + `"
+
+[registries.private]
+index = "` + index + `"
+
+[net]
+retry = 0
+`,
+		"credentials.toml": "[registry]\ntoken = \"" + globalToken + "\"\n\n[registries.private]\ntoken = \"" + fileToken + "\"\n",
+	})
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	cargotest.WriteFiles(t, ws, map[string]string{
+		"Cargo.toml":              "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\ngood = \"1\"\npriv = { version = \"1\", registry = \"private\" }\n",
+		"src/lib.rs":              "",
+		".cargo/config.toml":      "[registries.mirror]\nindex = \"" + withPass("sparse+http://127.0.0.1:9/index/") + "\"\n",
+		"Cargo.lock":              "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"good\"]\n\n[[package]]\nname = \"good\"\nversion = \"1.0.0\"\nsource = \"" + "registry+" + withPass("sparse+http://127.0.0.1:9/index/") + "\"\n",
+		".cargo/credentials.toml": "[registries.mirror]\ntoken = \"" + fileToken + "\"\n",
+	})
+	initEnv := envMap(env)
+	initEnv["CARGO_REGISTRIES_PRIVATE_TOKEN"] = envToken
+	initEnv["CARGO_REGISTRY_TOKEN"] = globalToken
+	initEnv["HOME"] = dir
+	procEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "SYMPOSIUM_LOG=debug", "CARGO_REGISTRIES_PRIVATE_TOKEN=" + envToken}
+	for _, kv := range env.Vars {
+		procEnv = append(procEnv, kv)
+	}
+
+	pm := startPM(t, procEnv, ws, filepath.Join(dir, "cache"), initEnv)
+	var responses []rpcResponse
+	call := func(method string, params any, wantCode int) {
+		t.Helper()
+		r := pm.call(method, params)
+		responses = append(responses, r)
+		if r.code() != wantCode {
+			t.Errorf("%s %v: %s; want code %d", method, params, r.Raw, wantCode)
+		}
+	}
+	call("list_deps", nil, 0)
+	call("workspace", nil, 0)
+	call("fetch", pkgParams("good", "1", "fetch"), 0)
+	call("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "good", "version": "1.0.0"}}}, 0)
+	call("fetch", pkgParams("tampered", "1.0.0", "fetch"), -32013)
+	call("fetch", pkgParams("absent", "*", "fetch"), -32010)
+	call("search", map[string]any{"query": "goo"}, 0)
+	reg.SetStatus(500)
+	call("fetch", pkgParams("good", "*", "fetch"), -32012)
+	call("load_plugin", pkgParams("other", "1", ""), -32012)
+	call("search", map[string]any{"query": "goo"}, -32012)
+	reg.SetStatus(0)
+	// Unreachable: nothing listens on the registry's port any more.
+	addr := strings.TrimPrefix(reg.URL(), "http://")
+	reg.Close()
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Fatalf("%s still answers", addr)
+	}
+	call("fetch", pkgParams("good", "*", "fetch"), -32012)
+	call("search", map[string]any{"query": "goo"}, -32012)
+	pm.stdin.Close()
+	pm.cmd.Wait()
+
+	stderr := pm.stderr.String()
+	if !strings.Contains(stderr, "DEBUG") && !strings.Contains(stderr, "level=debug") && !strings.Contains(strings.ToLower(stderr), "debug") {
+		t.Errorf("no debug logging on stderr; the check would prove nothing:\n%s", stderr)
+	}
+	for _, secret := range []string{urlPassword, envToken, globalToken, fileToken} {
+		if strings.Contains(stderr, secret) {
+			t.Errorf("stderr contains %q:\n%s", secret, stderr)
+		}
+		for _, r := range responses {
+			if strings.Contains(r.Raw, secret) {
+				t.Errorf("response contains %q: %s", secret, r.Raw)
+			}
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		for _, r := range responses {
+			t.Log(r.Raw)
+		}
+	}
+}
