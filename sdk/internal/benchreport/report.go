@@ -1,0 +1,546 @@
+package benchreport
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Role is what a variant of a hook-path benchmark measures.
+type Role int
+
+const (
+	// RolePM is a PM's own hook path (spawn, initialize, one request, exit).
+	RolePM Role = iota
+	// RoleNull is the SDK's null PM: the floor of any PM built on the SDK.
+	RoleNull
+	// RoleBare is a Go binary that only starts and exits.
+	RoleBare
+	// RoleTool is the ecosystem's own tool (cargo metadata, npm ls, ...).
+	RoleTool
+	// RoleInProcess is the PM's work measured without a process start.
+	RoleInProcess
+)
+
+var toolName = regexp.MustCompile(`^(npm-ls|pip-list|(cargo-)?metadata|git-ls-files|uv-pip-list|pnpm-ls|yarn-list)$`)
+
+// Classify returns the role of the variant named name (a sub-benchmark
+// path) and whether it is a cold run.
+func Classify(name string) (role Role, cold bool) {
+	lower := strings.ToLower(name)
+	segs := strings.Split(lower, "/")
+	last := segs[len(segs)-1]
+	switch {
+	case slices.ContainsFunc(segs, func(s string) bool { return s == "nullpm" || s == "null-pm" || s == "null" }):
+		return RoleNull, false
+	case slices.ContainsFunc(segs, func(s string) bool { return s == "barego" || s == "bare-go" || s == "bare" }):
+		return RoleBare, false
+	case toolName.MatchString(last):
+		return RoleTool, false
+	}
+	cold = strings.Contains(lower, "cold") || strings.Contains(lower, "no-index")
+	if strings.Contains(lower, "in-process") || strings.Contains(lower, "inprocess") || strings.Contains(lower, "in_process") {
+		return RoleInProcess, cold
+	}
+	return RolePM, cold
+}
+
+// ToolLabel is how the report names the ecosystem tool of a variant.
+func ToolLabel(name string) string {
+	last := name[strings.LastIndex(name, "/")+1:]
+	if last == "metadata" {
+		return "cargo metadata"
+	}
+	return strings.Replace(last, "-", " ", 1)
+}
+
+// Variant is one measured variant of a benchmark.
+type Variant struct {
+	// Name is the sub-benchmark path below the benchmark ("npm/cold").
+	Name string
+	Role Role
+	Cold bool
+	// Ns is the time per operation in nanoseconds.
+	Ns float64
+	// CPUNs is the CPU time per operation of the measured process, when
+	// reported (a "<variant>-cpu-ms" metric), else 0.
+	CPUNs float64
+	// Result is the result line the variant comes from.
+	Result Result
+	// Split is set when the variant is one of several reported as metrics
+	// of a single result line.
+	Split bool
+}
+
+// Group is one benchmark: a package's top-level Benchmark function and
+// its variants.
+type Group struct {
+	Pkg, Bench string
+	Variants   []Variant
+}
+
+// Module returns the repository directory of the group's package
+// ("pm-cargo").
+func (g *Group) Module() string {
+	const prefix = "github.com/symposium-dev/symposium-pm/"
+	rest, ok := strings.CutPrefix(g.Pkg, prefix)
+	if !ok {
+		return g.Pkg
+	}
+	return strings.SplitN(rest, "/", 2)[0]
+}
+
+// PM returns the PM's name for groups in a pm-* module ("cargo"), else "".
+func (g *Group) PM() string {
+	m, ok := strings.CutPrefix(g.Module(), "pm-")
+	if !ok {
+		return ""
+	}
+	return m
+}
+
+// find returns the first variant with role r (and, for RolePM, the given
+// coldness), or nil.
+func (g *Group) find(r Role, cold bool) *Variant {
+	for i, v := range g.Variants {
+		if v.Role == r && (r != RolePM || v.Cold == cold) {
+			return &g.Variants[i]
+		}
+	}
+	return nil
+}
+
+// Null, Bare and Tool return the floors and the tool of the group, or nil.
+func (g *Group) Null() *Variant { return g.find(RoleNull, false) }
+
+// Bare returns the bare Go binary's variant, or nil.
+func (g *Group) Bare() *Variant { return g.find(RoleBare, false) }
+
+// Tool returns the ecosystem tool's variant, or nil.
+func (g *Group) Tool() *Variant { return g.find(RoleTool, false) }
+
+// Cold returns the PM's cold hook path, or nil.
+func (g *Group) Cold() *Variant { return g.find(RolePM, true) }
+
+// Cached returns the PM's cached hook path: the variant named "cached" if
+// any, else the first warm one; or nil.
+func (g *Group) Cached() *Variant {
+	for i, v := range g.Variants {
+		if v.Role == RolePM && !v.Cold && strings.Contains(strings.ToLower(v.Name), "cached") {
+			return &g.Variants[i]
+		}
+	}
+	return g.find(RolePM, false)
+}
+
+// IsHookPath reports whether the group compares a PM's hook path with the
+// floors: it has a PM variant, a null PM and a bare Go binary.
+func (g *Group) IsHookPath() bool {
+	return g.Null() != nil && g.Bare() != nil && (g.Cold() != nil || g.Cached() != nil)
+}
+
+var msMetric = regexp.MustCompile(`^(.+?)(-cpu)?-ms$`)
+
+// Groups arranges results into groups, in the order first seen. A result
+// reporting variants as "<variant>-ms" metrics (and "<variant>-cpu-ms")
+// becomes one variant per metric.
+func Groups(results []Result) []*Group {
+	var out []*Group
+	index := map[string]*Group{}
+	for _, r := range results {
+		bench, sub, _ := strings.Cut(r.Name, "/")
+		key := r.Pkg + " " + bench
+		g := index[key]
+		if g == nil {
+			g = &Group{Pkg: r.Pkg, Bench: bench}
+			index[key] = g
+			out = append(out, g)
+		}
+		split := map[string]*Variant{}
+		var order []string
+		for _, u := range r.Units {
+			m := msMetric.FindStringSubmatch(u)
+			if m == nil {
+				continue
+			}
+			name := m[1]
+			if sub != "" {
+				name = sub + "/" + name
+			}
+			v := split[name]
+			if v == nil {
+				role, cold := Classify(name)
+				v = &Variant{Name: name, Role: role, Cold: cold, Result: r, Split: true}
+				split[name] = v
+				order = append(order, name)
+			}
+			if m[2] != "" {
+				v.CPUNs = r.Values[u] * 1e6
+			} else {
+				v.Ns = r.Values[u] * 1e6
+			}
+		}
+		added := false
+		for _, name := range order {
+			if v := split[name]; v.Ns > 0 {
+				g.Variants = append(g.Variants, *v)
+				added = true
+			}
+		}
+		if added {
+			continue
+		}
+		ns, ok := r.Value("ns/op")
+		if !ok {
+			continue
+		}
+		role, cold := Classify(sub)
+		if sub == "" {
+			role = RoleInProcess // a benchmark without variants: no process comparison
+		}
+		g.Variants = append(g.Variants, Variant{Name: sub, Role: role, Cold: cold, Ns: ns, Result: r})
+	}
+	for _, g := range out {
+		slices.SortStableFunc(g.Variants, func(a, b Variant) int { return rank(a) - rank(b) })
+	}
+	return out
+}
+
+// rank orders variants in a table: the PM's hook path cold then cached,
+// the ecosystem tool, the floors, then in-process figures.
+func rank(v Variant) int {
+	switch v.Role {
+	case RolePM:
+		if v.Cold {
+			return 0
+		}
+		return 1
+	case RoleTool:
+		return 2
+	case RoleNull:
+		return 3
+	case RoleBare:
+		return 4
+	}
+	return 5
+}
+
+// Info describes the run, for the report's header.
+type Info struct {
+	// Date, Machine and Go describe when and where the run happened.
+	Date, Machine, Go string
+	// Benchtime is the -benchtime the benchmarks ran with.
+	Benchtime string
+}
+
+// Write renders the report for groups.
+func Write(w io.Writer, info Info, groups []*Group) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Benchmark report\n\n")
+	p("Generated by `make bench` (`scripts/bench.sh`) on %s: %s, %s, `-benchtime %s`.\n", info.Date, info.Machine, info.Go, info.Benchtime)
+	p("Every ratio divides two figures of this one run, measured side by side on the same\n")
+	p("machine and workload, so load on the machine affects both; absolute times are not\n")
+	p("comparable between runs. Regenerate with `make bench` (or `make bench BENCHTIME=3s`).\n\n")
+	p("- **hook path**: what Symposium runs on every agent hook: spawn the PM, `initialize`,\n")
+	p("  one request (`list_deps`; `active_plugins` for a git registry), close stdin, wait for exit.\n")
+	p("  *Cold*: empty cache directory (lockfiles and manifests parsed); *cached*: the PM's\n")
+	p("  persisted cache from an earlier run is valid.\n")
+	p("- **× null PM**: time ÷ the SDK's null PM's hook path (the same handshake with an empty\n")
+	p("  answer): what the PM's own work costs on top of the harness; 1.00 is the floor.\n")
+	p("- **× bare Go**: time ÷ a Go binary that only starts and exits: the process-start floor.\n")
+	p("- **tool ÷ PM**: the ecosystem's own tool on the same workspace ÷ the PM; above 1 the\n")
+	p("  PM is that many times faster than asking the tool.\n\n")
+
+	var hooks, harness, others []*Group
+	for _, g := range groups {
+		switch {
+		case g.IsHookPath() && g.PM() != "":
+			hooks = append(hooks, g)
+		case g.Module() == "sdk" && strings.HasSuffix(g.Pkg, "/benchkit"):
+			harness = append(harness, g)
+		case g.Module() == "rss":
+		default:
+			others = append(others, g)
+		}
+	}
+	rss := rssByPM(groups)
+
+	p("## At a glance\n\n")
+	if len(hooks) == 0 {
+		p("No PM hook-path benchmark ran.\n\n")
+	} else {
+		p("| PM | benchmark | cold | cached | cached × null PM | cached × bare Go | ecosystem tool | tool ÷ cold | tool ÷ cached | peak RSS¹ |\n")
+		p("|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n")
+		for _, g := range hooks {
+			cold, cached, null, bare, tool := g.Cold(), g.Cached(), g.Null(), g.Bare(), g.Tool()
+			toolCell, toolCold, toolCached := "—", "—", "—"
+			if tool != nil {
+				toolCell = ToolLabel(tool.Name) + " " + dur(tool.Ns)
+				toolCold, toolCached = ratio(tool, cold), ratio(tool, cached)
+			}
+			p("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.PM(), g.Bench, durOf(cold), durOf(cached),
+				ratio(cached, null), ratio(cached, bare), toolCell, toolCold, toolCached, kib(rss[g.PM()+"/cached"]))
+		}
+		p("\n")
+		if len(rss) > 0 {
+			p("¹ Cached hook path on the example workspace (see [Peak resident memory](#peak-resident-memory)); the null PM peaks at %s, a bare Go binary at %s.\n\n", kib(rss["nullpm/cached"]), kib(rss["barego/cached"]))
+		}
+	}
+
+	if h := harnessSummary(harness); h != "" {
+		p("%s\n\n", h)
+	}
+
+	for _, g := range hooks {
+		null, bare, tool := g.Null(), g.Bare(), g.Tool()
+		p("## %s: `%s` (%s)\n\n", g.PM(), g.Bench, shortPkg(g.Pkg))
+		p("| variant | what | time/op | × null PM | × bare Go | tool ÷ this | CPU/op |\n")
+		p("|---|---|---:|---:|---:|---:|---:|\n")
+		for i := range g.Variants {
+			v := &g.Variants[i]
+			what := describe(v, g)
+			toolRatio := "—"
+			if tool != nil && (v.Role == RolePM || v.Role == RoleInProcess) {
+				toolRatio = ratio(tool, v)
+			}
+			cpu := "—"
+			if v.CPUNs > 0 {
+				cpu = dur(v.CPUNs)
+			}
+			nr, br := ratio(v, null), ratio(v, bare)
+			if v.Role == RoleInProcess {
+				nr, br = "—", "—"
+			}
+			p("| `%s` | %s | %s | %s | %s | %s | %s |\n", v.Name, what, dur(v.Ns), nr, br, toolRatio, cpu)
+		}
+		if n := runs(g); n != "" {
+			p("\n%s\n", n)
+		}
+		p("\n")
+	}
+
+	if len(harness) > 0 {
+		p("## SDK harness (`sdk/benchkit`)\n\n")
+		p("| benchmark | time/op | other |\n|---|---:|---|\n")
+		for _, g := range harness {
+			for _, v := range g.Variants {
+				p("| `%s` | %s | %s |\n", join(g.Bench, v.Name), dur(v.Ns), extras(v.Result))
+			}
+		}
+		p("\n")
+	}
+
+	if len(rss) > 0 {
+		p("## Peak resident memory\n\n")
+		p("Maximum resident set size of each binary over one hook path on `examples/workspace`\n")
+		p("(a Rust, an npm and a Python project side by side; the git registry PM on\n")
+		p("`examples/registry`), read from the kernel's accounting of the exited process.\n\n")
+		p("| binary | cold | cached |\n|---|---:|---:|\n")
+		for _, name := range rssOrder(rss) {
+			p("| %s | %s | %s |\n", name, kib(rss[name+"/cold"]), kib(rss[name+"/cached"]))
+		}
+		p("\n")
+	}
+
+	if len(others) > 0 {
+		p("## Other benchmarks\n\n")
+		p("In-process work (no process start) and the SDK's own packages.\n\n")
+		p("| package | benchmark | time/op | B/op | allocs/op | other |\n|---|---|---:|---:|---:|---|\n")
+		for _, g := range others {
+			for _, v := range g.Variants {
+				bop, aop := "—", "—"
+				if x, ok := v.Result.Value("B/op"); ok {
+					bop = fmt.Sprintf("%.0f", x)
+				}
+				if x, ok := v.Result.Value("allocs/op"); ok {
+					aop = fmt.Sprintf("%.0f", x)
+				}
+				p("| %s | `%s` | %s | %s | %s | %s |\n", shortPkg(g.Pkg), join(g.Bench, v.Name), dur(v.Ns), bop, aop, extras(v.Result))
+			}
+		}
+		p("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// harnessSummary is one sentence on the SDK harness's own figures: the
+// round trip on a running PM, throughput with requests in flight, idle
+// memory (results reporting "req/s" and "RSS-KiB").
+func harnessSummary(harness []*Group) string {
+	var parts []string
+	for _, g := range harness {
+		for _, v := range g.Variants {
+			r := v.Result
+			switch {
+			case strings.Contains(g.Bench, "RoundTrip"):
+				parts = append(parts, "one request's round trip on a running PM "+dur(v.Ns))
+			case hasUnit(r, "req/s"):
+				parts = append(parts, fmt.Sprintf("throughput %s req/s (`%s`)", num(r.Values["req/s"]), g.Bench))
+			case hasUnit(r, "RSS-KiB"):
+				parts = append(parts, "idle resident memory "+kib(r.Values["RSS-KiB"]))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "SDK harness, with the null PM: " + strings.Join(parts, "; ") + "."
+}
+
+func hasUnit(r Result, unit string) bool {
+	_, ok := r.Values[unit]
+	return ok
+}
+
+func describe(v *Variant, g *Group) string {
+	switch v.Role {
+	case RoleNull:
+		return "null PM (floor)"
+	case RoleBare:
+		return "bare Go binary (floor)"
+	case RoleTool:
+		return ToolLabel(v.Name)
+	case RoleInProcess:
+		return "in process, no spawn"
+	}
+	if v.Cold {
+		return g.PM() + " hook path, cold"
+	}
+	return g.PM() + " hook path, cached"
+}
+
+// runs notes how many iterations each variant's figure comes from.
+func runs(g *Group) string {
+	var parts []string
+	for _, v := range g.Variants {
+		if v.Split {
+			return "Variants reported by one benchmark as medians of interleaved samples (see its doc comment)."
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %d", v.Name, v.Result.N))
+	}
+	return "Iterations: " + strings.Join(parts, ", ") + "."
+}
+
+// rssByPM collects the peak RSS figures reported by the probe ("rss"
+// results named RSS/<binary>/<cold|cached>), keyed "<pm>/<cold|cached>".
+func rssByPM(groups []*Group) map[string]float64 {
+	out := map[string]float64{}
+	for _, g := range groups {
+		if g.Module() != "rss" {
+			continue
+		}
+		for _, v := range g.Variants {
+			if kb, ok := v.Result.Value("peak-RSS-KiB"); ok {
+				out[v.Name] = kb
+			}
+		}
+	}
+	return out
+}
+
+func rssOrder(rss map[string]float64) []string {
+	var names []string
+	for k := range rss {
+		n, _, _ := strings.Cut(k, "/")
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	rank := func(n string) int {
+		switch n {
+		case "barego":
+			return 0
+		case "nullpm":
+			return 1
+		}
+		return 2
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
+func join(bench, sub string) string {
+	if sub == "" {
+		return bench
+	}
+	return bench + "/" + sub
+}
+
+func shortPkg(pkg string) string {
+	return strings.TrimPrefix(pkg, "github.com/symposium-dev/symposium-pm/")
+}
+
+// extras formats a result's metrics other than time, B/op and allocs/op
+// and the per-variant "-ms" metrics.
+func extras(r Result) string {
+	var parts []string
+	for _, u := range r.Units {
+		if u == "ns/op" || u == "B/op" || u == "allocs/op" || msMetric.MatchString(u) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", num(r.Values[u]), u))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ratio(a, b *Variant) string {
+	if a == nil || b == nil || b.Ns <= 0 || a.Ns <= 0 {
+		return "—"
+	}
+	r := a.Ns / b.Ns
+	if r >= 100 {
+		return fmt.Sprintf("%.0f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+func durOf(v *Variant) string {
+	if v == nil {
+		return "—"
+	}
+	return dur(v.Ns)
+}
+
+// dur formats nanoseconds with three significant digits.
+func dur(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return num(ns/1e9) + " s"
+	case ns >= 1e6:
+		return num(ns/1e6) + " ms"
+	case ns >= 1e3:
+		return num(ns/1e3) + " µs"
+	}
+	return num(ns) + " ns"
+}
+
+func kib(v float64) string {
+	if v <= 0 {
+		return "—"
+	}
+	return num(v/1024) + " MiB"
+}
+
+// num formats v with three significant digits (integers as they are).
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100 || v == math.Trunc(v):
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
