@@ -220,6 +220,11 @@ func (p *PM) computeDeps(ctx context.Context, rec *recorder) ([]protocol.Package
 		for _, d := range ex.Listed {
 			rec.stat(d)
 		}
+		for _, d := range ex.Matched {
+			// A package.json appearing in (or leaving) a matched directory
+			// changes membership without touching any listed directory.
+			rec.stat(filepath.Join(ws, filepath.FromSlash(d), "package.json"))
+		}
 		for _, d := range ex.Dirs {
 			if d == "" {
 				continue

@@ -369,3 +369,23 @@ func TestWorkspace(t *testing.T) {
 		t.Errorf("workspace %s %v, want %v", res.Root, got, want)
 	}
 }
+
+// TestListDepsCacheNewMember: a package.json added to a directory the
+// workspace globs already matched makes it a member, and the cache notices.
+func TestListDepsCacheNewMember(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		"package.json":            `{"name":"root","workspaces":["packages/*"]}`,
+		"packages/a/package.json": `{"name":"a","version":"1.0.0","dependencies":{"x":"^1"}}`,
+		"packages/b/README":       "not yet a package",
+	})
+	p, _ := newPM(t, ws, nil)
+	ctx := context.Background()
+	if got, _ := p.ListDeps(ctx); !slices.Equal(ids(got), []string{"x@*"}) {
+		t.Fatalf("before: %v", ids(got))
+	}
+	writeFiles(t, ws, map[string]string{"packages/b/package.json": `{"name":"b","version":"1.0.0","dependencies":{"y":"^2"}}`})
+	if got, _ := p.ListDeps(ctx); !slices.Equal(ids(got), []string{"x@*", "y@*"}) {
+		t.Errorf("after adding a member: %v", ids(got))
+	}
+}

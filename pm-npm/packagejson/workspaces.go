@@ -16,6 +16,9 @@ type Expansion struct {
 	// Listed are the absolute directories whose entries were read; a change to
 	// any of them (a member added or removed) changes their modification time.
 	Listed []string
+	// Matched are the relative directories the patterns matched, members or
+	// not: whether each holds a package.json decides membership.
+	Matched []string
 }
 
 // ExpandWorkspaces expands the workspace patterns of the package.json in
@@ -27,6 +30,7 @@ func ExpandWorkspaces(root string, patterns []string) Expansion {
 	var ex Expansion
 	listed := map[string]bool{}
 	include := map[string]bool{}
+	matched := map[string]bool{}
 	for _, p := range patterns {
 		neg := strings.HasPrefix(p, "!")
 		p = strings.TrimPrefix(p, "!")
@@ -37,6 +41,7 @@ func ExpandWorkspaces(root string, patterns []string) Expansion {
 		var matches []string
 		glob(root, "", strings.Split(p, "/"), listed, &matches)
 		for _, m := range matches {
+			matched[m] = true
 			if neg {
 				delete(include, m)
 			} else if isFile(filepath.Join(root, filepath.FromSlash(m), "package.json")) {
@@ -48,6 +53,10 @@ func ExpandWorkspaces(root string, patterns []string) Expansion {
 		ex.Dirs = append(ex.Dirs, d)
 	}
 	slices.Sort(ex.Dirs)
+	for d := range matched {
+		ex.Matched = append(ex.Matched, d)
+	}
+	slices.Sort(ex.Matched)
 	for d := range listed {
 		ex.Listed = append(ex.Listed, d)
 	}
