@@ -124,6 +124,12 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 			"tools/deep/c/package.json": `{"name":"@mono/c","version":"1.0.0","dependencies":{"opt":"0.0.3"}}`,
 		}, nil},
 		{"shrinkwrap", map[string]string{"package.json": rootPkg}, []string{"shrinkwrap"}},
+		// A real install, then no lockfile: node_modules alone must answer.
+		{"node_modules only", map[string]string{
+			"package.json":            wsPkg,
+			"packages/a/package.json": `{"name":"a","version":"0.1.0","dependencies":{"left":"1.0.0","@acme/widget":"0.4.0"}}`,
+			"packages/b/package.json": `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
+		}, []string{"install"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,10 +142,17 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, "npm-shrinkwrap.json")); err != nil {
 					t.Fatal(err)
 				}
+			} else if len(tc.args) == 1 && tc.args[0] == "install" {
+				runNPM(t, reg, dir, "install")
 			} else {
 				runNPM(t, reg, dir, append([]string{"install", "--package-lock-only"}, tc.args...)...)
 			}
 			want := oracleDeps(t, reg, dir)
+			if tc.args != nil && tc.args[0] == "install" {
+				if err := os.Remove(filepath.Join(dir, "package-lock.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
 			p, _ := newPM(t, dir, nil)
 			got, err := p.ListDeps(context.Background())
 			if err != nil {
