@@ -37,6 +37,9 @@ type Spec struct {
 	// Args are the command's arguments.
 	Args []string
 	// Env holds extra KEY=VALUE entries for the PM's process environment.
+	// The host never prints them (they may hold tokens); what the PM itself
+	// writes on stderr is quoted in errors as is, so a PM must not print
+	// its secrets.
 	Env []string
 }
 
@@ -123,7 +126,7 @@ type Options struct {
 	// CacheDir is handed to the PM at initialize.
 	CacheDir string
 	// Env is the initialize env: the authoritative environment for the PM's
-	// ecosystem lookups.
+	// ecosystem lookups. Like Spec.Env, it is never printed by the host.
 	Env map[string]string
 	// Timeouts; zero fields take DefaultTimeouts.
 	Timeouts Timeouts
@@ -314,6 +317,11 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 		return c.wrap(method, ctx.Err())
 	}
 	if cctx.Err() != nil {
+		select {
+		case <-c.exited: // it died as the deadline passed: say so
+			return c.errorf(method, "the PM exited (%s) without answering", exitDescription(c.waitErr))
+		default:
+		}
 		return c.wrap(method, fmt.Errorf("%w within %v", ErrNoAnswer, timeout))
 	}
 	var je *jrpc2.Error
