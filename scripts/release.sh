@@ -56,7 +56,8 @@ echo
 echo "Released go.mod changes (staged in $stage):"
 while read -r tag dir; do
   echo "--- $dir"
-  diff -u "$dir/go.mod" "$stage/$dir/go.mod" | sed -n '3,$p' | grep '^[-+]' || echo "(go.mod unchanged)"
+  changes=$(diff -u "$dir/go.mod" "$stage/$dir/go.mod" | sed -n '3,$p' | grep '^[-+]' || true)
+  echo "${changes:-(go.mod unchanged)}"
 done <<<"$plan"
 
 if ! $commit; then

@@ -32,6 +32,11 @@ var hardcodedVersion = map[string]bool{
 // every binary, which then reports that version; and each module builds and
 // vets with its tests on its own, resolving its siblings from the proxy
 // and everything else from the module cache or the configured proxy.
+//
+// The go commands run with -trimpath and a module cache of their own, kept
+// between runs in the user's cache directory (symposium-pm/release-test,
+// locked while a run uses it), so that a second run compiles only what
+// changed; this repository's modules are removed from it after each run.
 func TestRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every binary of the repository: skipped under -short")
