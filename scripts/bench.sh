@@ -8,6 +8,7 @@
 # benchmark (one operation longer than BENCHTIME: cargo metadata, npm ls, pip
 # list, the interleaved cargo hook-path rounds) runs its operation once, so the
 # whole run stays within minutes; use 3s or 5s for steadier figures.
+# BENCH_MODULES="sdk pm-npm" limits the run to those modules.
 # The raw output is kept in bench/out/raw.txt (not committed). The report is
 # written even when a benchmark fails; the exit status is then 1.
 set -uo pipefail
@@ -26,6 +27,9 @@ load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 for mod in "$top"/*/go.mod; do
   dir=$(dirname "$mod")
+  if [ -n "${BENCH_MODULES:-}" ] && [[ " $BENCH_MODULES " != *" $(basename "$dir") "* ]]; then
+    continue
+  fi
   name=$(basename "$dir")
   echo "== bench $name (-benchtime $benchtime)" >&2
   # -timeout: the default 10m is per package; the slowest PM benchmark
