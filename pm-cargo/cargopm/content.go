@@ -37,13 +37,18 @@ func hostile(format string, args ...any) error {
 // case-insensitive file systems) and more than maxCrateUnpacked bytes or
 // maxCrateEntries entries (a decompression bomb).
 func auditCrate(r io.Reader, prefix string) error {
+	return auditCrateLimit(r, prefix, maxCrateUnpacked)
+}
+
+// auditCrateLimit is auditCrate with limit as the unpacked-size cap.
+func auditCrateLimit(r io.Reader, prefix string, limit int64) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return hostile("not a gzip stream: %v", err)
 	}
 	gz.Multistream(false)
 	// One byte over the cap is how a bomb shows.
-	lr := &io.LimitedReader{R: gz, N: maxCrateUnpacked + 1}
+	lr := &io.LimitedReader{R: gz, N: limit + 1}
 	tr := tar.NewReader(lr)
 	seen := map[string]string{}
 	var total int64
@@ -53,7 +58,7 @@ func auditCrate(r io.Reader, prefix string) error {
 			return nil
 		}
 		if lr.N <= 0 {
-			return hostile("unpacks to more than %d MiB", maxCrateUnpacked>>20)
+			return hostile("unpacks to more than %d bytes", limit)
 		}
 		if err != nil {
 			return hostile("unreadable archive after %d entries: %v", n, err)
@@ -90,8 +95,8 @@ func auditCrate(r io.Reader, prefix string) error {
 			return hostile("entry %q has a negative size", name)
 		}
 		total += h.Size
-		if total > maxCrateUnpacked {
-			return hostile("unpacks to more than %d MiB", maxCrateUnpacked>>20)
+		if total > limit {
+			return hostile("entries add up to more than %d bytes", limit)
 		}
 		clean := path.Clean(name)
 		key := strings.ToLower(clean)
@@ -155,8 +160,9 @@ func (p *PM) checkSource(id protocol.PackageID, lc localCrate) error {
 }
 
 // checkPluginFiles refuses, in the crate at dir, a Cargo.toml or
-// SYMPOSIUM.toml that is not a regular file, and anything under skills/ that
-// is a link leaving the crate or a special file (device, FIFO, socket).
+// SYMPOSIUM.toml that is not a regular file or a link to one inside the
+// crate, and anything under skills/ that is a link leaving the crate or a
+// special file (device, FIFO, socket).
 func checkPluginFiles(dir string) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -170,6 +176,14 @@ func checkPluginFiles(dir string) error {
 				continue
 			}
 			return hostile("%s: %v", filepath.Join(dir, f), err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// A link is followed only while it stays in the crate.
+			if fi, err = root.Stat(f); errors.Is(err, fs.ErrNotExist) {
+				continue // dangling: as if absent
+			} else if err != nil {
+				return hostile("%s is a link out of the crate", filepath.Join(dir, f))
+			}
 		}
 		if !fi.Mode().IsRegular() {
 			return hostile("%s is not a regular file (%v)", filepath.Join(dir, f), fi.Mode().Type())

@@ -6,11 +6,13 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -271,6 +273,19 @@ func TestAuditCrate(t *testing.T) {
 	if err := auditCrate(bytes.NewReader(ok), "fine-1.0.0/"); err != nil {
 		t.Errorf("fine crate refused: %v", err)
 	}
+	// Bombs against a 1 MiB cap: one entry over it, and many entries that
+	// add up to more.
+	bomb := crateArchive(t, "b", "1.0.0", tarEntry{Name: "b-1.0.0/zeros", Size: 2 << 20})
+	if err := auditCrateLimit(bytes.NewReader(bomb), "b-1.0.0/", 1<<20); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("bomb: audit = %v", err)
+	}
+	many := make([]tarEntry, 0, 40)
+	for i := range 40 {
+		many = append(many, tarEntry{Name: fmt.Sprintf("b-1.0.0/f%d", i), Size: 64 << 10})
+	}
+	if err := auditCrateLimit(bytes.NewReader(crateArchive(t, "b", "1.0.0", many...)), "b-1.0.0/", 1<<20); err == nil {
+		t.Errorf("40 x 64 KiB under a 1 MiB cap passed")
+	}
 	for _, bad := range [][]byte{nil, []byte("not gzip"), ok[:len(ok)/2]} {
 		if err := auditCrate(bytes.NewReader(bad), "fine-1.0.0/"); err == nil {
 			t.Errorf("audit of %d broken bytes passed", len(bad))
@@ -288,7 +303,28 @@ func FuzzAuditCrate(f *testing.F) {
 	}
 	f.Add(crateArchive(f, "x", "1.0.0"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		auditCrate(bytes.NewReader(data), "x-1.0.0/")
+		if auditCrateLimit(bytes.NewReader(data), "x-1.0.0/", 1<<20) != nil {
+			return
+		}
+		// Accepted: every entry is a file or directory under the prefix.
+		gz, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("accepted a non-gzip stream: %v", err)
+		}
+		gz.Multistream(false)
+		tr := tar.NewReader(gz)
+		for {
+			h, err := tr.Next()
+			if err != nil {
+				break
+			}
+			if !strings.HasPrefix(h.Name, "x-1.0.0/") && h.Name != "x-1.0.0" || strings.Contains("/"+h.Name+"/", "/../") {
+				t.Fatalf("accepted entry %q", h.Name)
+			}
+			if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA && h.Typeflag != tar.TypeDir {
+				t.Fatalf("accepted entry %q of type %q", h.Name, h.Typeflag)
+			}
+		}
 	})
 }
 
@@ -302,6 +338,71 @@ func assertNoPartial(t *testing.T, cacheDir string) {
 		case strings.HasPrefix(rel, "deps"+string(filepath.Separator)) && mode.IsRegular() && strings.HasSuffix(rel, ".json"):
 		default:
 			t.Errorf("left in %s: %s (%v)", filepath.Join(cacheDir, Name), rel, mode)
+		}
+	}
+}
+
+// TestHostilePathSource checks sources that are not archives (a path
+// dependency here): a SYMPOSIUM.toml or skills/ link out of the crate, or a
+// FIFO under skills/, is never read: active_plugins skips the crate and
+// load_plugin and fetch answer -32014.
+func TestHostilePathSource(t *testing.T) {
+	dir := t.TempDir()
+	cargotest.WriteFiles(t, dir, map[string]string{
+		"outside/secret.toml":          "name = \"stolen\"\n",
+		"outside/skills/evil/SKILL.md": "---\nname: evil\ndescription: evil\n---\n",
+		"ws/Cargo.toml":                "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\nlinkfile = { path = \"../linkfile\" }\nlinkskills = { path = \"../linkskills\" }\nfifo = { path = \"../fifo\" }\ninside = { path = \"../inside\" }\n",
+		"ws/src/lib.rs":                "",
+		"ws/Cargo.lock": "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"fifo\", \"inside\", \"linkfile\", \"linkskills\"]\n" +
+			"\n[[package]]\nname = \"fifo\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"inside\"\nversion = \"0.1.0\"\n" +
+			"\n[[package]]\nname = \"linkfile\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"linkskills\"\nversion = \"0.1.0\"\n",
+		"linkfile/Cargo.toml":    "[package]\nname = \"linkfile\"\nversion = \"0.1.0\"\n",
+		"linkskills/Cargo.toml":  "[package]\nname = \"linkskills\"\nversion = \"0.1.0\"\n",
+		"fifo/Cargo.toml":        "[package]\nname = \"fifo\"\nversion = \"0.1.0\"\n",
+		"fifo/skills/a/SKILL.md": "---\nname: a\ndescription: a\n---\n",
+		"inside/Cargo.toml":      "[package]\nname = \"inside\"\nversion = \"0.1.0\"\n",
+		"inside/real/SKILL.md":   "---\nname: real\ndescription: real\n---\n",
+		"inside/plugin.toml":     "name = \"inside-plugin\"\n",
+	})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(filepath.Join(dir, "outside", "secret.toml"), filepath.Join(dir, "linkfile", "SYMPOSIUM.toml")))
+	must(os.Symlink("../outside/skills", filepath.Join(dir, "linkskills", "skills")))
+	must(syscall.Mkfifo(filepath.Join(dir, "fifo", "skills", "a", "pipe"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "inside", "skills"), 0o755))
+	must(os.Symlink("../real", filepath.Join(dir, "inside", "skills", "real"))) // stays inside: fine
+	must(os.Symlink("plugin.toml", filepath.Join(dir, "inside", "SYMPOSIUM.toml")))
+	// No cargo: everything here is on disk, nothing may be acquired.
+	p := newPM(t, filepath.Join(dir, "ws"), map[string]string{"SYMPOSIUM_CARGO": filepath.Join(dir, "no-cargo"), "CARGO_HOME": filepath.Join(dir, "cargo-home")})
+	ctx := context.Background()
+	deps, err := p.ListDeps(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offers, err := p.ActivePlugins(ctx, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offers) != 1 || offers[0].ID.Name != "inside" {
+		t.Errorf("active_plugins = %+v; want only inside", offers)
+	}
+	if lp, err := p.LoadPlugin(ctx, protocol.PackageID{PM: Name, Name: "inside", Version: "0.1.0"}); err != nil {
+		t.Errorf("load_plugin inside: %v", err)
+	} else if !strings.Contains(string(lp[0].Manifest), `"skills"`) || !strings.Contains(string(lp[0].Manifest), `"inside-plugin"`) {
+		t.Errorf("load_plugin inside = %s", lp[0].Manifest)
+	}
+	for _, name := range []string{"linkfile", "linkskills", "fifo"} {
+		id := protocol.PackageID{PM: Name, Name: name, Version: "0.1.0"}
+		_, err := p.LoadPlugin(ctx, id)
+		wantCode(t, "load_plugin "+name, err, protocol.CodeInvalidContent)
+		_, err = p.Fetch(ctx, id, protocol.UpdateNone)
+		wantCode(t, "fetch "+name, err, protocol.CodeInvalidContent)
+		if err != nil && strings.Contains(err.Error(), "stolen") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
