@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -82,22 +83,19 @@ func (r *Registry) Conn(ctx context.Context, name string) (*Conn, error) {
 	s.once.Do(func() {
 		s.conn, s.err = Start(ctx, r.specs[i], r.opts)
 		if s.err != nil {
-			r.logger().Warn("package manager unavailable", "pm", name, "err", s.err)
+			// The caller reports it, as a warning of the call that needed it.
+			r.logger().Debug("package manager unavailable", "pm", name, "err", s.err)
 		}
 	})
 	return s.conn, s.err
 }
 
-func (r *Registry) logger() interface{ Warn(string, ...any) } {
+func (r *Registry) logger() *slog.Logger {
 	if r.opts.Logger != nil {
 		return r.opts.Logger
 	}
-	return discard{}
+	return slog.New(slog.DiscardHandler)
 }
-
-type discard struct{}
-
-func (discard) Warn(string, ...any) {}
 
 // each runs f on every PM concurrently (starting them as needed) and
 // collects the warnings of those that fail, in configuration order. A PM
