@@ -235,7 +235,30 @@ func (f *cargoFailure) Error() string {
 	if msg == "" {
 		msg = f.err.Error()
 	}
-	return fmt.Sprintf("cargo %s: %s", f.args[0], redact(msg))
+	return fmt.Sprintf("cargo %s: %s", f.args[0], redact(elideSnippets(msg)))
+}
+
+// elideSnippets drops the source lines cargo quotes under a parse error
+// ("  2 | token = ..." and the caret line under it): the line of a broken
+// configuration or credentials file can hold a token.
+func elideSnippets(msg string) string {
+	lines := strings.Split(msg, "\n")
+	out := lines[:0]
+	elided := false
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		t = strings.TrimLeft(t, "0123456789")
+		if strings.HasPrefix(strings.TrimLeft(t, " \t"), "|") {
+			if !elided {
+				out = append(out, "  (quoted source line elided)")
+				elided = true
+			}
+			continue
+		}
+		elided = false
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (p *PM) runCargo(ctx context.Context, cargo string, args ...string) error {
