@@ -31,8 +31,10 @@ type Registry struct {
 
 	mu       sync.Mutex
 	pkgs     map[string]*pkg
-	token    string
-	fail     int // when non-zero, every request gets this HTTP status
+	auth     string        // when set, the Authorization header every request needs
+	fail     int           // when non-zero, every request gets this HTTP status
+	release  chan struct{} // when non-nil, tarball responses stall until it closes
+	stalled  chan string   // receives the path of every stalled tarball response
 	requests atomic.Int64
 	tarballs atomic.Int64
 }
@@ -62,8 +64,11 @@ func New() *Registry {
 // URL returns the registry URL, ending in "/".
 func (r *Registry) URL() string { return r.srv.URL + "/" }
 
-// Close stops the server.
-func (r *Registry) Close() { r.srv.Close() }
+// Close releases stalled responses and stops the server.
+func (r *Registry) Close() {
+	r.Unstall()
+	r.srv.Close()
+}
 
 // Requests returns the number of requests served so far.
 func (r *Registry) Requests() int64 { return r.requests.Load() }
@@ -71,11 +76,47 @@ func (r *Registry) Requests() int64 { return r.requests.Load() }
 // TarballRequests returns the number of tarball requests served so far.
 func (r *Registry) TarballRequests() int64 { return r.tarballs.Load() }
 
-// RequireToken makes every request need "Authorization: Bearer token".
+// RequireToken makes every request need "Authorization: Bearer token"
+// ("" lifts the requirement).
 func (r *Registry) RequireToken(token string) {
+	if token == "" {
+		r.RequireAuthorization("")
+		return
+	}
+	r.RequireAuthorization("Bearer " + token)
+}
+
+// RequireAuthorization makes every request need exactly this Authorization
+// header value, answering 401 otherwise ("" lifts the requirement).
+func (r *Registry) RequireAuthorization(value string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.token = token
+	r.auth = value
+}
+
+// StallTarballs makes every tarball response from now on send the first
+// half of the tarball and then hang until Unstall or Close is called or the
+// client goes away (it never completes in that case). The path of each
+// stalled response is sent on the returned channel once its first half is
+// flushed to the client.
+func (r *Registry) StallTarballs() <-chan string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.release == nil {
+		r.release = make(chan struct{})
+		r.stalled = make(chan string, 64)
+	}
+	return r.stalled
+}
+
+// Unstall lets stalled tarball responses finish and stops stalling new ones.
+func (r *Registry) Unstall() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.release != nil {
+		close(r.release)
+		r.release = nil
+	}
 }
 
 // Fail makes every request answer with the HTTP status code (0 restores
@@ -193,13 +234,13 @@ func lessVersion(a, b string) bool {
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.requests.Add(1)
 	r.mu.Lock()
-	token, fail := r.token, r.fail
+	auth, fail := r.auth, r.fail
 	r.mu.Unlock()
 	if fail != 0 {
 		http.Error(w, "failing on purpose", fail)
 		return
 	}
-	if token != "" && req.Header.Get("Authorization") != "Bearer "+token {
+	if auth != "" && req.Header.Get("Authorization") != auth {
 		http.Error(w, `{"error":"authentication required"}`, http.StatusUnauthorized)
 		return
 	}
@@ -308,6 +349,7 @@ func (r *Registry) tarball(w http.ResponseWriter, req *http.Request, p string) {
 			}
 		}
 	}
+	release, stalled := r.release, r.stalled
 	r.mu.Unlock()
 	if tgz == nil {
 		http.NotFound(w, req)
@@ -315,6 +357,23 @@ func (r *Registry) tarball(w http.ResponseWriter, req *http.Request, p string) {
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.Itoa(len(tgz)))
+	if release != nil {
+		half := len(tgz) / 2
+		_, _ = w.Write(tgz[:half])
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case stalled <- p:
+		default: // nobody is counting
+		}
+		select {
+		case <-release:
+		case <-req.Context().Done():
+			return
+		}
+		tgz = tgz[half:]
+	}
 	_, _ = w.Write(tgz)
 }
 

@@ -1,7 +1,10 @@
 // Package tarball extracts npm package tarballs (gzip'd tar, entries under a
 // single top directory, normally "package/") safely: every write goes through
 // an os.Root, and entries with absolute paths, ".." components, links,
-// devices or sizes over the caps are refused.
+// devices or sizes over the caps are refused, as are archives in which two
+// entries land on one path (duplicates, a file where another entry needs a
+// directory, or names differing only in case, which collide on macOS and
+// Windows).
 package tarball
 
 import (
@@ -25,6 +28,17 @@ type Limits struct {
 	// MaxEntries caps the number of entries.
 	MaxEntries int
 }
+
+// maxTrailing caps the decompressed data allowed after the tar archive's end
+// (tar tools pad to a 10 KiB record at most).
+const maxTrailing = 1 << 20
+
+// Filesystem name limits (Linux's NAME_MAX and PATH_MAX): longer entry
+// names are content errors, not write failures.
+const (
+	maxNameBytes = 255
+	maxPathBytes = 4095
+)
 
 // DefaultLimits are generous for real npm packages (the registry's own cap
 // on unpacked size is far below) and stop decompression bombs.
@@ -65,6 +79,7 @@ func Extract(r io.Reader, dir string, lim Limits) error {
 	tr := tar.NewReader(zr)
 	var total int64
 	entries := 0
+	paths := newPathSet()
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -90,19 +105,27 @@ func Extract(r io.Reader, dir string, lim Limits) error {
 			if rel == "" {
 				continue
 			}
+			if err := paths.add(h.Name, rel, true); err != nil {
+				return err
+			}
 			if err := root.MkdirAll(rel, 0o755); err != nil {
 				return fmt.Errorf("creating %s: %w", rel, err)
 			}
 		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
-			if rel == "" {
-				continue // a file at the top level: npm drops it too
-			}
+			// Sizes count even for files that are dropped, so that a
+			// dropped entry cannot carry a decompression bomb either.
 			if h.Size < 0 || h.Size > lim.MaxFileBytes {
 				return bad("entry %q is %d bytes, over the %d-byte cap", h.Name, h.Size, lim.MaxFileBytes)
 			}
 			total += h.Size
 			if total > lim.MaxBytes {
 				return bad("unpacked size over the %d-byte cap", lim.MaxBytes)
+			}
+			if rel == "" {
+				continue // a file at the top level: npm drops it too
+			}
+			if err := paths.add(h.Name, rel, false); err != nil {
+				return err
 			}
 			if err := writeFile(root, rel, h, tr); err != nil {
 				return err
@@ -113,10 +136,62 @@ func Extract(r io.Reader, dir string, lim Limits) error {
 			return bad("entry %q has type %q (device, fifo or other special file); not allowed", h.Name, string(h.Typeflag))
 		}
 	}
-	// Drain any trailing data so a truncated gzip stream is noticed.
-	if _, err := io.Copy(io.Discard, zr); err != nil {
+	// Drain the trailing padding so a truncated gzip stream is noticed, but
+	// no more than a tar tool pads with.
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, maxTrailing+1))
+	if err != nil {
 		return &ContentError{Detail: "corrupt gzip stream: " + err.Error(), Err: err}
 	}
+	if n > maxTrailing {
+		return bad("more than %d bytes of data after the end of the tar archive", maxTrailing)
+	}
+	return nil
+}
+
+// pathSet records the paths an archive has written (and the directories
+// they imply) so that entries colliding on one path are refused.
+type pathSet struct {
+	isDir map[string]bool   // path → whether it is a directory
+	fold  map[string]string // lower-cased path → the path as first spelled
+}
+
+func newPathSet() *pathSet {
+	return &pathSet{isDir: map[string]bool{}, fold: map[string]string{}}
+}
+
+// add claims rel (cleaned, slash-separated) for the entry called name, as a
+// directory or a file, with every parent as a directory. A directory may be
+// listed twice; anything else on an already claimed path is refused.
+func (s *pathSet) add(name, rel string, dir bool) error {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' {
+			if err := s.claim(name, rel[:i], true); err != nil {
+				return err
+			}
+		}
+	}
+	return s.claim(name, rel, dir)
+}
+
+func (s *pathSet) claim(name, p string, dir bool) error {
+	if wasDir, ok := s.isDir[p]; ok {
+		switch {
+		case wasDir && dir:
+			return nil
+		case wasDir:
+			return bad("entry %q is a file where the archive already has the directory %q", name, p)
+		case dir:
+			return bad("entry %q needs %q to be a directory, but the archive already has a file there", name, p)
+		default:
+			return bad("entry %q appears more than once in the archive", name)
+		}
+	}
+	low := strings.ToLower(p)
+	if other, ok := s.fold[low]; ok {
+		return bad("entry %q collides with %q: names differing only in case cannot both be unpacked on every system", name, other)
+	}
+	s.isDir[p] = dir
+	s.fold[low] = p
 	return nil
 }
 
@@ -134,6 +209,12 @@ func entryPath(name string) (string, error) {
 		if strings.ContainsRune(c, 0) {
 			return "", bad("entry %q has a NUL byte", name)
 		}
+		if len(c) > maxNameBytes {
+			return "", bad("entry %q has a name component over %d bytes", name, maxNameBytes)
+		}
+	}
+	if len(n) > maxPathBytes {
+		return "", bad("entry %q has a path over %d bytes", name, maxPathBytes)
 	}
 	clean := path.Clean(n)
 	if clean == "." {

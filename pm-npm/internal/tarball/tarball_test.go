@@ -74,14 +74,25 @@ func FuzzExtract(f *testing.F) {
 	f.Add(fakeregistry.Tarball(fakeregistry.Entry{Name: "package/package.json", Body: "{}"}))
 	f.Add(fakeregistry.Tarball(fakeregistry.Entry{Name: "package/../x", Body: "x"}))
 	f.Add(fakeregistry.Tarball(fakeregistry.Entry{Name: "package/l", Type: tar.TypeSymlink, Linkname: "/"}))
+	for _, h := range fakeregistry.HostileTarballs() {
+		if len(h.Tgz) < 64<<10 { // not the bombs: too big to mutate usefully
+			f.Add(h.Tgz)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parent := t.TempDir()
 		dir := filepath.Join(parent, "out")
 		os.Mkdir(dir, 0o755)
-		_ = Extract(bytes.NewReader(data), dir, Limits{MaxBytes: 1 << 20, MaxFileBytes: 1 << 20, MaxEntries: 100})
+		err := Extract(bytes.NewReader(data), dir, Limits{MaxBytes: 1 << 20, MaxFileBytes: 1 << 20, MaxEntries: 100})
 		ents, _ := os.ReadDir(parent)
 		if len(ents) != 1 {
 			t.Fatalf("extraction wrote outside its directory: %v", ents)
+		}
+		// Whatever the archive holds, a failure is the archive's fault
+		// (-32014 for the PM), never an internal error.
+		var ce *ContentError
+		if err != nil && !errors.As(err, &ce) {
+			t.Fatalf("not a ContentError: %v", err)
 		}
 	})
 }
