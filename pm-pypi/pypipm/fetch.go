@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
@@ -235,6 +236,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return installed{}, err
 	}
+	p.sweepStale(tmpDir)
 	tmp, err := os.CreateTemp(tmpDir, "download-*-"+safeBase(c.file.Filename))
 	if err != nil {
 		return installed{}, err
@@ -322,6 +324,29 @@ func swapInto(stage, dest string, replace bool) error {
 		return err
 	}
 	return nil
+}
+
+// staleAfter is the age past which a file in <cache>/tmp is known to be
+// abandoned: a live download rewrites its file at least this often (the
+// HTTP client gives up after five minutes), and unlinking a file another
+// process still holds open is harmless.
+const staleAfter = 10 * time.Minute
+
+// sweepStale removes the partial downloads a killed process left in dir.
+func (p *PM) sweepStale(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "download-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			p.log.Debug("removing an abandoned download", "path", filepath.Join(dir, e.Name()))
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 func safeBase(name string) string {

@@ -111,10 +111,16 @@ func Redact(raw string) string {
 	if err != nil {
 		return "<unparseable URL>"
 	}
-	if u.User != nil {
-		u.User = url.User("***")
+	if u.User == nil {
+		return u.String()
 	}
-	return u.String()
+	// "***" rather than url.User("***"), which would print %2A%2A%2A.
+	u.User = nil
+	s := u.String()
+	if i := strings.Index(s, "//"); i >= 0 {
+		return s[:i+2] + "***@" + s[i+2:]
+	}
+	return s
 }
 
 func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response, error) {

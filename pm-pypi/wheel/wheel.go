@@ -85,6 +85,47 @@ func checkName(archive, name string) (string, error) {
 	return path.Clean(clean), nil
 }
 
+// caseSet records every path an archive creates (its entries and their
+// parent directories) by lower-cased name: two spellings of one name
+// unpack differently on case-insensitive file systems (one silently
+// replacing or merging into the other), so they are refused.
+type caseSet map[string]string
+
+func (cs caseSet) add(archive, name string) error {
+	for p := name; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		k := strings.ToLower(p)
+		prev, seen := cs[k]
+		if !seen {
+			cs[k] = p
+			continue
+		}
+		if prev != p {
+			return contentErr(archive, "entries %q and %q differ only in case", prev, p)
+		}
+		if p != name {
+			break // its ancestors were recorded with it
+		}
+	}
+	return nil
+}
+
+// bombGuard counts decompressed bytes and fails past limit.
+type bombGuard struct {
+	r        io.Reader
+	n, limit int64
+}
+
+var errBomb = errors.New("decompressed size exceeds the compression ratio limit")
+
+func (b *bombGuard) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > b.limit {
+		return n, errBomb
+	}
+	return n, err
+}
+
 // member is one regular file or directory to write.
 type member struct {
 	exec bool // keep the owner's execute bit (scripts)
@@ -111,9 +152,13 @@ func ExtractWheel(ctx context.Context, src, dest string, lim Limits) (*Info, err
 	var total int64
 	files := map[string]*zip.File{}
 	distInfos := map[string]bool{}
+	cases := caseSet{}
 	for _, f := range zr.File {
 		name, err := checkName(archive, f.Name)
 		if err != nil {
+			return nil, err
+		}
+		if err := cases.add(archive, name); err != nil {
 			return nil, err
 		}
 		mode := f.Mode()
@@ -220,6 +265,13 @@ func ExtractSdist(ctx context.Context, src, dest string, lim Limits) (*Info, err
 		return nil, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// The whole stream may expand at most MaxRatio times (gzip bombs),
+	// with 1 MiB allowed whatever the ratio, as for wheel entries.
+	expand := max(st.Size()*lim.MaxRatio, 1<<20)
 	// First pass: check every header and remember the regular files.
 	var total int64
 	var pkgInfo []byte
@@ -233,11 +285,15 @@ func ExtractSdist(ctx context.Context, src, dest string, lim Limits) (*Info, err
 			return contentErr(archive, "not a gzip stream: %v", err)
 		}
 		defer gz.Close()
-		tr := tar.NewReader(gz)
+		guard := &bombGuard{r: gz, limit: expand}
+		tr := tar.NewReader(guard)
 		for {
 			h, err := tr.Next()
 			if err == io.EOF {
 				return nil
+			}
+			if errors.Is(err, errBomb) || guard.n > guard.limit {
+				return contentErr(archive, "%d compressed bytes expand past %d: a compression bomb", st.Size(), guard.limit)
 			}
 			if err != nil {
 				return contentErr(archive, "corrupt tar stream: %v", err)
@@ -258,10 +314,15 @@ func ExtractSdist(ctx context.Context, src, dest string, lim Limits) (*Info, err
 		}
 	}
 	count := 0
+	cases := caseSet{}
+	regular := map[string]bool{}
 	err = scan(func(h *tar.Header, name string, r io.Reader) error {
 		count++
 		if count > lim.MaxEntries {
 			return contentErr(archive, "more than %d entries", lim.MaxEntries)
+		}
+		if err := cases.add(archive, name); err != nil {
+			return err
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -279,6 +340,10 @@ func ExtractSdist(ctx context.Context, src, dest string, lim Limits) (*Info, err
 		if total > lim.MaxTotal {
 			return contentErr(archive, "contents exceed the limit of %d bytes", lim.MaxTotal)
 		}
+		if regular[name] {
+			return contentErr(archive, "entry %q appears twice", h.Name)
+		}
+		regular[name] = true
 		top, rest, _ := strings.Cut(name, "/")
 		topDirs[top] = true
 		if rest == "PKG-INFO" {

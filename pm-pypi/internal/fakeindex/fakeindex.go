@@ -75,6 +75,20 @@ type Index struct {
 	requests atomic.Int64
 	// Down makes every request fail with 503.
 	Down atomic.Bool
+	// FailStatus, when not zero, is the HTTP status every request gets
+	// (after authentication).
+	FailStatus atomic.Int32
+	// Stall makes file downloads send half their bytes, report the file
+	// name on Stalled, then wait until the client goes away (the
+	// connection is then dropped) or Unstall is called (the rest is sent).
+	Stall atomic.Bool
+	// Stalled receives the name of each file whose download stalled.
+	Stalled chan string
+
+	release     chan struct{}
+	releaseOnce sync.Once
+	closed      chan struct{}
+	closeOnce   sync.Once
 }
 
 type file struct {
@@ -86,7 +100,8 @@ type file struct {
 
 // Start starts an index on 127.0.0.1 serving pkgs.
 func Start(pkgs ...Package) *Index {
-	ix := &Index{files: map[string][]file{}, blobs: map[string][]byte{}, meta: map[string][]byte{}}
+	ix := &Index{files: map[string][]file{}, blobs: map[string][]byte{}, meta: map[string][]byte{},
+		Stalled: make(chan string, 64), release: make(chan struct{}), closed: make(chan struct{})}
 	ix.srv = httptest.NewUnstartedServer(http.HandlerFunc(ix.serve))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -101,8 +116,18 @@ func Start(pkgs ...Package) *Index {
 	return ix
 }
 
-// Close stops the index.
-func (ix *Index) Close() { ix.srv.Close() }
+// Close stops the index, releasing stalled downloads first.
+func (ix *Index) Close() {
+	ix.closeOnce.Do(func() { close(ix.closed) })
+	ix.srv.Close()
+}
+
+// Unstall stops stalling: downloads waiting halfway send the rest, later
+// ones are served whole.
+func (ix *Index) Unstall() {
+	ix.Stall.Store(false)
+	ix.releaseOnce.Do(func() { close(ix.release) })
+}
 
 // Requests reports how many requests the index has served.
 func (ix *Index) Requests() int64 { return ix.requests.Load() }
@@ -155,6 +180,29 @@ func (ix *Index) truncated(filename string) bool {
 		}
 	}
 	return false
+}
+
+// stall sends half of data, reports name on Stalled and waits for the
+// client to leave (the connection is dropped) or for Unstall (the rest
+// is sent). ix.mu is not held.
+func (ix *Index) stall(w http.ResponseWriter, r *http.Request, name string, data []byte) {
+	w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+	w.Write(data[:len(data)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	select {
+	case ix.Stalled <- name:
+	default:
+	}
+	select {
+	case <-ix.release:
+		w.Write(data[len(data)/2:])
+	case <-r.Context().Done():
+		panic(http.ErrAbortHandler)
+	case <-ix.closed:
+		panic(http.ErrAbortHandler)
+	}
 }
 
 func metadata(p Package) []byte {
@@ -256,6 +304,10 @@ func (ix *Index) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if st := ix.FailStatus.Load(); st != 0 {
+		http.Error(w, "forced failure", int(st))
+		return
+	}
 	wantJSON := strings.Contains(r.Header.Get("Accept"), jsonType) && !ix.HTMLOnly.Load()
 	w.Header().Set("Vary", "Accept")
 	ix.mu.Lock()
@@ -351,6 +403,12 @@ func (ix *Index) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
+		if ix.Stall.Load() {
+			ix.mu.Unlock()
+			defer ix.mu.Lock() // runs before the deferred Unlock
+			ix.stall(w, r, name, data)
+			return
+		}
 		if ix.truncated(name) {
 			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
 			w.Write(data[:len(data)/2])

@@ -1,0 +1,139 @@
+package pypipm
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+)
+
+// secretSource is one way a user gives index credentials.
+type secretSource struct {
+	name string
+	// config returns the process and initialize environments pointing at
+	// indexURL (which carries the credentials).
+	config func(t *testing.T, indexURL string) (procEnv []string, initEnv map[string]string)
+	// creds returns the URL user info for secret.
+	creds func(secret string) *url.Userinfo
+}
+
+var secretSources = []secretSource{
+	{"PIP_INDEX_URL in initialize env",
+		func(t *testing.T, u string) ([]string, map[string]string) {
+			return baseProcEnv(t), map[string]string{"PIP_INDEX_URL": u}
+		},
+		func(s string) *url.Userinfo { return url.UserPassword("user", s) }},
+	{"pip.conf named by PIP_CONFIG_FILE",
+		func(t *testing.T, u string) ([]string, map[string]string) {
+			conf := filepath.Join(t.TempDir(), "pip.conf")
+			os.WriteFile(conf, []byte("[global]\nindex-url = "+u+"\ntimeout = 5\n"), 0o600)
+			return baseProcEnv(t, "PIP_CONFIG_FILE="+conf), nil
+		},
+		func(s string) *url.Userinfo { return url.UserPassword("deploy", s) }},
+	{"UV_INDEX_URL with a token",
+		func(t *testing.T, u string) ([]string, map[string]string) {
+			return baseProcEnv(t, "UV_INDEX_URL="+u), nil
+		},
+		func(s string) *url.Userinfo { return url.User(s) }},
+}
+
+// TestSecretsNeverPrinted plants index credentials three ways (the
+// PIP_INDEX_URL of initialize, a pip.conf, a token in UV_INDEX_URL) and
+// drives real PM processes with SYMPOSIUM_LOG=debug through every failure
+// the index can cause: wrong credentials (401), a missing project (404),
+// a server error (500), an unreachable index, a hash mismatch (-32013),
+// hostile content (-32014) and a download cut halfway. No response, log
+// line or stderr byte may contain the secret.
+func TestSecretsNeverPrinted(t *testing.T) {
+	for i, src := range secretSources {
+		t.Run(strings.ReplaceAll(src.name, " ", "_"), func(t *testing.T) {
+			secret := "s3cr3t" + strings.Repeat("Zq", 4) + string(rune('A'+i))
+			ix := fakeindex.Start(demoPackages()...)
+			t.Cleanup(ix.Close)
+			if creds := src.creds(secret); true {
+				ix.User = creds.Username()
+				ix.Password, _ = creds.Password()
+			}
+			withCreds := func(base, s string) string {
+				u, _ := url.Parse(base)
+				u.User = src.creds(s)
+				return u.String()
+			}
+			var procs []*pmProc
+			start := func(indexURL string) *pmProc {
+				procEnv, initEnv := src.config(t, indexURL)
+				p := startPM(t, procEnv, t.TempDir(), filepath.Join(t.TempDir(), "cache"), initEnv)
+				procs = append(procs, p)
+				return p
+			}
+			expect := func(p *pmProc, what string, code int, method string, params any) {
+				t.Helper()
+				r := p.call(method, params)
+				if r.code() != code {
+					t.Errorf("%s: got %s, want code %d\nstderr:\n%s", what, r.Raw, code, p.stderr.String())
+				}
+			}
+
+			// The right credentials: success first (they are used), then
+			// every content and index failure.
+			p := start(withCreds(ix.URL, secret))
+			expect(p, "authenticated fetch", 0, "fetch", fetchParams("demo-plugin", "*", "check"))
+			expect(p, "hash mismatch", -32013, "fetch", fetchParams("tampered", "*", "check"))
+			expect(p, "hostile wheel", -32014, "fetch", fetchParams("escaper", "*", "check"))
+			expect(p, "zip bomb", -32014, "load_plugin", map[string]any{"id": map[string]string{"pm": Name, "name": "bomb", "version": "*"}})
+			expect(p, "cut download", -32012, "fetch", fetchParams("cutoff", "*", "check"))
+			expect(p, "404", -32010, "fetch", fetchParams("no-such-project", "*", "check"))
+			expect(p, "search", 0, "search", map[string]any{"query": "demo-plugin"})
+			expect(p, "refresh", 0, "refresh", map[string]any{"update": "fetch", "force": true})
+			ix.FailStatus.Store(500)
+			expect(p, "500", -32012, "fetch", fetchParams("plain", "*", "check"))
+			expect(p, "500 load_plugin", -32012, "load_plugin", map[string]any{"id": map[string]string{"pm": Name, "name": "plain", "version": "*"}})
+			p.call("search", map[string]any{"query": "plain"})
+			p.call("refresh", map[string]any{"update": "fetch", "force": true})
+			ix.FailStatus.Store(0)
+
+			// Wrong credentials: 401 everywhere.
+			q := start(withCreds(ix.URL, secret+"-wrong"))
+			expect(q, "401", -32012, "fetch", fetchParams("demo-plugin", "*", "check"))
+			q.call("search", map[string]any{"query": "demo-plugin"})
+			q.call("refresh", map[string]any{"update": "fetch", "force": true})
+
+			// An index nobody listens on.
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dead := "http://" + l.Addr().String() + "/simple/"
+			l.Close()
+			r := start(withCreds(dead, secret))
+			expect(r, "unreachable", -32012, "fetch", fetchParams("demo-plugin", "*", "check"))
+			r.call("search", map[string]any{"query": "demo-plugin"})
+			r.call("refresh", map[string]any{"update": "fetch", "force": true})
+
+			for _, p := range procs {
+				p.stop()
+				out, errOut := p.stdout.String(), p.stderr.String()
+				if !strings.Contains(errOut, "level=") && !strings.Contains(errOut, `"level"`) {
+					t.Errorf("no debug log on stderr (is SYMPOSIUM_LOG=debug honoured?):\n%s", errOut)
+				}
+				// The index URL is logged, redacted: the check above
+				// looks where the secret would be.
+				if !strings.Contains(errOut, "***@127.0.0.1") {
+					t.Errorf("the debug log does not show the redacted index URL:\n%s", errOut)
+				}
+				for _, s := range []string{secret, url.QueryEscape(secret)} {
+					if strings.Contains(out, s) {
+						t.Errorf("a response carries the secret:\n%s", out)
+					}
+					if strings.Contains(errOut, s) {
+						t.Errorf("stderr carries the secret:\n%s", errOut)
+					}
+				}
+			}
+		})
+	}
+}
