@@ -16,7 +16,7 @@ import (
 // from — a nerf-darted :_authToken in the project .npmrc, :_auth and
 // :username/:_password in the user's ~/.npmrc, npm_config_//…:_authToken in
 // the process environment and in initialize's env, a registry URL with
-// user:password — and makes a real PM process (SYMPOSIUM_LOG=debug) use them
+// user:password, a proxy URL with user:password — and makes a real PM process (SYMPOSIUM_LOG=debug) use them
 // and then fail every way a registry can: 401, 404, 500, an integrity
 // mismatch and an unreachable host. No stdout byte (responses, error
 // messages and data) and no stderr byte (logs) may hold a credential, in
@@ -40,6 +40,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		tokEnv     = "npm_ENVtoken5d2b8e4f"
 		tokInit    = "npm_INITtoken9a6c3f0d"
 		urlPass    = "UrlPassw0rdK7"
+		proxyPass  = "ProxyPassw0rdM2"
 	)
 	scenarios := []scenario{{
 		name: "project npmrc _authToken",
@@ -86,6 +87,15 @@ func TestSecretsNeverLeak(t *testing.T) {
 		// (packuments, search); tarball URLs come from the registry without
 		// them, so the registry here demands nothing on success.
 		secrets: []string{urlPass, b64("carol:" + urlPass)},
+	}, {
+		name: "proxy URL with user:password",
+		config: func(reg, nerf string) (map[string]string, map[string]string, map[string]string) {
+			// The fake registry doubles as the HTTP proxy to a registry on a
+			// host that does not resolve (loopback targets bypass proxies).
+			proxy := strings.Replace(reg, "http://", "http://dave:"+proxyPass+"@", 1)
+			return map[string]string{"ws/.npmrc": "registry=http://registry.invalid/\nproxy=" + proxy + "\n"}, nil, nil
+		},
+		secrets: []string{proxyPass, b64("dave:" + proxyPass)},
 	}}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
@@ -149,6 +159,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 				}
 			}
 			t.Logf("%d bytes of stdout and %d of stderr checked", len(stdout), len(stderr))
+			if t.Failed() {
+				t.Logf("stderr:\n%s\nstdout:\n%s", stderr, stdout)
+			}
 		})
 	}
 }

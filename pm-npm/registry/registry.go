@@ -190,9 +190,19 @@ func (c *Client) Packument(ctx context.Context, name string) (*Packument, error)
 	if len(body) > MaxPackumentBytes {
 		return nil, &HTTPError{URL: Redact(u), Err: fmt.Errorf("packument over %d bytes", MaxPackumentBytes)}
 	}
+	p, err := decodePackument(body)
+	if err != nil {
+		return nil, &HTTPError{URL: Redact(u), Err: err}
+	}
+	return p, nil
+}
+
+// decodePackument decodes a packument document, dropping null versions and
+// taking each version from its key.
+func decodePackument(body []byte) (*Packument, error) {
 	var p Packument
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, &HTTPError{URL: Redact(u), Err: fmt.Errorf("invalid packument JSON: %w", err)}
+		return nil, fmt.Errorf("invalid packument JSON: %w", err)
 	}
 	for v, m := range p.Versions {
 		if m == nil {
