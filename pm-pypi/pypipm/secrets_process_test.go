@@ -137,3 +137,34 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		})
 	}
 }
+
+// TestProxySecretsNeverPrinted: credentials in HTTP_PROXY and in the index
+// URL, with the proxy unreachable (loopback, so the index host, a name
+// that never resolves, is only ever reached through it).
+func TestProxySecretsNeverPrinted(t *testing.T) {
+	const proxySecret, indexSecret = "pr0xyPassw0rdQ", "ind3xPassw0rdQ"
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	procEnv := baseProcEnv(t, "HTTP_PROXY=http://puser:"+proxySecret+"@"+dead, "HTTPS_PROXY=http://puser:"+proxySecret+"@"+dead)
+	p := startPM(t, procEnv, t.TempDir(), filepath.Join(t.TempDir(), "cache"),
+		map[string]string{"PIP_INDEX_URL": "http://user:" + indexSecret + "@pypi.invalid/simple/"})
+	if r := p.call("fetch", fetchParams("demo-plugin", "*", "check")); r.code() != -32012 {
+		t.Errorf("through a dead proxy: %s", r.Raw)
+	}
+	p.call("search", map[string]any{"query": "demo-plugin"})
+	p.call("refresh", map[string]any{"update": "fetch", "force": true})
+	p.stop()
+	all := p.stdout.String() + p.stderr.String()
+	if !strings.Contains(all, "proxyconnect") {
+		t.Errorf("the failure did not go through the proxy:\n%s", all)
+	}
+	for _, s := range []string{proxySecret, indexSecret} {
+		if strings.Contains(all, s) {
+			t.Errorf("output carries %q:\n%s", s, all)
+		}
+	}
+}
