@@ -236,7 +236,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return installed{}, err
 	}
-	p.sweepStale(tmpDir)
+	p.sweepStale(tmpDir, "download-")
 	tmp, err := os.CreateTemp(tmpDir, "download-*-"+safeBase(c.file.Filename))
 	if err != nil {
 		return installed{}, err
@@ -261,6 +261,8 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return installed{}, err
 	}
+	// Staging trees of a process killed while unpacking start with ".".
+	p.sweepStale(filepath.Dir(dest), ".")
 	// Unpack next to the destination, then swap into place.
 	stage, err := os.MkdirTemp(filepath.Dir(dest), "."+c.version+"-")
 	if err != nil {
@@ -326,25 +328,28 @@ func swapInto(stage, dest string, replace bool) error {
 	return nil
 }
 
-// staleAfter is the age past which a file in <cache>/tmp is known to be
-// abandoned: a live download rewrites its file at least this often (the
-// HTTP client gives up after five minutes), and unlinking a file another
-// process still holds open is harmless.
+// staleAfter is the age past which a temporary download or staging tree
+// is known to be abandoned by a killed process: a live download rewrites its
+// file at least this often (the HTTP client gives up after five minutes),
+// unpacking takes seconds, and unlinking what another process still holds
+// open is harmless on Unix.
 const staleAfter = 10 * time.Minute
 
-// sweepStale removes the partial downloads a killed process left in dir.
-func (p *PM) sweepStale(dir string) {
+// sweepStale removes the entries of dir named with prefix (partial
+// downloads, staging trees) that are older than staleAfter.
+func (p *PM) sweepStale(dir, prefix string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "download-") {
+		if !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
-			p.log.Debug("removing an abandoned download", "path", filepath.Join(dir, e.Name()))
-			os.Remove(filepath.Join(dir, e.Name()))
+			path := filepath.Join(dir, e.Name())
+			p.log.Debug("removing what a killed process abandoned", "path", path)
+			os.RemoveAll(path)
 		}
 	}
 }
