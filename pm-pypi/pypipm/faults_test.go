@@ -196,18 +196,24 @@ func TestStaleStagingSwept(t *testing.T) {
 	ix := demoIndex(t)
 	cache := t.TempDir()
 	base := filepath.Join(cache, "pypi", "dist", "demo-plugin")
-	stale, fresh := filepath.Join(base, ".1.0.0-123"), filepath.Join(base, ".tmp-.1.0.0-456-789")
-	for _, d := range []string{stale, fresh} {
+	tmp := filepath.Join(cache, "pypi", "tmp")
+	stale, fresh := filepath.Join(base, ".old-123"), filepath.Join(base, ".tmp-.1.0.0-456-789")
+	staleStage := filepath.Join(tmp, ".demo-plugin-1.0.0-42")
+	for _, d := range []string{stale, fresh, staleStage} {
 		os.MkdirAll(filepath.Join(d, "demo_plugin"), 0o755)
 		os.WriteFile(filepath.Join(d, "demo_plugin", "half.py"), []byte("x"), 0o644)
 	}
 	old := time.Now().Add(-2 * staleAfter)
 	os.Chtimes(stale, old, old)
+	os.Chtimes(staleStage, old, old)
 	p := newPM(t, t.TempDir(), cache, map[string]string{"PIP_INDEX_URL": ix.URL})
 	if _, err := p.Fetch(t.Context(), id("demo-plugin", "1.0.0"), "check"); err != nil {
 		t.Fatal(err)
 	}
 	if v := versionsIn(cache, "demo-plugin"); !slices.Equal(v, []string{".tmp-.1.0.0-456-789", "1.0.0"}) {
 		t.Errorf("after the fetch: %v", v)
+	}
+	if _, err := os.Stat(staleStage); err == nil {
+		t.Error("stale staging tree in tmp not swept")
 	}
 }

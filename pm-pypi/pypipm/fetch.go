@@ -258,13 +258,10 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 		return installed{}, protocol.ErrIntegrity(exact, "sha256:"+strings.ToLower(c.file.SHA256), "sha256:"+sum)
 	}
 	dest := p.distDir(name, c.version)
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return installed{}, err
-	}
-	// Staging trees of a process killed while unpacking start with ".".
-	p.sweepStale(filepath.Dir(dest), ".")
-	// Unpack next to the destination, then swap into place.
-	stage, err := os.MkdirTemp(filepath.Dir(dest), "."+c.version+"-")
+	// Unpack into a staging tree under tmp (nothing appears under dist/
+	// unless everything succeeds), then swap it into place.
+	p.sweepStale(tmpDir, ".")
+	stage, err := os.MkdirTemp(tmpDir, "."+name+"-"+c.version+"-")
 	if err != nil {
 		return installed{}, err
 	}
@@ -286,6 +283,11 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if info.Metadata.Normalized() != name || canon(info.Metadata.Version) != c.version {
 		return installed{}, protocol.ErrInvalidContent(exact, "the archive's metadata names "+info.Metadata.Name+" "+info.Metadata.Version)
 	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return installed{}, err
+	}
+	// A replaced tree moved aside by a process killed mid-swap (.old-*).
+	p.sweepStale(filepath.Dir(dest), ".")
 	if err := swapInto(stage, dest, force); err != nil {
 		return installed{}, err
 	}
