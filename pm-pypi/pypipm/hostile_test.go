@@ -160,7 +160,8 @@ func hostileCorpus(t *testing.T, abs string) []hostileCase {
 // fetch and load_plugin refuse each with -32014 naming the cause, nothing
 // is written under <cache_dir> but its empty pypi/tmp, nothing lands beside
 // it or at the absolute paths the archives name, and update "none" then
-// finds nothing cached. The same builders without the hostile entry make
+// finds nothing cached; a real process answers the same over the wire.
+// The same builders without the hostile entry make
 // distributions that fetch fine.
 func TestHostileArchives(t *testing.T) {
 	root := t.TempDir()
@@ -215,6 +216,20 @@ func TestHostileArchives(t *testing.T) {
 	for _, f := range []string{abs, filepath.Join(os.TempDir(), "escape.txt")} {
 		if _, err := os.Lstat(f); err == nil {
 			t.Errorf("%s written", f)
+		}
+	}
+	// The same through a real process, over the wire, into a fresh cache.
+	cache2 := filepath.Join(t.TempDir(), "cache")
+	proc := startPM(t, baseProcEnv(t), ws, cache2, map[string]string{"PIP_INDEX_URL": ix.URL})
+	for _, c := range corpus {
+		if r := proc.call("fetch", fetchParams(c.name, "*", "fetch")); r.code() != -32014 {
+			t.Errorf("%s over the wire: %s", c.name, r.Raw)
+		}
+	}
+	proc.stop()
+	for _, d := range treeOf(t, cache2) {
+		if d != "pypi/" && d != "pypi/tmp/" {
+			t.Errorf("hostile archives left %s (real process)", d)
 		}
 	}
 	// The controls.
