@@ -78,6 +78,8 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	p.log = s.Logger
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
+	} else {
+		p.log = slog.New(redactingHandler{p.log.Handler()})
 	}
 	if s.CacheDir != "" {
 		p.cache = filepath.Join(s.CacheDir, Name)

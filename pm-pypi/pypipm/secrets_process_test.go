@@ -168,3 +168,38 @@ func TestProxySecretsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestRequirementsSecretsNeverPrinted: tokens in the URLs of requirements
+// files and pyproject.toml (remote includes, editable VCS URLs, ${VAR}
+// expansion, unparseable direct references) are kept out of list_deps'
+// warnings and answer.
+func TestRequirementsSecretsNeverPrinted(t *testing.T) {
+	secrets := []string{"rEqS3cretA", "rEqS3cretB", "rEqS3cretC", "rEqS3cretD", "rEqS3cretE", "rEqS3cretF"}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "requirements.txt"), []byte(
+		"-r https://user:"+secrets[0]+"@reqs.example/more.txt\n"+
+			"-e git+https://"+secrets[1]+"@github.com/org/repo.git\n"+
+			"-e git+https://${GIT_TOKEN}@github.com/org/other.git\n"+
+			"broken @@ https://u:"+secrets[3]+"@files.example/x.whl\n"+
+			"--index-url https://u:"+secrets[4]+"@idx.example/simple\n"+
+			"fine==1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte(
+		"[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"bad @@ https://u:"+secrets[5]+"@h.example/b.whl\", \"fine==1.0\"]\n"), 0o644)
+	p := startPM(t, baseProcEnv(t), ws, filepath.Join(t.TempDir(), "cache"), map[string]string{"GIT_TOKEN": secrets[2]})
+	if r := p.call("list_deps", map[string]any{}); r.Error != nil {
+		t.Errorf("list_deps: %s", r.Raw)
+	}
+	p.stop()
+	all := p.stdout.String() + p.stderr.String()
+	// The warnings are still there, naming the line, redacted.
+	for _, want := range []string{`https://***@reqs.example/more.txt`, `git+https://***@github.com/org/other.git`, `requirements.txt:4`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning mentioning %s:\n%s", want, all)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(all, s) {
+			t.Errorf("output carries %q:\n%s", s, all)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package simpleapi
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
@@ -14,4 +17,33 @@ func TestRedact(t *testing.T) {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func TestRedactText(t *testing.T) {
+	for in, want := range map[string]string{
+		`remote include "https://user:s3cr3t@reqs.example/more.txt" is not read offline`: `remote include "https://***@reqs.example/more.txt" is not read offline`,
+		`editable "git+https://t0k@github.com/o/r.git" and git+ssh://git@host:x/y`:       `editable "git+https://***@github.com/o/r.git" and git+ssh://***@host:x/y`,
+		`no credentials: https://pypi.org/simple/ a@b`:                                   `no credentials: https://pypi.org/simple/ a@b`,
+		`weird https://u:p@ss@host/x`:                                                    `weird https://***@host/x`,
+		`trailing ://`:                                                                   `trailing ://`,
+		`plain text`:                                                                     `plain text`,
+	} {
+		if got := RedactText(in); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzRedactText(f *testing.F) {
+	f.Add("https://user:secret@host/x")
+	f.Add("a://@://b@c@")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := RedactText(s)
+		if again := RedactText(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+		if strings.HasPrefix(s, "https://secret@") && strings.HasPrefix(out, "https://secret") {
+			t.Fatalf("%q -> %q", s, out)
+		}
+	})
 }

@@ -414,3 +414,31 @@ func (c *Client) CoreMetadata(ctx context.Context, f File) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 }
+
+// RedactText replaces the user information of every URL in free text (an
+// error quoting a requirements line, say) with "***": in
+// "scheme://user:secret@host/..." everything between "://" and the last
+// "@" before the host's end becomes "***".
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/?#\"'`\\ \t\r\n<>()[]{},;")
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndex(s[:end], "@"); at >= 0 {
+			b.WriteString("***")
+			s = s[at:]
+		}
+	}
+}
