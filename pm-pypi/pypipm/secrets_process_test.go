@@ -174,7 +174,7 @@ func TestProxySecretsNeverPrinted(t *testing.T) {
 // expansion, unparseable direct references) are kept out of list_deps'
 // warnings and answer.
 func TestRequirementsSecretsNeverPrinted(t *testing.T) {
-	secrets := []string{"rEqS3cretA", "rEqS3cretB", "rEqS3cretC", "rEqS3cretD", "rEqS3cretE", "rEqS3cretF"}
+	secrets := []string{"rEqS3cretA", "rEqS3cretB", "rEqS3cretC", "rEqS3cretD", "rEqS3cretE", "rEqS3cretF", "rEqS3cretG"}
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "requirements.txt"), []byte(
 		"-r https://user:"+secrets[0]+"@reqs.example/more.txt\n"+
@@ -184,11 +184,14 @@ func TestRequirementsSecretsNeverPrinted(t *testing.T) {
 			"--index-url https://u:"+secrets[4]+"@idx.example/simple\n"+
 			"fine==1.0\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte(
-		"[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"bad @@ https://u:"+secrets[5]+"@h.example/b.whl\", \"fine==1.0\"]\n"), 0o644)
+		"[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"bad @@ https://u:"+secrets[5]+"@h.example/b.whl\", \"fine==1.0\", "+
+			"\"private @ https://tok:"+secrets[6]+"@files.example/private-1.0-py3-none-any.whl\"]\n"), 0o644)
 	p := startPM(t, baseProcEnv(t), ws, filepath.Join(t.TempDir(), "cache"), map[string]string{"GIT_TOKEN": secrets[2]})
-	if r := p.call("list_deps", map[string]any{}); r.Error != nil {
+	if r := p.call("list_deps", map[string]any{}); r.Error != nil || !strings.Contains(r.Raw, `"private"`) {
 		t.Errorf("list_deps: %s", r.Raw)
 	}
+	p.call("workspace", map[string]any{})
+	p.call("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "private", "version": "*"}}})
 	p.stop()
 	all := p.stdout.String() + p.stderr.String()
 	// The warnings are still there, naming the line, redacted.
