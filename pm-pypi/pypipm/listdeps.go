@@ -40,7 +40,7 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 }
 
 // depsCacheVersion changes whenever the computation or the file changes.
-const depsCacheVersion = 1
+const depsCacheVersion = 2
 
 type depsCache struct {
 	V         int                  `json:"v"`
@@ -50,7 +50,9 @@ type depsCache struct {
 	// Local maps path and editable dependencies to their source trees.
 	Local map[string]string `json:"local,omitempty"`
 	// Env holds the environment variables the answer depends on
-	// (VIRTUAL_ENV, ${VAR} in requirements files) with their values.
+	// (VIRTUAL_ENV, ${VAR} in requirements files) with the sha256 of their
+	// values, never the values: ${VAR} is how tokens reach requirements
+	// files.
 	Env map[string]string `json:"env,omitempty"`
 }
 
@@ -104,7 +106,7 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 		}
 	}
 	if p.cacheSet {
-		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps, Local: local, Env: r.env}
+		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps, Local: local, Env: hashValues(r.env)}
 		if data, err := json.Marshal(c); err == nil {
 			if err := writeFileAtomic(cachePath, data); err != nil {
 				p.log.Debug("cannot persist list_deps cache", "path", cachePath, "err", err)
@@ -114,14 +116,32 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 	return deps, local, nil
 }
 
-// sameEnv reports whether the recorded variables still have their values.
+// sameEnv reports whether the recorded variables still have their values
+// (by sha256).
 func (p *PM) sameEnv(env map[string]string) bool {
 	for k, v := range env {
-		if p.getenv(k) != v {
+		if hashValue(p.getenv(k)) != v {
 			return false
 		}
 	}
 	return true
+}
+
+// hashValues maps each variable to the sha256 of its value.
+func hashValues(env map[string]string) map[string]string {
+	if env == nil {
+		return nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		out[k] = hashValue(v)
+	}
+	return out
+}
+
+func hashValue(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(sum[:])
 }
 
 // fresh reports whether every input still looks as recorded.

@@ -186,13 +186,20 @@ func TestRequirementsSecretsNeverPrinted(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte(
 		"[project]\nname = \"app\"\nversion = \"0\"\ndependencies = [\"bad @@ https://u:"+secrets[5]+"@h.example/b.whl\", \"fine==1.0\", "+
 			"\"private @ https://tok:"+secrets[6]+"@files.example/private-1.0-py3-none-any.whl\"]\n"), 0o644)
-	p := startPM(t, baseProcEnv(t), ws, filepath.Join(t.TempDir(), "cache"), map[string]string{"GIT_TOKEN": secrets[2]})
+	cache := filepath.Join(t.TempDir(), "cache")
+	p := startPM(t, baseProcEnv(t), ws, cache, map[string]string{"GIT_TOKEN": secrets[2]})
 	if r := p.call("list_deps", map[string]any{}); r.Error != nil || !strings.Contains(r.Raw, `"private"`) {
 		t.Errorf("list_deps: %s", r.Raw)
 	}
 	p.call("workspace", map[string]any{})
 	p.call("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "private", "version": "*"}}})
 	p.stop()
+	// The persisted list_deps answer records ${GIT_TOKEN} by hash only.
+	for _, f := range onlyDirs(treeOf(t, cache)) {
+		if b, _ := os.ReadFile(filepath.Join(cache, f)); strings.Contains(string(b), secrets[2]) {
+			t.Errorf("%s stores the expanded token", f)
+		}
+	}
 	all := p.stdout.String() + p.stderr.String()
 	// The warnings are still there, naming the line, redacted.
 	for _, want := range []string{`https://***@reqs.example/more.txt`, `git+https://***@github.com/org/other.git`, `requirements.txt:4`} {
