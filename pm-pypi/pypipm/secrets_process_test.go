@@ -64,9 +64,12 @@ func TestSecretsNeverPrinted(t *testing.T) {
 				return u.String()
 			}
 			var procs []*pmProc
+			var caches []string
 			start := func(indexURL string) *pmProc {
 				procEnv, initEnv := src.config(t, indexURL)
-				p := startPM(t, procEnv, t.TempDir(), filepath.Join(t.TempDir(), "cache"), initEnv)
+				cache := filepath.Join(t.TempDir(), "cache")
+				caches = append(caches, cache)
+				p := startPM(t, procEnv, t.TempDir(), cache, initEnv)
 				procs = append(procs, p)
 				return p
 			}
@@ -114,6 +117,14 @@ func TestSecretsNeverPrinted(t *testing.T) {
 			r.call("search", map[string]any{"query": "demo-plugin"})
 			r.call("refresh", map[string]any{"update": "fetch", "force": true})
 
+			// Nor does anything the PM stored.
+			for _, c := range caches {
+				for _, f := range onlyDirs(treeOf(t, c)) {
+					if b, _ := os.ReadFile(filepath.Join(c, f)); strings.Contains(string(b), secret) {
+						t.Errorf("%s stores the secret", f)
+					}
+				}
+			}
 			for _, p := range procs {
 				p.stop()
 				out, errOut := p.stdout.String(), p.stderr.String()
