@@ -46,7 +46,10 @@ func parseRemote(raw string) (*remote, error) {
 	}
 	ep, err := transport.NewEndpoint(raw)
 	if err != nil {
-		return nil, fmt.Errorf("registry URL %s: %w", Redact(raw), err)
+		// The parser quotes the URL it could not parse, password and all.
+		shown := Redact(raw)
+		msg := fmt.Sprintf("registry URL %s: %s", shown, strings.ReplaceAll(err.Error(), raw, shown))
+		return nil, &scrubbedError{msg: msg, err: err}
 	}
 	r := &remote{user: ep.User, password: ep.Password}
 	switch ep.Protocol {
@@ -97,12 +100,36 @@ func looksSCP(s string) bool {
 func Redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
-		return s
+		// Unparsable, or parsed without userinfo (as "#://user:pw@" parses
+		// into a fragment): hide whatever looks like a password.
+		return redactText(s)
 	}
 	if _, has := u.User.Password(); has {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// redactText hides the password of a URL that does not parse: the text
+// between the first ':' of the userinfo and its last '@'.
+func redactText(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return s
+	}
+	user, _, hasPass := strings.Cut(authority[:at], ":")
+	if !hasPass {
+		return s
+	}
+	return scheme + "://" + user + ":xxxxx" + rest[at:]
 }
 
 // scrub removes the remote's secrets from an error message.
