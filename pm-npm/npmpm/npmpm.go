@@ -46,8 +46,9 @@ import (
 // Name is the PM's name: the pm component of every id it mints.
 const Name = "npm"
 
-// Version is the PM software version reported for diagnostics.
-const Version = "0.1.0"
+// Version is the PM software version reported for diagnostics and in the
+// User-Agent: the module version the binary was built from.
+var Version = pmserver.BuildVersion()
 
 // PM is the npm package manager. Create it with New.
 type PM struct {

@@ -24,8 +24,9 @@ import (
 // Name is the PM's name: the pm of every id it mints.
 const Name = "pypi"
 
-// Version is this PM's software version, reported by --version.
-var Version = "0.1.0"
+// Version is this PM's software version, reported by --version and in the
+// User-Agent: the module version the binary was built from.
+var Version = pmserver.BuildVersion()
 
 // PM is the Python package manager. Its zero value is not usable: call New.
 type PM struct {

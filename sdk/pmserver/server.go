@@ -67,7 +67,7 @@ func newConfig(opts []Option) *config {
 		o(c)
 	}
 	if c.version == "" {
-		c.version = buildVersion()
+		c.version = BuildVersion()
 	}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
@@ -75,8 +75,10 @@ func newConfig(opts []Option) *config {
 	return c
 }
 
-// buildVersion returns the main module's version, or "devel".
-func buildVersion() string {
+// BuildVersion returns the main module's version from the binary's build
+// information ("v1.2.3" when installed with go install ...@v1.2.3), or
+// "devel" for a build from a work tree. It is what Main announces by default.
+func BuildVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
