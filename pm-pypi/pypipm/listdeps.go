@@ -525,22 +525,32 @@ func (r *resolver) fromUVLock() {
 	}
 }
 
-func (r *resolver) fromPoetryLock() {
-	path := filepath.Join(r.pm.ws, "poetry.lock")
+// lockfile reads the lockfile at path and commits the versions parse offers
+// from it; a lockfile that does not parse is skipped with a warning.
+func (r *resolver) lockfile(path string, parse func(data []byte, offer func(name, version string)) error) {
 	data, ok := r.read(path)
 	if !ok {
 		return
 	}
-	l, err := poetrylock.Parse(data)
-	if err != nil {
+	found := map[string]string{}
+	if err := parse(data, func(name, version string) { r.offer(found, name, version) }); err != nil {
 		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
 		return
 	}
-	found := map[string]string{}
-	for _, pkg := range l.Packages {
-		r.offer(found, pkg.Name, pkg.Version)
-	}
 	r.commit(found)
+}
+
+func (r *resolver) fromPoetryLock() {
+	r.lockfile(filepath.Join(r.pm.ws, "poetry.lock"), func(data []byte, offer func(string, string)) error {
+		l, err := poetrylock.Parse(data)
+		if err != nil {
+			return err
+		}
+		for _, pkg := range l.Packages {
+			offer(pkg.Name, pkg.Version)
+		}
+		return nil
+	})
 }
 
 func (r *resolver) fromPylock() {
@@ -559,39 +569,30 @@ func (r *resolver) fromPylock() {
 		return files[i] < files[j]
 	})
 	for _, path := range files {
-		data, ok := r.read(path)
-		if !ok {
-			continue
-		}
-		l, err := pylock.Parse(data)
-		if err != nil {
-			r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
-			continue
-		}
-		found := map[string]string{}
-		for _, pkg := range l.Packages {
-			r.offer(found, pkg.Name, pkg.Version)
-		}
-		r.commit(found)
+		r.lockfile(path, func(data []byte, offer func(string, string)) error {
+			l, err := pylock.Parse(data)
+			if err != nil {
+				return err
+			}
+			for _, pkg := range l.Packages {
+				offer(pkg.Name, pkg.Version)
+			}
+			return nil
+		})
 	}
 }
 
 func (r *resolver) fromPipfileLock() {
-	path := filepath.Join(r.pm.ws, "Pipfile.lock")
-	data, ok := r.read(path)
-	if !ok {
-		return
-	}
-	l, err := pipfilelock.Parse(data)
-	if err != nil {
-		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
-		return
-	}
-	found := map[string]string{}
-	for _, pkg := range l.Packages {
-		r.offer(found, pkg.Name, pkg.Version)
-	}
-	r.commit(found)
+	r.lockfile(filepath.Join(r.pm.ws, "Pipfile.lock"), func(data []byte, offer func(string, string)) error {
+		l, err := pipfilelock.Parse(data)
+		if err != nil {
+			return err
+		}
+		for _, pkg := range l.Packages {
+			offer(pkg.Name, pkg.Version)
+		}
+		return nil
+	})
 }
 
 func (r *resolver) fromRequirementPins() {
