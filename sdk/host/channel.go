@@ -34,10 +34,11 @@ type clientChannel struct {
 	mu     sync.Mutex
 	reason error
 	closed bool
+	done   chan struct{} // closed by Close
 }
 
 func newClientChannel(out *os.File, in io.WriteCloser, maxMessage int) *clientChannel {
-	return &clientChannel{out: out, r: framing.NewReader(out, maxMessage), w: in}
+	return &clientChannel{out: out, r: framing.NewReader(out, maxMessage), w: in, done: make(chan struct{})}
 }
 
 func (c *clientChannel) fail(err error) error {
@@ -77,7 +78,11 @@ func (c *clientChannel) Recv() ([]byte, error) {
 		// jrpc2 delivers each response on a goroutine of its own and fails
 		// every pending call as soon as Recv reports the end: give the
 		// responses already read a moment to land first.
-		time.Sleep(eofSettle)
+		// A host closing the connection itself has nothing left to wait for.
+		select {
+		case <-time.After(eofSettle):
+		case <-c.done:
+		}
 		c.fail(errOutputClosed)
 		return nil, io.EOF
 	case err != nil:
@@ -118,6 +123,7 @@ func (c *clientChannel) Close() error {
 		return nil
 	}
 	c.closed = true
+	close(c.done)
 	if c.reason == nil {
 		c.reason = errors.New("the connection to the PM was closed")
 	}
