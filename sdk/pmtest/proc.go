@@ -317,7 +317,14 @@ func (p *proc) call(ctx context.Context, method string, params any) (reply, erro
 	id := p.newID()
 	_, ch := p.expect(id)
 	if err := p.write(request(id, method, params)); err != nil {
-		return reply{}, err
+		// A PM that exited breaks the pipe before its output's end is read:
+		// wait for that, to report the exit against this method.
+		select {
+		case <-p.brokenCh:
+			return reply{}, p.brokenReason(method)
+		case <-time.After(time.Second):
+			return reply{}, err
+		}
 	}
 	return p.wait(ctx, method, ch)
 }
