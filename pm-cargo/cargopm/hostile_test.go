@@ -335,7 +335,7 @@ func assertNoPartial(t *testing.T, cacheDir string) {
 	for rel, mode := range snapshotTree(t, filepath.Join(cacheDir, Name)) {
 		switch {
 		case rel == "." || rel == "probes" || rel == "deps":
-		case strings.HasPrefix(rel, "deps"+string(filepath.Separator)) && mode.IsRegular() && strings.HasSuffix(rel, ".json"):
+		case strings.HasPrefix(rel, "deps"+string(filepath.Separator)) && mode.IsRegular() && strings.HasSuffix(rel, ".cache"):
 		default:
 			t.Errorf("left in %s: %s (%v)", filepath.Join(cacheDir, Name), rel, mode)
 		}

@@ -1,6 +1,7 @@
 package cargopm
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -12,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
-	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/depcache"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -36,39 +37,71 @@ type snapshot struct {
 	Err string `json:"err,omitempty"`
 }
 
-// cachedSnapshot is a snapshot as persisted: deps as "name version"
-// strings, which decode several times faster than objects.
-type cachedSnapshot struct {
-	Found    bool                       `json:"found"`
-	Root     string                     `json:"root,omitempty"`
-	Members  []protocol.WorkspaceMember `json:"members,omitempty"`
-	Deps     []string                   `json:"deps"`
-	Paths    map[string]string          `json:"paths,omitempty"`
-	Warnings []string                   `json:"warnings,omitempty"`
-	Err      string                     `json:"err,omitempty"`
+// cacheKey versions the persisted snapshot's layout and meaning; the
+// workspace directory follows it.
+const cacheKey = "list_deps 3\x00"
+
+// encode returns s as persisted, in three parts, so that a cache hit for
+// list_deps decodes only what list_deps answers with:
+//
+//	{"found":…,"warnings":[…],"err":…}       one JSON line
+//	{"root":…,"members":[…],"paths":{…}}     one JSON line, decoded only when wanted
+//	<name> <version>                         one line per dependency
+//
+// It reports false when the dependencies do not fit that form (see
+// depcache.AppendDeps); such a snapshot is not persisted.
+func (s *snapshot) encode() ([]byte, bool) {
+	head, err1 := json.Marshal(struct {
+		Found    bool     `json:"found"`
+		Warnings []string `json:"warnings,omitempty"`
+		Err      string   `json:"err,omitempty"`
+	}{s.Found, s.Warnings, s.Err})
+	body, err2 := json.Marshal(struct {
+		Root    string                     `json:"root,omitempty"`
+		Members []protocol.WorkspaceMember `json:"members,omitempty"`
+		Paths   map[string]string          `json:"paths,omitempty"`
+	}{s.Root, s.Members, s.Paths})
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	b := make([]byte, 0, len(head)+len(body)+2+len(s.Deps)*24)
+	b = append(append(append(append(b, head...), '\n'), body...), '\n')
+	return depcache.AppendDeps(b, s.Deps)
 }
 
-func cached(s *snapshot) cachedSnapshot {
-	c := cachedSnapshot{Found: s.Found, Root: s.Root, Members: s.Members, Paths: s.Paths, Warnings: s.Warnings, Err: s.Err, Deps: make([]string, len(s.Deps))}
-	for i, d := range s.Deps {
-		c.Deps[i] = d.Name + " " + d.Version
+// decodeSnapshot parses what encode wrote. With full false it skips the
+// second part, leaving Root, Members and Paths empty.
+func decodeSnapshot(data []byte, full bool) (*snapshot, error) {
+	head, rest, ok1 := bytes.Cut(data, []byte{'\n'})
+	body, rest, ok2 := bytes.Cut(rest, []byte{'\n'})
+	if !ok1 || !ok2 {
+		return nil, errors.New("truncated snapshot")
 	}
-	return c
-}
-
-func (c *cachedSnapshot) snapshot() *snapshot {
-	s := &snapshot{Found: c.Found, Root: c.Root, Members: c.Members, Paths: c.Paths, Warnings: c.Warnings, Err: c.Err, Deps: make([]protocol.PackageID, 0, len(c.Deps))}
-	for _, d := range c.Deps {
-		name, version, _ := strings.Cut(d, " ")
-		s.Deps = append(s.Deps, protocol.PackageID{PM: Name, Name: name, Version: version})
+	s := &snapshot{}
+	if !bytes.Equal(head, []byte(`{"found":true}`)) {
+		if err := json.Unmarshal(head, s); err != nil {
+			return nil, err
+		}
+	} else {
+		s.Found = true
 	}
-	return s
+	if full {
+		if err := json.Unmarshal(body, s); err != nil {
+			return nil, err
+		}
+	}
+	deps, err := depcache.ParseDeps(rest, Name)
+	if err != nil {
+		return nil, err
+	}
+	s.Deps = deps
+	return s, nil
 }
 
 // ListDeps returns the direct dependencies of every workspace member,
 // without running cargo or touching the network.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
-	s, err := p.snapshot(ctx)
+	s, err := p.snapshot(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +110,7 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 
 // Workspace reports the workspace root and its members.
 func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
-	s, err := p.snapshot(ctx)
+	s, err := p.snapshot(ctx, true)
 	if err != nil {
 		return protocol.WorkspaceResult{}, err
 	}
@@ -91,17 +124,19 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 	return protocol.WorkspaceResult{Root: s.Root, Members: members}, nil
 }
 
-func (p *PM) snapshot(ctx context.Context) (*snapshot, error) {
+// snapshot returns the workspace's snapshot, from the persisted cache when
+// its inputs are unchanged. With full false, Root, Members and Paths may be
+// left empty: list_deps needs only the dependencies.
+func (p *PM) snapshot(ctx context.Context, full bool) (*snapshot, error) {
 	sess := p.session()
 	var cache *depcache.Cache
 	if sess.CacheDir != "" {
 		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps"))
 	}
-	key := "list_deps\x00" + sess.Workspace
+	key := cacheKey + sess.Workspace
 	if raw, ok := cache.Load(key); ok {
-		var c cachedSnapshot
-		if err := json.Unmarshal(raw, &c); err == nil {
-			return p.finish(c.snapshot())
+		if s, err := decodeSnapshot(raw, full); err == nil {
+			return p.finish(s)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -109,8 +144,10 @@ func (p *PM) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 	var rec depcache.Recorder
 	s := computeSnapshot(sess.Workspace, &rec)
-	if err := cache.Store(key, rec.Stamps(), cached(s)); err != nil {
-		sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
+	if data, ok := s.encode(); ok {
+		if err := cache.Store(key, rec.Stamps(), data); err != nil {
+			sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
+		}
 	}
 	return p.finish(s)
 }

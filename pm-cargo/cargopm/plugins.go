@@ -26,7 +26,7 @@ const (
 // It never touches the network.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	paths := map[string]string{}
-	if s, err := p.snapshot(ctx); err == nil {
+	if s, err := p.snapshot(ctx, true); err == nil {
 		paths = s.Paths
 	}
 	srcs := p.sources(paths, p.vendoredDirs())

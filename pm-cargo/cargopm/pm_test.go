@@ -258,13 +258,13 @@ func TestListDepsCache(t *testing.T) {
 	if got := run(); !slices.Equal(got, ids("serde@1.0.1")) {
 		t.Fatalf("first = %v", got)
 	}
-	files, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", "*.cache"))
 	if len(files) != 1 {
 		t.Fatalf("cache files = %v", files)
 	}
 	// Poison the cached value: a hit must return it verbatim.
 	data, _ := os.ReadFile(files[0])
-	poisoned := strings.Replace(string(data), `"serde 1.0.1"`, `"serde 9.9.9"`, 1)
+	poisoned := strings.Replace(string(data), "\nserde 1.0.1\n", "\nserde 9.9.9\n", 1)
 	os.WriteFile(files[0], []byte(poisoned), 0o644)
 	if got := run(); !slices.Equal(got, ids("serde@9.9.9")) {
 		t.Fatalf("cached answer not used: %v", got)
@@ -340,5 +340,47 @@ func TestListDepsConcurrentCache(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", ".tmp-*"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestSnapshotCacheParts checks that a cache hit serves workspace (which
+// reads the part list_deps skips) and that a lockfile naming a dependency
+// with a space, which the entry layout cannot hold, is answered but not
+// persisted.
+func TestSnapshotCacheParts(t *testing.T) {
+	dir := t.TempDir()
+	cargotest.WriteFiles(t, dir, map[string]string{
+		"Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\n",
+		"Cargo.lock": "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"serde\"]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+	})
+	cache := t.TempDir()
+	newPM := func() *PM {
+		p := New()
+		p.Initialize(context.Background(), &pmserver.Session{Workspace: dir, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+		return p
+	}
+	ctx := context.Background()
+	if _, err := newPM().ListDeps(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := newPM().Workspace(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Root != dir || len(ws.Members) != 1 || ws.Members[0].Name != "a" || ws.Members[0].Version != "0.1.0" {
+		t.Fatalf("workspace from the cache = %+v", ws)
+	}
+
+	os.WriteFile(filepath.Join(dir, "Cargo.lock"), []byte("version = 4\n\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"serde\"]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1 evil\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n"), 0o644)
+	future := time.Now().Add(time.Minute)
+	os.Chtimes(filepath.Join(dir, "Cargo.lock"), future, future)
+	for range 2 {
+		deps, err := newPM().ListDeps(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(deps) != 1 || deps[0].Version != "1.0.1 evil" {
+			t.Fatalf("deps = %v", deps)
+		}
 	}
 }

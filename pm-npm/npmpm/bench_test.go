@@ -105,54 +105,53 @@ func TestBenchProject(t *testing.T) {
 // 50-member workspace with 400 direct and 1,600 locked packages, cold (empty
 // cache) and with the persisted cache, beside `npm ls --package-lock-only
 // --depth=0 --json`, the SDK's null PM and a bare Go binary.
+//
+// The variants are interleaved (benchkit.Interleave: 15 rounds per
+// iteration, npm ls in the first 3) so that a shared machine's load affects
+// them alike; the report gives their medians (-ms wall time, spawn to exit;
+// -cpu-ms CPU time) and the ratios the targets are stated in:
+// cached/nullpm (target ≤ 1.25) and npm-ls/cached (target ≥ 40).
 func BenchmarkHookPath(b *testing.B) {
+	const rounds, npmRounds = 15, 3
 	ws := b.TempDir()
 	genBenchProject(b, ws)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-npm/cmd/symposium-pm-npm", b.TempDir())
-	b.Run("npm/cold", func(b *testing.B) {
-		for b.Loop() {
-			b.StopTimer()
-			cache, err := os.MkdirTemp("", "npm-bench-cold-")
-			if err != nil {
-				b.Fatal(err)
+	null, bare := benchkit.NullPM(b), benchkit.BareGo(b)
+	cached, nullCache, coldRoot := b.TempDir(), b.TempDir(), b.TempDir()
+	benchkit.HookPath(b, bin, nil, ws, cached)
+	// hook times one run, then checks its answer outside the timing.
+	hook := func(bin string, cacheDir func() string, want int) func() benchkit.Hook {
+		return func() benchkit.Hook {
+			h := benchkit.RunHook(b, bin, nil, ws, cacheDir())
+			if got := len(h.Deps(b)); got != want {
+				b.Fatalf("%s listed %d deps, want %d", bin, got, want)
 			}
-			b.StartTimer()
-			if deps := benchkit.HookPath(b, bin, nil, ws, cache); len(deps) != 400 {
-				b.Fatalf("%d deps", len(deps))
-			}
-			b.StopTimer()
-			os.RemoveAll(cache)
-			b.StartTimer()
+			return h
 		}
-	})
-	b.Run("npm/cached", func(b *testing.B) {
-		cache := b.TempDir()
-		benchkit.HookPath(b, bin, nil, ws, cache)
-		for b.Loop() {
-			if deps := benchkit.HookPath(b, bin, nil, ws, cache); len(deps) != 400 {
-				b.Fatalf("%d deps", len(deps))
-			}
-		}
-	})
-	b.Run("nullpm", func(b *testing.B) {
-		null := benchkit.NullPM(b)
-		cache := b.TempDir()
-		for b.Loop() {
-			benchkit.HookPath(b, null, nil, ws, cache)
-		}
-	})
-	b.Run("barego", func(b *testing.B) {
-		bare := benchkit.BareGo(b)
-		for b.Loop() {
-			benchkit.HookPath(b, bare, nil, ws, "")
-		}
-	})
-	if npm, err := exec.LookPath("npm"); err == nil {
-		b.Run("npm-ls", func(b *testing.B) {
-			for b.Loop() {
-				benchkit.Run(b, ws, npm, "ls", "--package-lock-only", "--depth=0", "--json")
-			}
-		})
+	}
+	dir := func(d string) func() string { return func() string { return d } }
+	cold := 0
+	newCold := func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }
+	variants := []benchkit.Variant{
+		{Name: "barego", Run: func() benchkit.Hook { return benchkit.RunCmd(b, exec.Command(bare), ws) }},
+		{Name: "nullpm", Run: hook(null, dir(nullCache), 0)},
+		{Name: "cached", Run: hook(bin, dir(cached), 400)},
+		{Name: "cold", Run: hook(bin, newCold, 400)},
+	}
+	npm, err := exec.LookPath("npm")
+	if err == nil {
+		variants = append(variants, benchkit.Variant{Name: "npm-ls", Rounds: npmRounds, Run: func() benchkit.Hook {
+			return benchkit.RunCmd(b, exec.Command(npm, "ls", "--package-lock-only", "--depth=0", "--json"), ws)
+		}})
+	} else {
+		b.Log("npm is not installed: measuring without npm ls")
+	}
+	med := benchkit.Interleave(b, rounds, variants...)
+	b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
+	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
+	if err == nil {
+		b.ReportMetric(med["npm-ls"]/med["cached"], "npm-ls/cached")
+		b.ReportMetric(med["npm-ls"]/med["cold"], "npm-ls/cold")
 	}
 }
 

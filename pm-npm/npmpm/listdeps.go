@@ -3,16 +3,12 @@ package npmpm
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile"
@@ -20,170 +16,40 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/pnpmlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/yarnlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
-// listCacheVersion changes whenever the cache file's meaning changes.
-const listCacheVersion = 1
+// listCacheKey names the persisted list_deps answer and versions its
+// meaning; the workspace directory follows it. The value is the answer in
+// depcache's compact dependency form.
+const listCacheKey = "npm list_deps 2\x00"
 
-// stamp is what list_deps remembers of one path it read: the modification
-// time and size, or that it was absent.
-type stamp struct {
-	Path  string
-	MTime int64 // UnixNano; -1 when absent
-	Size  int64
-}
-
-// listCache is the persisted list_deps answer with the stamps it depends on.
-// It is stored as lines, not JSON, so that a cache hit costs little more
-// than the stats:
-//
-//	symposium-pm-npm list_deps <version>
-//	w <workspace>
-//	s <mtime> <size> <path>     (one per stamp; mtime -1 when absent)
-//	d <name> <version>          (one per dependency)
-//
-// Fields are separated by tabs; a file containing a newline or tab in a
-// path, name or version is never written.
-type listCache struct {
-	Workspace string
-	Stamps    []stamp
-	Deps      []protocol.PackageID
-}
-
-var listCacheHeader = "symposium-pm-npm list_deps " + strconv.Itoa(listCacheVersion)
-
-func (c *listCache) encode() ([]byte, bool) {
-	var b bytes.Buffer
-	bad := func(s string) bool { return strings.ContainsAny(s, "\t\n") }
-	if bad(c.Workspace) {
-		return nil, false
-	}
-	b.WriteString(listCacheHeader + "\nw\t" + c.Workspace + "\n")
-	for _, s := range c.Stamps {
-		if bad(s.Path) {
-			return nil, false
-		}
-		fmt.Fprintf(&b, "s\t%d\t%d\t%s\n", s.MTime, s.Size, s.Path)
-	}
-	for _, d := range c.Deps {
-		if bad(d.Name) || bad(d.Version) {
-			return nil, false
-		}
-		b.WriteString("d\t" + d.Name + "\t" + d.Version + "\n")
-	}
-	return b.Bytes(), true
-}
-
-func decodeListCache(data []byte) (*listCache, bool) {
-	lines := strings.Split(string(data), "\n")
-	if len(lines) < 2 || lines[0] != listCacheHeader {
-		return nil, false
-	}
-	c := &listCache{Deps: []protocol.PackageID{}}
-	for _, l := range lines[1:] {
-		if l == "" {
-			continue
-		}
-		f := strings.SplitN(l, "\t", 4)
-		switch {
-		case f[0] == "w" && len(f) == 2:
-			c.Workspace = f[1]
-		case f[0] == "s" && len(f) == 4:
-			m, err1 := strconv.ParseInt(f[1], 10, 64)
-			sz, err2 := strconv.ParseInt(f[2], 10, 64)
-			if err1 != nil || err2 != nil {
-				return nil, false
-			}
-			c.Stamps = append(c.Stamps, stamp{Path: f[3], MTime: m, Size: sz})
-		case f[0] == "d" && len(f) == 3:
-			c.Deps = append(c.Deps, protocol.PackageID{PM: Name, Name: f[1], Version: f[2]})
-		default:
-			return nil, false
-		}
-	}
-	return c, true
-}
-
-// recorder collects the stamps of everything a computation reads.
-type recorder struct {
-	stamps map[string]stamp
-}
-
-func newRecorder() *recorder { return &recorder{stamps: map[string]stamp{}} }
-
-// stat records p's stamp and returns its FileInfo (nil when absent).
-func (r *recorder) stat(p string) fs.FileInfo {
-	fi, err := os.Stat(p)
-	if err != nil {
-		r.stamps[p] = stamp{Path: p, MTime: -1}
+// listCache is where the list_deps answers are persisted.
+func (p *PM) listCache() *depcache.Cache {
+	if p.cacheRoot == "" {
 		return nil
 	}
-	r.stamps[p] = stamp{Path: p, MTime: fi.ModTime().UnixNano(), Size: fi.Size()}
-	return fi
-}
-
-// read records p's stamp, then reads it. A missing file yields fs.ErrNotExist.
-func (r *recorder) read(p string) ([]byte, error) {
-	if fi := r.stat(p); fi == nil {
-		return nil, fs.ErrNotExist
-	}
-	return os.ReadFile(p)
-}
-
-func (r *recorder) list() []stamp {
-	out := make([]stamp, 0, len(r.stamps))
-	for _, s := range r.stamps {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b stamp) int { return strings.Compare(a.Path, b.Path) })
-	return out
-}
-
-// fresh reports whether every stamp still matches the file system.
-func fresh(stamps []stamp) bool {
-	for _, s := range stamps {
-		fi, err := os.Stat(s.Path)
-		if err != nil {
-			if s.MTime != -1 {
-				return false
-			}
-			continue
-		}
-		if s.MTime != fi.ModTime().UnixNano() || s.Size != fi.Size() {
-			return false
-		}
-	}
-	return true
-}
-
-// listCachePath is where the list_deps cache of workspace lives.
-func (p *PM) listCachePath() string {
-	h := sha256.Sum256([]byte(p.workspace))
-	return filepath.Join(p.cacheRoot, "list_deps", hex.EncodeToString(h[:12])+".txt")
+	return depcache.New(filepath.Join(p.cacheRoot, "list_deps"))
 }
 
 // ListDeps implements pmserver.DepLister.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
-	if p.cacheRoot != "" {
-		if data, err := os.ReadFile(p.listCachePath()); err == nil {
-			if c, ok := decodeListCache(data); ok && c.Workspace == p.workspace && fresh(c.Stamps) {
-				return c.Deps, nil
-			}
+	cache, key := p.listCache(), listCacheKey+p.workspace
+	if raw, ok := cache.Load(key); ok {
+		if deps, err := depcache.ParseDeps(raw, Name); err == nil {
+			return deps, nil
 		}
 	}
-	rec := newRecorder()
-	deps, err := p.computeDeps(ctx, rec)
+	var rec depcache.Recorder
+	deps, err := p.computeDeps(ctx, &rec)
 	if err != nil {
 		return nil, err
 	}
-	if p.cacheRoot != "" {
-		c := listCache{Workspace: p.workspace, Stamps: rec.list(), Deps: deps}
-		if data, ok := c.encode(); ok {
-			if err := writeFileAtomic(p.listCachePath(), data); err != nil {
-				p.log.Debug("cannot persist the list_deps cache", "err", err)
-			}
+	if data, ok := depcache.AppendDeps(nil, deps); ok {
+		if err := cache.Store(key, rec.Stamps(), data); err != nil {
+			p.log.Debug("cannot persist the list_deps cache", "err", err)
 		}
 	}
 	return deps, nil
@@ -196,10 +62,10 @@ type member struct {
 }
 
 // computeDeps reads the project and returns its direct dependencies.
-func (p *PM) computeDeps(ctx context.Context, rec *recorder) ([]protocol.PackageID, error) {
+func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protocol.PackageID, error) {
 	ws := p.workspace
 	rootPath := filepath.Join(ws, "package.json")
-	data, err := rec.read(rootPath)
+	data, err := rec.ReadFile(rootPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []protocol.PackageID{}, nil // not an npm project
 	}
@@ -212,25 +78,25 @@ func (p *PM) computeDeps(ctx context.Context, rec *recorder) ([]protocol.Package
 	}
 	members := []member{{dir: "", pkg: rootPkg}}
 	patterns := rootPkg.Workspaces
-	if pw, err := rec.read(filepath.Join(ws, "pnpm-workspace.yaml")); err == nil {
+	if pw, err := rec.ReadFile(filepath.Join(ws, "pnpm-workspace.yaml")); err == nil {
 		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
 	}
 	if len(patterns) > 0 {
 		ex := packagejson.ExpandWorkspaces(ws, patterns)
 		for _, d := range ex.Listed {
-			rec.stat(d)
+			rec.Stat(d)
 		}
 		for _, d := range ex.Matched {
 			// A package.json appearing in (or leaving) a matched directory
 			// changes membership without touching any listed directory.
-			rec.stat(filepath.Join(ws, filepath.FromSlash(d), "package.json"))
+			rec.Stat(filepath.Join(ws, filepath.FromSlash(d), "package.json"))
 		}
 		for _, d := range ex.Dirs {
 			if d == "" {
 				continue
 			}
 			mp := filepath.Join(ws, filepath.FromSlash(d), "package.json")
-			md, err := rec.read(mp)
+			md, err := rec.ReadFile(mp)
 			if err != nil {
 				continue
 			}
@@ -296,15 +162,15 @@ func (p *PM) computeDeps(ctx context.Context, rec *recorder) ([]protocol.Package
 // lockfiles parses the lockfiles at the workspace root, in npm's order of
 // preference: npm-shrinkwrap.json (which makes npm ignore package-lock.json),
 // else package-lock.json, then yarn.lock, then pnpm-lock.yaml.
-func (p *PM) lockfiles(rec *recorder) ([]lockfile.Resolver, error) {
+func (p *PM) lockfiles(rec *depcache.Recorder) ([]lockfile.Resolver, error) {
 	var out []lockfile.Resolver
 	ws := p.workspace
 	shrink := filepath.Join(ws, "npm-shrinkwrap.json")
 	lock := filepath.Join(ws, "package-lock.json")
-	data, err := rec.read(shrink)
+	data, err := rec.ReadFile(shrink)
 	file := shrink
 	if errors.Is(err, fs.ErrNotExist) {
-		data, err = rec.read(lock)
+		data, err = rec.ReadFile(lock)
 		file = lock
 	}
 	if err == nil {
@@ -324,7 +190,7 @@ func (p *PM) lockfiles(rec *recorder) ([]lockfile.Resolver, error) {
 		{"pnpm-lock.yaml", func(b []byte) (lockfile.Resolver, error) { return pnpmlock.Parse(b) }},
 	} {
 		f := filepath.Join(ws, lf.name)
-		data, err := rec.read(f)
+		data, err := rec.ReadFile(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -344,7 +210,7 @@ func (p *PM) lockfiles(rec *recorder) ([]lockfile.Resolver, error) {
 // first lockfile that knows it, else from node_modules, else "*". It
 // returns the registry name, the version, and the workspace-relative target
 // directory when the dependency is a local directory.
-func (p *PM) resolveDep(rec *recorder, resolvers []lockfile.Resolver, importer string, d packagejson.Dep, spec packagejson.Spec) (name, version, local string) {
+func (p *PM) resolveDep(rec *depcache.Recorder, resolvers []lockfile.Resolver, importer string, d packagejson.Dep, spec packagejson.Spec) (name, version, local string) {
 	for _, r := range resolvers {
 		res, ok := r.Resolve(importer, d.Name, d.Spec)
 		if !ok {
@@ -400,8 +266,8 @@ func linksMember(spec packagejson.Spec, memberVersion string) bool {
 }
 
 // localVersion reads the version in dir/package.json, or "".
-func (p *PM) localVersion(rec *recorder, dir string) string {
-	data, err := rec.read(filepath.Join(dir, "package.json"))
+func (p *PM) localVersion(rec *depcache.Recorder, dir string) string {
+	data, err := rec.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil {
 		return ""
 	}
@@ -415,11 +281,11 @@ func (p *PM) localVersion(rec *recorder, dir string) string {
 // installed looks for node_modules/<name>/package.json from the importer's
 // directory up to the workspace root, as Node's resolution would, and
 // returns the installed package's name and version.
-func (p *PM) installed(rec *recorder, importer, name string) (string, string) {
+func (p *PM) installed(rec *depcache.Recorder, importer, name string) (string, string) {
 	dir := importer
 	for {
 		f := filepath.Join(p.workspace, filepath.FromSlash(dir), "node_modules", filepath.FromSlash(name), "package.json")
-		if data, err := rec.read(f); err == nil {
+		if data, err := rec.ReadFile(f); err == nil {
 			if m, err := packagejson.Parse(data); err == nil && validVersion(m.Version) {
 				return m.Name, m.Version
 			}
@@ -471,27 +337,4 @@ func pnpmWorkspacePatterns(data []byte) []string {
 		}
 	}
 	return out
-}
-
-// writeFileAtomic writes data to path through a temporary file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return errors.Join(werr, cerr)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

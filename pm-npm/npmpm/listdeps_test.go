@@ -227,13 +227,13 @@ func TestListDepsCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(cache, Name, "list_deps", "*.txt"))
+	files, _ := filepath.Glob(filepath.Join(cache, Name, "list_deps", "*.cache"))
 	if len(files) != 1 {
 		t.Fatalf("cache files %v", files)
 	}
 	// A poisoned cache with fresh stamps is served as is: proof of a hit.
 	data, _ := os.ReadFile(files[0])
-	poisoned := strings.Replace(string(data), "\tright\t", "\tcached-right\t", 1)
+	poisoned := strings.Replace(string(data), "\nright ", "\ncached-right ", 1)
 	os.WriteFile(files[0], []byte(poisoned), 0o644)
 	hit, _ := p.ListDeps(ctx)
 	if !slices.Contains(ids(hit), "cached-right@2.0.0") {
@@ -318,30 +318,6 @@ func TestActivePlugins(t *testing.T) {
 	if m := got["with-toml@1.2.0"]; !strings.Contains(m, `"name":"toml-named"`) {
 		t.Errorf("with-toml manifest %s", m)
 	}
-}
-
-// FuzzDecodeListCache: a damaged cache file is a miss, never a panic, and
-// what decodes re-encodes to an equivalent file.
-func FuzzDecodeListCache(f *testing.F) {
-	c := listCache{Workspace: "/w", Stamps: []stamp{{Path: "/w/package.json", MTime: 5, Size: 9}, {Path: "/w/yarn.lock", MTime: -1}},
-		Deps: []protocol.PackageID{{PM: Name, Name: "@s/a", Version: "1.0.0"}}}
-	data, _ := c.encode()
-	f.Add(data)
-	f.Add([]byte(listCacheHeader + "\nw\t/x\ns\tbad\t1\t/p\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, ok := decodeListCache(data)
-		if !ok {
-			return
-		}
-		again, ok := c.encode()
-		if !ok {
-			return
-		}
-		c2, ok := decodeListCache(again)
-		if !ok || len(c2.Deps) != len(c.Deps) || len(c2.Stamps) != len(c.Stamps) || c2.Workspace != c.Workspace {
-			t.Errorf("round trip changed the cache")
-		}
-	})
 }
 
 func TestWorkspace(t *testing.T) {

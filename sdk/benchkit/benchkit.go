@@ -14,9 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -71,11 +73,23 @@ func floor(tb testing.TB, name string) string {
 	return filepath.Join(floorsDir, name)
 }
 
-// HookPath runs the hook path once against bin: spawn it in workspace, send
-// initialize and list_deps, close its input, read both answers and wait for
-// it to exit. It returns the list_deps result. A binary that is not a PM
-// (BareGo) is simply run to completion.
-func HookPath(tb testing.TB, bin string, args []string, workspace, cacheDir string) []protocol.PackageID {
+// Hook is one run of the hook path.
+type Hook struct {
+	// Out is what the PM wrote on stdout.
+	Out []byte
+	// Wall is the time from spawn to exit, with all output read: the PM's
+	// share of the hook path. The host's decoding of the answer is not in
+	// it; that is the same work for every PM listing the same dependencies,
+	// and a null PM, which lists none, would otherwise be spared it.
+	Wall time.Duration
+	// CPU is the user and system time the process used.
+	CPU time.Duration
+}
+
+// RunHook runs the hook path once against bin: spawn it in workspace, send
+// initialize and list_deps, close its input, read its output and wait for it
+// to exit. A binary that is not a PM (BareGo) is simply run to completion.
+func RunHook(tb testing.TB, bin string, args []string, workspace, cacheDir string) Hook {
 	tb.Helper()
 	init, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": 1, "method": protocol.MethodInitialize,
@@ -87,11 +101,21 @@ func HookPath(tb testing.TB, bin string, args []string, workspace, cacheDir stri
 	cmd.Stdin = strings.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
 		tb.Fatalf("%s: %v\n%s", bin, err, errb.String())
 	}
+	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// Deps decodes the list_deps answer in h's output, failing tb if any
+// response is an error.
+func (h Hook) Deps(tb testing.TB) []protocol.PackageID {
+	tb.Helper()
 	var deps []protocol.PackageID
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(bytes.NewReader(h.Out))
 	sc.Buffer(nil, 256<<20)
 	for sc.Scan() {
 		var rsp struct {
@@ -100,27 +124,102 @@ func HookPath(tb testing.TB, bin string, args []string, workspace, cacheDir stri
 			Error  *protocol.Error `json:"error"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rsp); err != nil {
-			tb.Fatalf("%s: bad response line: %v", bin, err)
+			tb.Fatalf("bad response line: %v", err)
 		}
 		if rsp.Error != nil {
-			tb.Fatalf("%s: request %d failed: %v", bin, rsp.ID, rsp.Error)
+			tb.Fatalf("request %d failed: %v", rsp.ID, rsp.Error)
 		}
 		if rsp.ID == 2 {
 			if err := json.Unmarshal(rsp.Result, &deps); err != nil {
-				tb.Fatalf("%s: list_deps result: %v", bin, err)
+				tb.Fatalf("list_deps result: %v", err)
 			}
 		}
 	}
 	return deps
 }
 
+// HookPath is RunHook followed by Deps: it returns the list_deps result.
+// When tb is a *testing.B, its timer is stopped while the answer is
+// decoded, so that a benchmark times the PM's work only (see Hook.Wall).
+func HookPath(tb testing.TB, bin string, args []string, workspace, cacheDir string) []protocol.PackageID {
+	tb.Helper()
+	h := RunHook(tb, bin, args, workspace, cacheDir)
+	if b, ok := tb.(*testing.B); ok {
+		b.StopTimer()
+		defer b.StartTimer()
+	}
+	return h.Deps(tb)
+}
+
 // Run runs bin with args to completion, for comparison tools such as
 // `cargo metadata` or `npm ls`; it fails the benchmark if bin fails.
 func Run(tb testing.TB, dir, bin string, args ...string) {
 	tb.Helper()
-	cmd := exec.Command(bin, args...)
+	RunCmd(tb, exec.Command(bin, args...), dir)
+}
+
+// RunCmd runs cmd in dir to completion and times it like RunHook; it fails
+// the benchmark if cmd fails. It is for tools that need their own
+// environment.
+func RunCmd(tb testing.TB, cmd *exec.Cmd, dir string) Hook {
+	tb.Helper()
 	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, b)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		b := out.Bytes()
+		tb.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b[max(0, len(b)-2000):])
 	}
+	return Hook{Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// Variant is one thing Interleave times.
+type Variant struct {
+	// Name labels the variant's metrics: "cached", "nullpm", "npm-ls".
+	Name string
+	// Run performs one timed run; it may check the answer, outside the
+	// timing it reports.
+	Run func() Hook
+	// Rounds is how many of the rounds include the variant; zero means all.
+	// A slow tool runs in the first few rounds only.
+	Rounds int
+}
+
+// Interleave times variants side by side: each benchmark iteration runs
+// rounds rounds, each round running every variant once, in order, so that
+// a shared machine's load changes affect all of them alike. It reports, per
+// variant, the median wall time (metric "<name>-ms") and the median CPU
+// time of the process ("<name>-cpu-ms", steadier under load), and returns
+// the wall medians in milliseconds by name, for the ratios a benchmark
+// states its targets in.
+func Interleave(b *testing.B, rounds int, variants ...Variant) map[string]float64 {
+	b.Helper()
+	wall := map[string][]time.Duration{}
+	cpu := map[string][]time.Duration{}
+	for b.Loop() {
+		for r := range rounds {
+			for _, v := range variants {
+				if v.Rounds > 0 && r >= v.Rounds {
+					continue
+				}
+				h := v.Run()
+				wall[v.Name] = append(wall[v.Name], h.Wall)
+				cpu[v.Name] = append(cpu[v.Name], h.CPU)
+			}
+		}
+	}
+	med := map[string]float64{}
+	for _, v := range variants {
+		ms := func(ds []time.Duration) float64 {
+			slices.Sort(ds)
+			return float64(ds[len(ds)/2]) / float64(time.Millisecond)
+		}
+		med[v.Name] = ms(wall[v.Name])
+		b.ReportMetric(med[v.Name], v.Name+"-ms")
+		b.ReportMetric(ms(cpu[v.Name]), v.Name+"-cpu-ms")
+	}
+	return med
 }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package cargopm_test
-
-import "time"
-
-// childCPU is not measured on this platform.
-func childCPU() time.Duration { return 0 }

@@ -1,0 +1,305 @@
+// Package depcache persists an answer computed from files, keyed on the
+// exact state of those files: for each input, its size and modification
+// time, or its absence. A later process checks the inputs with one stat each
+// and reuses the answer without reading or parsing any of them. It is how a
+// PM keeps list_deps on the hook path down to a few stats and one read.
+//
+// An entry is a small text file, named for a hash of its key and ending in
+// ".cache", written atomically (temporary file and
+// rename), so concurrent processes and a cache directory deleted at any
+// moment are both safe: a reader sees a whole entry or none. The value is
+// opaque bytes, handed back untouched; a PM typically stores its answer
+// already encoded for the wire.
+//
+// The entry layout is
+//
+//	symposium-depcache <format>
+//	<key, Go-quoted>
+//	<size> <mtime-ns> <f|d> <path, Go-quoted>     (one line per input)
+//	<empty line>
+//	<value bytes>
+//
+// where size is -1 for an input that did not exist.
+package depcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// format is bumped whenever the entry layout changes. Callers version what
+// their values mean through their keys.
+const format = 1
+
+var magic = []byte("symposium-depcache " + strconv.Itoa(format) + "\n")
+
+// Stamp is the observed state of one input path.
+type Stamp struct {
+	Path string
+	// Size is the size in bytes, 0 for a directory, or -1 when the path
+	// did not exist.
+	Size int64
+	// Mod is the modification time in nanoseconds since the epoch.
+	Mod int64
+	// Dir marks a directory; its Mod changes when entries come and go.
+	Dir bool
+}
+
+// Take stats path (following symbolic links) and returns its stamp.
+func Take(path string) Stamp {
+	fi, err := os.Stat(path)
+	return stampOf(path, fi, err)
+}
+
+func stampOf(path string, fi fs.FileInfo, err error) Stamp {
+	if err != nil {
+		return Stamp{Path: path, Size: -1}
+	}
+	s := Stamp{Path: path, Size: fi.Size(), Mod: fi.ModTime().UnixNano(), Dir: fi.IsDir()}
+	if s.Dir {
+		s.Size = 0 // directory sizes are not meaningful across file systems
+	}
+	return s
+}
+
+// Fresh reports whether path still has the stamp s.
+func (s Stamp) Fresh() bool { return Take(s.Path) == s }
+
+// Cache is a directory of entries. A nil Cache, or one with an empty
+// directory, stores nothing and finds nothing.
+type Cache struct {
+	dir string
+}
+
+// New returns a cache keeping its entries in dir, which is created on the
+// first Store.
+func New(dir string) *Cache { return &Cache{dir: dir} }
+
+func (c *Cache) file(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return filepath.Join(c.dir, hex.EncodeToString(h[:12])+".cache")
+}
+
+// Load returns the value stored under key if every input it was computed
+// from is unchanged. A missing, stale or unreadable entry is a miss.
+func (c *Cache) Load(key string) ([]byte, bool) {
+	if c == nil || c.dir == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(c.file(key))
+	if err != nil {
+		return nil, false
+	}
+	e, err := Decode(data)
+	if err != nil || e.Key != key {
+		return nil, false
+	}
+	for _, s := range e.Stamps {
+		if !s.Fresh() {
+			return nil, false
+		}
+	}
+	return e.Value, true
+}
+
+// Store writes value under key with the stamps of the inputs it was computed
+// from, atomically.
+func (c *Cache) Store(key string, stamps []Stamp, value []byte) error {
+	if c == nil || c.dir == "" {
+		return nil
+	}
+	data := Entry{Key: key, Stamps: stamps, Value: value}.Encode()
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("depcache: %w", err)
+	}
+	f, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("depcache: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("depcache: writing %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, c.file(key)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("depcache: %w", err)
+	}
+	return nil
+}
+
+// Entry is one cache entry as stored.
+type Entry struct {
+	Key    string
+	Stamps []Stamp
+	Value  []byte
+}
+
+// Encode returns the stored form of e.
+func (e Entry) Encode() []byte {
+	b := make([]byte, 0, len(magic)+len(e.Key)+3+len(e.Stamps)*96+1+len(e.Value))
+	b = append(b, magic...)
+	b = strconv.AppendQuote(b, e.Key)
+	b = append(b, '\n')
+	for _, s := range e.Stamps {
+		b = strconv.AppendInt(b, s.Size, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, s.Mod, 10)
+		if s.Dir {
+			b = append(b, " d "...)
+		} else {
+			b = append(b, " f "...)
+		}
+		b = strconv.AppendQuote(b, s.Path)
+		b = append(b, '\n')
+	}
+	b = append(b, '\n')
+	return append(b, e.Value...)
+}
+
+// Decode parses the stored form of an entry. The value aliases data.
+func Decode(data []byte) (Entry, error) {
+	var e Entry
+	rest, ok := bytes.CutPrefix(data, magic)
+	if !ok {
+		return e, errors.New("depcache: not an entry of format " + strconv.Itoa(format))
+	}
+	line, rest, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok {
+		return e, errors.New("depcache: truncated entry")
+	}
+	key, err := strconv.Unquote(string(line))
+	if err != nil {
+		return e, fmt.Errorf("depcache: bad key line: %w", err)
+	}
+	e.Key = key
+	for n := 1; ; n++ {
+		line, rest, ok = bytes.Cut(rest, []byte{'\n'})
+		if !ok {
+			return e, errors.New("depcache: truncated entry")
+		}
+		if len(line) == 0 {
+			break
+		}
+		s, err := parseStamp(line)
+		if err != nil {
+			return e, fmt.Errorf("depcache: input %d: %w", n, err)
+		}
+		e.Stamps = append(e.Stamps, s)
+	}
+	e.Value = rest
+	return e, nil
+}
+
+func parseStamp(line []byte) (Stamp, error) {
+	var s Stamp
+	size, line, _ := bytes.Cut(line, []byte{' '})
+	mod, line, _ := bytes.Cut(line, []byte{' '})
+	kind, path, _ := bytes.Cut(line, []byte{' '})
+	var err error
+	if s.Size, err = strconv.ParseInt(string(size), 10, 64); err != nil || s.Size < -1 {
+		return s, fmt.Errorf("bad size %q", size)
+	}
+	if s.Mod, err = strconv.ParseInt(string(mod), 10, 64); err != nil {
+		return s, fmt.Errorf("bad modification time %q", mod)
+	}
+	switch string(kind) {
+	case "d":
+		s.Dir = true
+	case "f":
+	default:
+		return s, fmt.Errorf("bad kind %q", kind)
+	}
+	if s.Path, err = strconv.Unquote(string(path)); err != nil || s.Path == "" {
+		return s, fmt.Errorf("bad path %q", path)
+	}
+	return s, nil
+}
+
+// Recorder collects the stamps of the inputs a computation reads, once per
+// path, in the order they were first observed. The stamp is taken before the
+// input is read, so a change racing with the read makes the entry stale
+// rather than wrong. A Recorder is not safe for concurrent use.
+type Recorder struct {
+	seen   map[string]bool
+	stamps []Stamp
+}
+
+// Observe records path's current stamp, unless it was recorded already.
+func (r *Recorder) Observe(path string) {
+	if r.seen[path] {
+		return
+	}
+	r.record(Take(path))
+}
+
+func (r *Recorder) record(s Stamp) {
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	if r.seen[s.Path] {
+		return
+	}
+	r.seen[s.Path] = true
+	r.stamps = append(r.stamps, s)
+}
+
+// Stat is os.Stat that records path's stamp.
+func (r *Recorder) Stat(path string) (fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	r.record(stampOf(path, fi, err))
+	return fi, err
+}
+
+// ReadFile is os.ReadFile that records path's stamp first.
+func (r *Recorder) ReadFile(path string) ([]byte, error) {
+	r.Observe(path)
+	return os.ReadFile(path)
+}
+
+// Stamps returns the recorded stamps.
+func (r *Recorder) Stamps() []Stamp { return r.stamps }
+
+// AppendDeps appends deps to b in the compact form a cached list_deps answer
+// takes, one "name version" line each, which decodes several times faster
+// than JSON. It reports false, leaving b as it was, when a name or version
+// holds a space or a line break, which only hostile input produces; such an
+// answer should simply not be cached.
+func AppendDeps(b []byte, deps []protocol.PackageID) ([]byte, bool) {
+	n := len(b)
+	for _, d := range deps {
+		if strings.ContainsAny(d.Name, " \r\n") || strings.ContainsAny(d.Version, " \r\n") || d.Name == "" {
+			return b[:n], false
+		}
+		b = append(append(append(append(b, d.Name...), ' '), d.Version...), '\n')
+	}
+	return b, true
+}
+
+// ParseDeps parses what AppendDeps wrote, minting the ids under pm. It never
+// returns nil.
+func ParseDeps(data []byte, pm string) ([]protocol.PackageID, error) {
+	deps := make([]protocol.PackageID, 0, bytes.Count(data, []byte{'\n'}))
+	for n := 1; len(data) > 0; n++ {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
+		name, version, ok := bytes.Cut(line, []byte{' '})
+		if !ok || len(name) == 0 || bytes.ContainsAny(name, "\r") || bytes.ContainsAny(version, " \r") {
+			return nil, fmt.Errorf("depcache: bad dependency line %d: %q", n, line)
+		}
+		deps = append(deps, protocol.PackageID{PM: pm, Name: string(name), Version: string(version)})
+	}
+	return deps, nil
+}
