@@ -100,37 +100,13 @@ func benchHookPath(b *testing.B, ws string, env *cargotest.Env) {
 	}
 	lock, _ := os.ReadFile(filepath.Join(ws, "Cargo.lock"))
 	b.Logf("workspace: %d members, %d direct deps, %d locked packages", benchMembers, len(deps), strings.Count(string(lock), "[[package]]"))
-	bare, null := benchkit.BareGo(b), benchkit.NullPM(b)
-	cached, coldRoot, nullCache := b.TempDir(), b.TempDir(), b.TempDir()
-	benchkit.HookPath(b, bin, nil, ws, cached)
-	// hook times one run, then checks its answer outside the timing.
-	hook := func(bin string, cacheDir func() string, want int) func() benchkit.Hook {
-		return func() benchkit.Hook {
-			h := benchkit.RunHook(b, bin, nil, ws, cacheDir())
-			if got := len(h.Deps(b)); got != want {
-				b.Fatalf("%s listed %d deps, want %d", bin, got, want)
-			}
-			return h
-		}
-	}
-	dir := func(d string) func() string { return func() string { return d } }
-	cold := 0
-	newCold := func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }
-	med := benchkit.Interleave(b, hookRounds,
-		benchkit.Variant{Name: "barego", Run: func() benchkit.Hook { return benchkit.RunCmd(b, exec.Command(bare), ws) }},
-		benchkit.Variant{Name: "nullpm", Run: hook(null, dir(nullCache), 0)},
-		benchkit.Variant{Name: "cached", Run: hook(bin, dir(cached), len(deps))},
-		benchkit.Variant{Name: "cold", Run: hook(bin, newCold, len(deps))},
-		benchkit.Variant{Name: "metadata", Rounds: metadataRounds, Run: func() benchkit.Hook {
+	variants := append(benchkit.HookVariants(b, bin, ws, len(deps)), benchkit.Variant{
+		Name: "metadata", Rounds: metadataRounds, Run: func() benchkit.Hook {
 			cmd := exec.Command(cargo, "metadata", "--format-version", "1", "--offline")
 			cmd.Env = env.Environ()
 			return benchkit.RunCmd(b, cmd, ws)
-		}},
-	)
-	b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
-	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
-	b.ReportMetric(med["metadata"]/med["cached"], "metadata/cached")
-	b.ReportMetric(med["metadata"]/med["cold"], "metadata/cold")
+		}})
+	benchkit.ReportRatios(b, benchkit.Interleave(b, hookRounds, variants...), "metadata")
 }
 
 // benchInProcess measures the PM's methods without process start: list_deps

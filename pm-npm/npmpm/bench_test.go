@@ -116,43 +116,15 @@ func BenchmarkHookPath(b *testing.B) {
 	ws := b.TempDir()
 	genBenchProject(b, ws)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-npm/cmd/symposium-pm-npm", b.TempDir())
-	null, bare := benchkit.NullPM(b), benchkit.BareGo(b)
-	cached, nullCache, coldRoot := b.TempDir(), b.TempDir(), b.TempDir()
-	benchkit.HookPath(b, bin, nil, ws, cached)
-	// hook times one run, then checks its answer outside the timing.
-	hook := func(bin string, cacheDir func() string, want int) func() benchkit.Hook {
-		return func() benchkit.Hook {
-			h := benchkit.RunHook(b, bin, nil, ws, cacheDir())
-			if got := len(h.Deps(b)); got != want {
-				b.Fatalf("%s listed %d deps, want %d", bin, got, want)
-			}
-			return h
-		}
-	}
-	dir := func(d string) func() string { return func() string { return d } }
-	cold := 0
-	newCold := func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }
-	variants := []benchkit.Variant{
-		{Name: "barego", Run: func() benchkit.Hook { return benchkit.RunCmd(b, exec.Command(bare), ws) }},
-		{Name: "nullpm", Run: hook(null, dir(nullCache), 0)},
-		{Name: "cached", Run: hook(bin, dir(cached), 400)},
-		{Name: "cold", Run: hook(bin, newCold, 400)},
-	}
-	npm, err := exec.LookPath("npm")
-	if err == nil {
+	variants := benchkit.HookVariants(b, bin, ws, 400)
+	if npm, err := exec.LookPath("npm"); err == nil {
 		variants = append(variants, benchkit.Variant{Name: "npm-ls", Rounds: npmRounds, Run: func() benchkit.Hook {
 			return benchkit.RunCmd(b, exec.Command(npm, "ls", "--package-lock-only", "--depth=0", "--json"), ws)
 		}})
 	} else {
 		b.Log("npm is not installed: measuring without npm ls")
 	}
-	med := benchkit.Interleave(b, rounds, variants...)
-	b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
-	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
-	if err == nil {
-		b.ReportMetric(med["npm-ls"]/med["cached"], "npm-ls/cached")
-		b.ReportMetric(med["npm-ls"]/med["cold"], "npm-ls/cold")
-	}
+	benchkit.ReportRatios(b, benchkit.Interleave(b, rounds, variants...), "npm-ls")
 }
 
 // BenchmarkListDepsInProcess measures the cold list_deps computation

@@ -223,3 +223,44 @@ func Interleave(b *testing.B, rounds int, variants ...Variant) map[string]float6
 	}
 	return med
 }
+
+// HookVariants returns the usual variants of a PM's hook-path benchmark,
+// in this order: "barego" (BareGo run to completion), "nullpm" (NullPM),
+// "cached" (bin with a cache directory it has already filled) and "cold"
+// (bin with a fresh, empty cache directory each run). Each PM run checks,
+// outside its timing, that bin listed deps dependencies and the null PM
+// none.
+func HookVariants(b *testing.B, bin, workspace string, deps int) []Variant {
+	b.Helper()
+	null, bare := NullPM(b), BareGo(b)
+	cached, nullCache, coldRoot := b.TempDir(), b.TempDir(), b.TempDir()
+	HookPath(b, bin, nil, workspace, cached)
+	hook := func(bin string, cacheDir func() string, want int) func() Hook {
+		return func() Hook {
+			h := RunHook(b, bin, nil, workspace, cacheDir())
+			if got := len(h.Deps(b)); got != want {
+				b.Fatalf("%s listed %d deps, want %d", bin, got, want)
+			}
+			return h
+		}
+	}
+	cold := 0
+	return []Variant{
+		{Name: "barego", Run: func() Hook { return RunCmd(b, exec.Command(bare), workspace) }},
+		{Name: "nullpm", Run: hook(null, func() string { return nullCache }, 0)},
+		{Name: "cached", Run: hook(bin, func() string { return cached }, deps)},
+		{Name: "cold", Run: hook(bin, func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }, deps)},
+	}
+}
+
+// ReportRatios reports the ratios hook-path targets are stated in, from
+// Interleave's medians: "cached/nullpm" and "cold/nullpm" and, when tool
+// names a variant that was measured, "<tool>/cached" and "<tool>/cold".
+func ReportRatios(b *testing.B, med map[string]float64, tool string) {
+	b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
+	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
+	if t, ok := med[tool]; ok {
+		b.ReportMetric(t/med["cached"], tool+"/cached")
+		b.ReportMetric(t/med["cold"], tool+"/cold")
+	}
+}
