@@ -7,8 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
@@ -30,8 +29,8 @@ var notCategories = map[string]bool{"source": true, "requires": true, "pipenv": 
 // Parse decodes a Pipfile.
 func Parse(data []byte) ([]Dep, error) {
 	var f map[string]any
-	if _, err := toml.Decode(string(data), &f); err != nil {
-		return nil, fmt.Errorf("Pipfile: %w", err)
+	if err := tomlfile.Unmarshal("Pipfile", data, &f); err != nil {
+		return nil, err
 	}
 	var cats []string
 	for k := range f {

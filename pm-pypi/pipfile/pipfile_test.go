@@ -3,6 +3,7 @@ package pipfile
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,8 +23,9 @@ func TestParse(t *testing.T) {
 	if _, err := Parse([]byte("[packages]\n\"a b\" = \"*\"\n")); err == nil {
 		t.Error("bad name accepted")
 	}
-	if _, err := Parse([]byte("[packages\n")); err == nil {
-		t.Error("bad TOML accepted")
+	// A TOML error names the file and the line.
+	if _, err := Parse([]byte("[packages]\nrequests = \"*\"\n[dev-packages\n")); err == nil || !strings.HasPrefix(err.Error(), "Pipfile:3: ") {
+		t.Errorf("bad TOML: %v", err)
 	}
 }
 

@@ -75,10 +75,17 @@ func bigWorkspace(b *testing.B) (ws, site string) {
 
 // BenchmarkHookPath measures spawn → initialize → list_deps → exit on a
 // project with benchDirect direct dependencies and a benchLocked-package
-// uv.lock: cold (no persisted cache: pyproject.toml and uv.lock parsed) and
-// cached, beside `pip list --format=json` over a virtualenv of the same
-// size, the SDK's null PM and a Go binary that only starts and exits.
+// uv.lock: cold (empty cache: pyproject.toml and uv.lock parsed) and with the
+// persisted cache, beside `pip list --format=json` over a virtualenv of the
+// same size, the SDK's null PM and a Go binary that only starts and exits.
+//
+// The variants are interleaved (benchkit.Interleave: 15 rounds per
+// iteration, pip list in the first 3) so that a shared machine's load
+// affects them alike; the report gives their medians (-ms wall time, spawn
+// to exit; -cpu-ms CPU time) and the ratios the targets are stated in:
+// cached/nullpm (target ≤ 1.25) and pip-list/cached (target ≥ 20).
 func BenchmarkHookPath(b *testing.B) {
+	const rounds, pipRounds = 15, 3
 	ws, site := bigWorkspace(b)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-pypi/cmd/symposium-pm-pypi", b.TempDir())
 	cache := b.TempDir()
@@ -91,68 +98,64 @@ func BenchmarkHookPath(b *testing.B) {
 			b.Fatalf("unresolved %v", d)
 		}
 	}
-	cacheFiles, _ := filepath.Glob(filepath.Join(cache, "pypi", "deps", "*.json"))
-	if len(cacheFiles) != 1 {
-		b.Fatalf("persisted cache: %v", cacheFiles)
+	if entries, _ := filepath.Glob(filepath.Join(cache, Name, "deps", "*.cache")); len(entries) != 1 {
+		b.Fatalf("persisted cache: %v", entries)
 	}
-	b.Run("pypi-cold", func(b *testing.B) {
+	variants := benchkit.HookVariants(b, bin, ws, benchDirect)
+	if py, ok := pipList(b, site); ok {
+		variants = append(variants, benchkit.Variant{Name: "pip-list", Rounds: pipRounds, Run: func() benchkit.Hook {
+			return benchkit.RunCmd(b, exec.Command(py, "-m", "pip", "list", "--format=json", "--path", site, "--disable-pip-version-check"), ws)
+		}})
+	}
+	benchkit.ReportRatios(b, benchkit.Interleave(b, rounds, variants...), "pip-list")
+}
+
+// pipList returns the python3 whose pip lists the benchLocked distributions
+// in site, or false (logged) when there is no python3 with pip.
+func pipList(b *testing.B, site string) (string, bool) {
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		err = exec.Command(py, "-m", "pip", "--version").Run()
+	}
+	if err != nil {
+		b.Logf("no python3 with pip (%v): measuring without pip list", err)
+		return "", false
+	}
+	out, err := exec.Command(py, "-m", "pip", "list", "--format=json", "--path", site, "--disable-pip-version-check").Output()
+	if n := strings.Count(string(out), `"name"`); err != nil || n != benchLocked {
+		b.Fatalf("pip list: %v (%d entries, want %d)", err, n, benchLocked)
+	}
+	return py, true
+}
+
+// BenchmarkListDepsInProcess measures the list_deps computation without
+// process start-up: cold (the persisted entry removed before each run) and
+// from the persisted cache.
+func BenchmarkListDepsInProcess(b *testing.B) {
+	ws, _ := bigWorkspace(b)
+	cache := b.TempDir()
+	list := func(b *testing.B) {
+		if deps, err := newPM(b, ws, cache, nil).ListDeps(context.Background()); err != nil || len(deps) != benchDirect {
+			b.Fatal(len(deps), err)
+		}
+	}
+	list(b)
+	entries, _ := filepath.Glob(filepath.Join(cache, Name, "deps", "*.cache"))
+	if len(entries) != 1 {
+		b.Fatalf("persisted cache: %v", entries)
+	}
+	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			os.Remove(cacheFiles[0])
+			os.Remove(entries[0])
 			b.StartTimer()
-			benchkit.HookPath(b, bin, nil, ws, cache)
+			list(b)
 		}
 	})
-	b.Run("pypi-cached", func(b *testing.B) {
-		benchkit.HookPath(b, bin, nil, ws, cache)
+	b.Run("cached", func(b *testing.B) {
+		list(b)
 		for b.Loop() {
-			benchkit.HookPath(b, bin, nil, ws, cache)
-		}
-	})
-	b.Run("in-process-cold", func(b *testing.B) {
-		for b.Loop() {
-			b.StopTimer()
-			os.Remove(cacheFiles[0])
-			b.StartTimer()
-			if deps, err := newPM(b, ws, cache, nil).ListDeps(context.Background()); err != nil || len(deps) != benchDirect {
-				b.Fatal(len(deps), err)
-			}
-		}
-	})
-	b.Run("in-process-cached", func(b *testing.B) {
-		benchkit.HookPath(b, bin, nil, ws, cache)
-		for b.Loop() {
-			if deps, err := newPM(b, ws, cache, nil).ListDeps(context.Background()); err != nil || len(deps) != benchDirect {
-				b.Fatal(len(deps), err)
-			}
-		}
-	})
-	b.Run("pip-list", func(b *testing.B) {
-		py, err := exec.LookPath("python3")
-		if err != nil {
-			b.Skip("python3 not installed")
-		}
-		if err := exec.Command(py, "-m", "pip", "--version").Run(); err != nil {
-			b.Skip("pip not installed")
-		}
-		out, err := exec.Command(py, "-m", "pip", "list", "--format=json", "--path", site).Output()
-		if err != nil || strings.Count(string(out), `"name"`) != benchLocked {
-			b.Fatalf("pip list: %v (%d entries)", err, strings.Count(string(out), `"name"`))
-		}
-		for b.Loop() {
-			benchkit.Run(b, ws, py, "-m", "pip", "list", "--format=json", "--path", site, "--disable-pip-version-check")
-		}
-	})
-	b.Run("nullpm", func(b *testing.B) {
-		null := benchkit.NullPM(b)
-		for b.Loop() {
-			benchkit.HookPath(b, null, nil, ws, cache)
-		}
-	})
-	b.Run("barego", func(b *testing.B) {
-		bare := benchkit.BareGo(b)
-		for b.Loop() {
-			benchkit.Run(b, ws, bare)
+			list(b)
 		}
 	})
 }

@@ -1,10 +1,12 @@
 package pypipm
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,14 +21,16 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
 // ListDeps returns the workspace's direct dependencies with the exact
 // versions the lockfiles, pins or virtualenv give, "*" when none does. The
-// result is persisted under the cache directory, keyed on the mtime and size
-// of every file and directory it was computed from.
+// result is persisted under the cache directory (sdk/depcache), keyed on the
+// mtime and size of every file and directory it was computed from, and
+// reused only while the environment variables it read keep their values.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 	p.depsOnce.Do(func() { p.deps, p.local, p.depsErr = p.listDeps(ctx) })
 	return p.deps, p.depsErr
@@ -39,62 +43,68 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 	return p.local
 }
 
-// depsCacheVersion changes whenever the computation or the file changes.
-const depsCacheVersion = 2
+// depsCacheKey names the persisted list_deps answer and versions its
+// meaning and layout (see encodeDeps); the workspace directory follows it.
+const depsCacheKey = "pypi list_deps 3\x00"
 
-type depsCache struct {
-	V         int                  `json:"v"`
-	Workspace string               `json:"workspace"`
-	Inputs    []input              `json:"inputs"`
-	Deps      []protocol.PackageID `json:"deps"`
-	// Local maps path and editable dependencies to their source trees.
-	Local map[string]string `json:"local,omitempty"`
+// depsCache is where list_deps answers are persisted: nil, which stores
+// nothing, when the host gave no cache directory.
+func (p *PM) depsCache() *depcache.Cache {
+	if !p.cacheSet {
+		return nil
+	}
+	return depcache.New(filepath.Join(p.cache, "deps"))
+}
+
+// depsHead is the first line of a persisted answer: what it depends on
+// besides files, and what list_deps learns besides the dependencies.
+type depsHead struct {
 	// Env holds the environment variables the answer depends on
 	// (VIRTUAL_ENV, ${VAR} in requirements files) with the sha256 of their
 	// values, never the values: ${VAR} is how tokens reach requirements
 	// files.
 	Env map[string]string `json:"env,omitempty"`
+	// Local maps path and editable dependencies to their source trees.
+	Local map[string]string `json:"local,omitempty"`
 }
 
-// input is one file or directory a result depends on, as stat saw it.
-type input struct {
-	Path   string `json:"p"`
-	Exists bool   `json:"x,omitempty"`
-	Dir    bool   `json:"d,omitempty"`
-	MTime  int64  `json:"m,omitempty"`
-	Size   int64  `json:"s,omitempty"`
-}
-
-func statInput(path string) input {
-	in := input{Path: path}
-	st, err := os.Stat(path)
+// encodeDeps returns an answer as persisted: the head as one JSON line,
+// then the dependencies in depcache's compact form. It reports false when
+// the dependencies do not fit that form; such an answer is not persisted.
+func encodeDeps(head depsHead, deps []protocol.PackageID) ([]byte, bool) {
+	b, err := json.Marshal(head)
 	if err != nil {
-		return in
+		return nil, false
 	}
-	in.Exists, in.Dir, in.MTime = true, st.IsDir(), st.ModTime().UnixNano()
-	if !in.Dir {
-		in.Size = st.Size()
-	}
-	return in
+	return depcache.AppendDeps(append(b, '\n'), deps)
 }
 
-func (p *PM) depsCachePath() string {
-	sum := sha256.Sum256([]byte(p.ws))
-	return filepath.Join(p.cache, "deps", hex.EncodeToString(sum[:8])+".json")
+// decodeDeps parses what encodeDeps wrote.
+func decodeDeps(data []byte) (depsHead, []protocol.PackageID, error) {
+	var head depsHead
+	line, rest, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok {
+		return head, nil, errors.New("truncated list_deps answer")
+	}
+	if string(line) != "{}" {
+		if err := json.Unmarshal(line, &head); err != nil {
+			return head, nil, err
+		}
+	}
+	deps, err := depcache.ParseDeps(rest, Name)
+	return head, deps, err
 }
 
 func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]string, error) {
-	cachePath := p.depsCachePath()
-	if data, err := os.ReadFile(cachePath); err == nil {
-		var c depsCache
-		if json.Unmarshal(data, &c) == nil && c.V == depsCacheVersion && c.Workspace == p.ws && p.sameEnv(c.Env) && fresh(c.Inputs) {
-			if c.Deps == nil {
-				c.Deps = []protocol.PackageID{}
-			}
-			return c.Deps, c.Local, nil
+	cache, key := p.depsCache(), depsCacheKey+p.ws
+	if raw, ok := cache.Load(key); ok {
+		// An answer read under other values of the variables it depends
+		// on is a miss, recomputed and stored over.
+		if head, deps, err := decodeDeps(raw); err == nil && p.sameEnv(head.Env) {
+			return deps, head.Local, nil
 		}
 	}
-	r := &resolver{pm: p, seen: map[string]bool{}}
+	r := &resolver{pm: p}
 	deps, err := r.run(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -105,12 +115,9 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 			local[n] = d
 		}
 	}
-	if p.cacheSet {
-		c := depsCache{V: depsCacheVersion, Workspace: p.ws, Inputs: r.inputs, Deps: deps, Local: local, Env: hashValues(r.env)}
-		if data, err := json.Marshal(c); err == nil {
-			if err := writeFileAtomic(cachePath, data); err != nil {
-				p.log.Debug("cannot persist list_deps cache", "path", cachePath, "err", err)
-			}
+	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok {
+		if err := cache.Store(key, r.rec.Stamps(), data); err != nil {
+			p.log.Debug("cannot persist list_deps cache", "err", err)
 		}
 	}
 	return deps, local, nil
@@ -144,46 +151,11 @@ func hashValue(v string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// fresh reports whether every input still looks as recorded.
-func fresh(inputs []input) bool {
-	for _, want := range inputs {
-		if statInput(want.Path) != want {
-			return false
-		}
-	}
-	return true
-}
-
-// writeFileAtomic writes data to path through a temporary file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		if werr != nil {
-			return werr
-		}
-		return cerr
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
-
 // resolver computes one list_deps answer and records its inputs.
 type resolver struct {
-	pm     *PM
-	inputs []input
-	seen   map[string]bool
+	pm *PM
+	// rec records the files and directories the answer is computed from.
+	rec depcache.Recorder
 	// declared are the direct dependencies, in first-declared order.
 	declared []string
 	isDecl   map[string]bool
@@ -240,11 +212,7 @@ func (r *resolver) localDir(name, base, path string) {
 // read reads a file and records it as an input; a missing file is
 // recorded too (its appearance must invalidate the cache).
 func (r *resolver) read(path string) ([]byte, bool) {
-	if !r.seen[path] {
-		r.seen[path] = true
-		r.inputs = append(r.inputs, statInput(path))
-	}
-	data, err := os.ReadFile(path)
+	data, err := r.rec.ReadFile(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			r.pm.log.Warn("cannot read", "path", path, "err", err)
@@ -255,12 +223,7 @@ func (r *resolver) read(path string) ([]byte, bool) {
 }
 
 // watchDir records a directory whose listing the result depends on.
-func (r *resolver) watchDir(path string) {
-	if !r.seen[path] {
-		r.seen[path] = true
-		r.inputs = append(r.inputs, statInput(path))
-	}
-}
+func (r *resolver) watchDir(path string) { r.rec.Observe(path) }
 
 func (r *resolver) declare(name, pin string) {
 	if r.local[name] || r.isDecl[name] && (pin == "" || r.pins[name] != "") {

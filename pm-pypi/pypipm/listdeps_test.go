@@ -1,17 +1,21 @@
 package pypipm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -106,8 +110,10 @@ func TestListDeps(t *testing.T) {
 			ws := t.TempDir()
 			want := unpack(t, ar, ws)
 			cache := t.TempDir()
+			var coldLocal map[string]string
 			for _, run := range []string{"cold", "cached"} {
-				got, err := newPM(t, ws, cache, nil).ListDeps(context.Background())
+				p := newPM(t, ws, cache, nil)
+				got, err := p.ListDeps(context.Background())
 				if err != nil {
 					t.Fatalf("%s: %v", run, err)
 				}
@@ -119,6 +125,17 @@ func TestListDeps(t *testing.T) {
 						t.Errorf("foreign pm in %v", id)
 					}
 				}
+				// The source trees of path dependencies come back from
+				// the cache too.
+				local := p.localTrees(context.Background())
+				if run == "cold" {
+					coldLocal = local
+				} else if !maps.Equal(local, coldLocal) {
+					t.Errorf("cached local trees %v, cold %v", local, coldLocal)
+				}
+			}
+			if entries := cacheEntries(t, cache); len(entries) != 1 {
+				t.Errorf("persisted entries: %v", entries)
 			}
 		})
 	}
@@ -177,11 +194,115 @@ func TestListDepsCacheInvalidation(t *testing.T) {
 	if got := list(); got != "a 1.0\nb 3.4\n" {
 		t.Errorf("upgrade in virtualenv not seen: %q", got)
 	}
-	// A cache file that is garbage is a miss, not an error.
-	p := newPM(t, ws, cache, nil)
-	os.WriteFile(p.depsCachePath(), []byte("{garbage"), 0o644)
-	if got := list(); got != "a 1.0\nb 3.4\n" {
-		t.Errorf("after garbage cache: %q", got)
+	// The answer is read from the entry: one with no inputs is always
+	// fresh, so its answer comes back as stored.
+	entries := cacheEntries(t, cache)
+	if len(entries) != 1 {
+		t.Fatalf("persisted entries: %v", entries)
+	}
+	key := depsCacheKey + ws
+	os.WriteFile(entries[0], depcache.Entry{Key: key, Value: []byte("{}\nzzz 9.9\n")}.Encode(), 0o644)
+	if got := list(); got != "zzz 9.9\n" {
+		t.Errorf("stored answer not used: %q", got)
+	}
+	// An entry that is garbage, or whose answer does not decode, is a
+	// miss, not an error, and is replaced by a good one.
+	for _, garbage := range [][]byte{
+		[]byte("{garbage"),
+		depcache.Entry{Key: key, Value: []byte("{garbage\nzzz 9.9\n")}.Encode(),
+		depcache.Entry{Key: key, Value: []byte("{}\nzzz 9.9 extra\n")}.Encode(),
+		depcache.Entry{Key: key, Value: []byte("{}")}.Encode(),
+	} {
+		os.WriteFile(entries[0], garbage, 0o644)
+		if got := list(); got != "a 1.0\nb 3.4\n" {
+			t.Errorf("after garbage cache %q: %q", garbage, got)
+		}
+		if data, _ := os.ReadFile(entries[0]); bytes.Equal(data, garbage) {
+			t.Errorf("garbage entry %q not replaced", garbage)
+		}
+	}
+}
+
+// cacheEntries returns the persisted list_deps entries under cache.
+func cacheEntries(t *testing.T, cache string) []string {
+	t.Helper()
+	entries, err := filepath.Glob(filepath.Join(cache, Name, "deps", "*.cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+// TestListDepsCacheEnv checks that an answer depending on a ${VAR} of a
+// requirements file is reused only under the same value, which the entry
+// holds by hash only.
+func TestListDepsCacheEnv(t *testing.T) {
+	ws, cache := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(ws, "requirements.txt"), []byte("a==${A_VERSION}\nb\n"), 0o644)
+	list := func(v string) string {
+		t.Helper()
+		got, err := newPM(t, ws, cache, map[string]string{"A_VERSION": v}).ListDeps(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return render(got)
+	}
+	for _, v := range []string{"1.0", "1.0", "2.0", "1.0"} {
+		if got, want := list(v), "a "+v+"\nb *\n"; got != want {
+			t.Errorf("A_VERSION=%s: %q, want %q", v, got, want)
+		}
+	}
+	// The entry names the variable and the sha256 of its value.
+	entries := cacheEntries(t, cache)
+	if len(entries) != 1 {
+		t.Fatalf("persisted entries: %v", entries)
+	}
+	data, _ := os.ReadFile(entries[0])
+	e, err := depcache.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, deps, err := decodeDeps(e.Value)
+	if err != nil || len(deps) != 2 || head.Env["A_VERSION"] != hashValue("1.0") {
+		t.Errorf("entry %q: head %+v deps %v err %v", e.Value, head, deps, err)
+	}
+}
+
+// TestListDepsNotCached checks that an answer depcache's compact form
+// cannot hold is not persisted, and is still right every time.
+func TestListDepsNotCached(t *testing.T) {
+	ws, cache := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte("[project]\nname = \"x\"\ndependencies = [\"a\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "uv.lock"), []byte("version = 1\n[[package]]\nname = \"a\"\nversion = \"1 odd\"\n"), 0o644)
+	for range 2 {
+		got, err := newPM(t, ws, cache, nil).ListDeps(context.Background())
+		if err != nil || render(got) != "a 1 odd\n" {
+			t.Errorf("got %q, %v", render(got), err)
+		}
+	}
+	if entries := cacheEntries(t, cache); len(entries) != 0 {
+		t.Errorf("persisted entries: %v", entries)
+	}
+}
+
+func TestDepsEncoding(t *testing.T) {
+	head := depsHead{Env: map[string]string{"VIRTUAL_ENV": hashValue("/v")}, Local: map[string]string{"lib": "/w/lib"}}
+	deps := []protocol.PackageID{pkgID("a", "1.0"), pkgID("b", protocol.AnyVersion)}
+	for _, tc := range []struct {
+		head depsHead
+		deps []protocol.PackageID
+	}{{head, deps}, {depsHead{}, deps}, {depsHead{}, nil}, {head, []protocol.PackageID{}}} {
+		data, ok := encodeDeps(tc.head, tc.deps)
+		if !ok {
+			t.Fatalf("encodeDeps(%+v, %v) refused", tc.head, tc.deps)
+		}
+		h, d, err := decodeDeps(data)
+		if err != nil || !maps.Equal(h.Env, tc.head.Env) || !maps.Equal(h.Local, tc.head.Local) || !slices.Equal(d, tc.deps) || d == nil {
+			t.Errorf("%q decoded to %+v %v %v", data, h, d, err)
+		}
+	}
+	if _, ok := encodeDeps(depsHead{}, []protocol.PackageID{pkgID("a", "1 0")}); ok {
+		t.Error("a version with a space encoded")
 	}
 }
 

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -283,8 +282,8 @@ func (p *PM) readTOML(path string) (map[string]any, bool) {
 		return nil, false
 	}
 	var tbl map[string]any
-	if _, err := toml.Decode(string(data), &tbl); err != nil {
-		p.log.Warn("ignoring malformed manifest", "path", path, "err", err)
+	if err := tomlfile.Unmarshal(path, data, &tbl); err != nil {
+		p.log.Warn("ignoring malformed manifest", "err", err)
 		return nil, false
 	}
 	return tbl, true

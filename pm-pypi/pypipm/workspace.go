@@ -28,7 +28,7 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 	if proj.Name != "" {
 		res.Members = append(res.Members, protocol.WorkspaceMember{Name: proj.Name, Version: canonOrEmpty(proj.Version), Dir: p.ws})
 	}
-	r := &resolver{pm: p, seen: map[string]bool{}}
+	r := &resolver{pm: p}
 	for _, dir := range r.members(proj) {
 		data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
 		if err != nil {

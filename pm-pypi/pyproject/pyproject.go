@@ -10,8 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 )
@@ -86,8 +85,8 @@ type poetryGroup struct {
 // Parse decodes a pyproject.toml.
 func Parse(data []byte) (*Project, error) {
 	var f file
-	if _, err := toml.Decode(string(data), &f); err != nil {
-		return nil, fmt.Errorf("pyproject.toml: %w", err)
+	if err := tomlfile.Unmarshal("pyproject.toml", data, &f); err != nil {
+		return nil, err
 	}
 	p := &Project{Symposium: f.Tool.Symposium}
 	add := func(group, s string) {

@@ -2,6 +2,7 @@ package pyproject
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -65,9 +66,15 @@ func TestParsePoetry(t *testing.T) {
 }
 
 func TestParseBad(t *testing.T) {
-	for _, body := range []string{"[project\n", "[project]\ndependencies = \"x\"\n", "[project]\nname = 3\n"} {
-		if _, err := Parse([]byte(body)); err == nil {
-			t.Errorf("accepted %q", body)
+	// Each error names the file and the line.
+	for _, tc := range []struct{ body, want string }{
+		{"[project\n", "pyproject.toml:1: invalid TOML: "},
+		{"[project]\nname = \"x\"\ndependencies = \"x\"\n", "pyproject.toml:3: invalid value for project.dependencies: "},
+		{"[project]\nname = 3\n", "pyproject.toml:2: invalid value for project.name: "},
+		{"[tool.poetry.group.dev]\ndependencies = [1]\n", "pyproject.toml:2: invalid value for tool.poetry.group.dev.dependencies: "},
+	} {
+		if _, err := Parse([]byte(tc.body)); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q…", tc.body, err, tc.want)
 		}
 	}
 }

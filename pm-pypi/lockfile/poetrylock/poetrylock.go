@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	toml "github.com/pelletier/go-toml/v2"
-
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
@@ -53,8 +52,8 @@ type rawLock struct {
 // files older than lock-version), and refuses newer majors.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if err := toml.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("poetry.lock: %w", err)
+	if err := tomlfile.Unmarshal("poetry.lock", data, &raw); err != nil {
+		return nil, err
 	}
 	lv := raw.Metadata.LockVersion
 	if lv != "" {

@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	toml "github.com/pelletier/go-toml/v2"
-
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
@@ -66,8 +65,8 @@ type rawLock struct {
 // 1, as PEP 751 requires.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if err := toml.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("pylock.toml: %w", err)
+	if err := tomlfile.Unmarshal("pylock.toml", data, &raw); err != nil {
+		return nil, err
 	}
 	if raw.LockVersion == "" {
 		return nil, fmt.Errorf("pylock.toml: lock-version is missing")

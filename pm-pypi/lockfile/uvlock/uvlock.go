@@ -5,8 +5,7 @@ package uvlock
 import (
 	"fmt"
 
-	toml "github.com/pelletier/go-toml/v2"
-
+	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
@@ -76,8 +75,8 @@ type rawLock struct {
 // Parse decodes a uv.lock. It refuses schema versions other than 1.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if err := toml.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("uv.lock: %w", err)
+	if err := tomlfile.Unmarshal("uv.lock", data, &raw); err != nil {
+		return nil, err
 	}
 	if raw.Version == nil {
 		return nil, fmt.Errorf("uv.lock: no version key: not a uv lockfile")

@@ -1,0 +1,40 @@
+package pypipm
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadTOML checks that a SYMPOSIUM.toml is decoded into the untyped
+// table sdk/manifest takes, and that a malformed one is skipped with a
+// warning naming the file and the line.
+func TestReadTOML(t *testing.T) {
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	p := newPM(t, dir, t.TempDir(), nil)
+	p.log = slog.New(slog.NewTextHandler(&logs, nil))
+
+	good := filepath.Join(dir, "good.toml")
+	os.WriteFile(good, []byte("name = \"x\"\n[[skills]]\nsource.path = \"guidance\"\n"), 0o644)
+	tbl, ok := p.readTOML(good)
+	skills, _ := tbl["skills"].([]any)
+	if !ok || tbl["name"] != "x" || len(skills) != 1 {
+		t.Errorf("good manifest: %#v %v", tbl, ok)
+	}
+
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("name = \"x\"\n[[skills]\n"), 0o644)
+	if tbl, ok := p.readTOML(bad); ok || tbl != nil {
+		t.Errorf("malformed manifest accepted: %#v", tbl)
+	}
+	if !strings.Contains(logs.String(), bad+":2: invalid TOML") {
+		t.Errorf("warning does not name %s:2:\n%s", bad, logs.String())
+	}
+	if _, ok := p.readTOML(filepath.Join(dir, "missing.toml")); ok {
+		t.Error("missing manifest read")
+	}
+}
