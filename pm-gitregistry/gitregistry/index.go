@@ -13,7 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
@@ -133,10 +134,11 @@ func rawManifest(data []byte) (name string, raw json.RawMessage, note, err error
 	// A known key holding a value of the wrong type: the typed view cannot
 	// hold it, so pass the document through as it is.
 	var tree map[string]any
-	if _, err := toml.Decode(string(data), &tree); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return "", nil, nil, fmt.Errorf("line %d: invalid TOML: %s", pe.Position.Line, pe.Message)
+	if err := toml.Unmarshal(data, &tree); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			return "", nil, nil, fmt.Errorf("line %d: invalid TOML: %s", row, strings.TrimPrefix(de.Error(), "toml: "))
 		}
 		return "", nil, nil, fmt.Errorf("invalid TOML: %w", err)
 	}
@@ -148,19 +150,15 @@ func rawManifest(data []byte) (name string, raw json.RawMessage, note, err error
 	return name, raw, derr, nil
 }
 
-// jsonable converts TOML date-time values to RFC 3339 text.
+// jsonable converts TOML date and time values to their TOML text: an
+// offset date-time in RFC 3339, a local date, time or date-time as written
+// without an offset.
 func jsonable(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			out[k] = jsonable(e)
-		}
-		return out
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = jsonable(e)
 		}
 		return out
 	case []any:
@@ -171,6 +169,8 @@ func jsonable(v any) any {
 		return out
 	case time.Time:
 		return x.Format(time.RFC3339Nano)
+	case toml.LocalDate, toml.LocalTime, toml.LocalDateTime:
+		return x.(fmt.Stringer).String()
 	}
 	return v
 }
