@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	deps.dev/util/semver v0.0.0-20260727054525-2946ae4a6141
-	github.com/BurntSushi/toml v1.6.0
 	github.com/creachadair/jrpc2 v1.3.6
+	github.com/pelletier/go-toml/v2 v2.4.3
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/mod v0.41.0
 	golang.org/x/sys v0.50.0

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
@@ -245,7 +245,9 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return ExitOK
 }
 
-// decodeTable reads a TOML or JSON document as a generic table.
+// decodeTable reads a TOML or JSON document as a generic table. A TOML
+// syntax error is a [manifest.Problems] carrying the line, so it prints as
+// file:line like the problems of a SYMPOSIUM.toml.
 func decodeTable(file string, data []byte) (map[string]any, error) {
 	var tbl map[string]any
 	if strings.EqualFold(filepath.Ext(file), ".json") {
@@ -254,8 +256,13 @@ func decodeTable(file string, data []byte) (map[string]any, error) {
 		}
 		return tbl, nil
 	}
-	if _, err := toml.Decode(string(data), &tbl); err != nil {
-		return nil, fmt.Errorf("invalid TOML: %w", err)
+	if err := toml.Unmarshal(data, &tbl); err != nil {
+		p := manifest.Problem{Message: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			p.Line, _ = de.Position()
+		}
+		return nil, manifest.Problems{p}
 	}
 	return tbl, nil
 }

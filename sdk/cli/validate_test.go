@@ -195,7 +195,7 @@ source.path = "skills"
 			files: map[string]string{"bad.toml": "name = \"x\"\n[[hooks]\n"},
 			args:  []string{"bad.toml"},
 			code:  ExitFailure,
-			out:   "$DIR/bad.toml:3: invalid TOML: expected end of table array name delimiter ']', but got '\\n' instead\nchecked 1 plugin: 0 valid, 1 invalid, 0 warnings\n",
+			out:   "$DIR/bad.toml:2: invalid TOML: expected ']]' to close array table name\nchecked 1 plugin: 0 valid, 1 invalid, 0 warnings\n",
 		},
 		{
 			name:  "root is an entry is fine for a plugin dir, an empty registry is not",
@@ -273,6 +273,9 @@ source.path = "agent-notes"
 		"py/SYMPOSIUM.toml":      "name = 3\n",
 		"pkgfile/SYMPOSIUM.toml": "[[skills]]\nsource.path = \"docs\"\n",
 		"noname/package.json":    `{"version":"1.0.0"}`,
+		"syntax/Cargo.toml":      "[package]\nname = \"syntax\"\nversion = \n",
+		"layer/Cargo.toml":       "[package]\nname = \"layer\"\n",
+		"layer/SYMPOSIUM.toml":   "name = \"x\"\n[[skills]\n",
 	})
 	p := func(rel string) string { return filepath.Join(dir, rel) }
 	tests := []struct {
@@ -306,6 +309,11 @@ source.path = "agent-notes"
 			"py/SYMPOSIUM.toml: layer ignored: name: expected a string, found an integer"},
 		{"--package", []string{"--package", "docs-pkg", p("pkgfile/SYMPOSIUM.toml")}, ExitOK,
 			`{"name":"docs-pkg","skills":[{"source":{"path":"docs"}},{"source":{"path":"skills"}}]}` + "\n", ""},
+		{"Cargo.toml syntax error names file and line", []string{p("syntax/Cargo.toml")}, ExitFailure, "",
+			p("syntax/Cargo.toml") + ":3: invalid TOML: "},
+		{"SYMPOSIUM.toml syntax error drops the layer, naming its line", []string{p("layer/Cargo.toml")}, ExitOK,
+			`{"name":"layer","skills":[{"source":{"path":"skills"}}]}` + "\n",
+			p("layer/SYMPOSIUM.toml") + ": layer ignored: line 2: invalid TOML: "},
 		{"package without a name", []string{p("noname/package.json")}, ExitFailure, "", "package.json names no package"},
 	}
 	for _, tt := range tests {

@@ -15,7 +15,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // File names.
@@ -229,25 +229,78 @@ func (c *Config) addBuiltins() {
 	c.Registries = append(builtins, c.Registries...)
 }
 
-// raw mirrors the file's shape for decoding.
+// raw holds the top-level entries of a config file this package reads.
 type raw struct {
-	Defaults        map[string]any   `toml:"defaults"`
-	PackageManagers []map[string]any `toml:"package-manager"`
-	Registries      []map[string]any `toml:"registry"`
-	PluginSources   []map[string]any `toml:"plugin-source"`
-	Plugins         map[string]any   `toml:"plugins"`
+	Defaults        map[string]any
+	PackageManagers []map[string]any
+	Registries      []map[string]any
+	PluginSources   []map[string]any
+	Plugins         map[string]any
+}
+
+// rawFrom picks the entries this package reads out of a decoded file,
+// checking their shapes. Other top-level keys are Symposium's and are left
+// alone. The whole document is decoded (not only these keys) so that a value
+// TOML forbids, such as an out-of-range integer, is rejected wherever it is.
+func rawFrom(tree map[string]any, lines *locator) (raw, error) {
+	var r raw
+	var errs []error
+	table := func(key string) map[string]any {
+		v, ok := tree[key]
+		if !ok {
+			return nil
+		}
+		t, ok := v.(map[string]any)
+		if !ok {
+			errs = append(errs, &Error{lines.top(key), fmt.Sprintf("%s must be a table ([%s])", key, key)})
+		}
+		return t
+	}
+	tables := func(key string) []map[string]any {
+		v, ok := tree[key]
+		if !ok {
+			return nil
+		}
+		list, ok := v.([]any)
+		out := make([]map[string]any, 0, len(list))
+		for _, e := range list {
+			t, isTable := e.(map[string]any)
+			if !isTable {
+				ok = false
+				break
+			}
+			out = append(out, t)
+		}
+		if !ok {
+			errs = append(errs, &Error{lines.top(key), fmt.Sprintf("%s must be an array of tables ([[%s]])", key, key)})
+			return nil
+		}
+		return out
+	}
+	r.Defaults = table("defaults")
+	r.PackageManagers = tables("package-manager")
+	r.Registries = tables("registry")
+	r.PluginSources = tables("plugin-source")
+	r.Plugins = table("plugins")
+	return r, errors.Join(errs...)
 }
 
 func (c *Config) parse(file string, data []byte) error {
-	var r raw
-	if _, err := toml.Decode(string(data), &r); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return &Error{Pos{file, pe.Position.Line}, pe.Message}
+	var tree map[string]any
+	if err := toml.Unmarshal(data, &tree); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "toml: ")
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			return &Error{Pos{file, line}, msg}
 		}
-		return &Error{Pos{File: file}, err.Error()}
+		return &Error{Pos{File: file}, msg}
 	}
 	lines := newLocator(file, data)
+	r, err := rawFrom(tree, lines)
+	if err != nil {
+		return err
+	}
 	var errs []error
 	for k, v := range r.Defaults {
 		b, ok := v.(bool)
@@ -516,6 +569,28 @@ func (l *locator) table(name string, n int) Pos {
 				return Pos{l.file, i + 1}
 			}
 			seen++
+		}
+	}
+	return Pos{File: l.file}
+}
+
+// top returns the position of the first line that sets or opens the
+// top-level key: `key = ...`, `key.sub = ...` before any table header, or a
+// [key], [key.sub], [[key]] or [[key.sub]] header.
+func (l *locator) top(key string) Pos {
+	q := `"?` + regexp.QuoteMeta(key) + `"?`
+	header := regexp.MustCompile(`^\s*\[\[?\s*` + q + `\s*[.\]]`)
+	anyHeader := regexp.MustCompile(`^\s*\[`)
+	keyRe := regexp.MustCompile(`^\s*` + q + `\s*[=.]`)
+	beforeHeaders := true
+	for i, line := range l.lines {
+		switch {
+		case header.MatchString(line):
+			return Pos{l.file, i + 1}
+		case anyHeader.MatchString(line):
+			beforeHeaders = false
+		case beforeHeaders && keyRe.MatchString(line):
+			return Pos{l.file, i + 1}
 		}
 	}
 	return Pos{File: l.file}

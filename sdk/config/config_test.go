@@ -64,7 +64,7 @@ use = [{ name = "x", workspace = "/w" }]
 
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, toml, want string }{
-		{"syntax", "a = 1\n[plugins\n", "c.toml:3: expected"},
+		{"syntax", "a = 1\n[plugins\n", "c.toml:2: expected ']' to close table name"},
 		{"registry without source", "\n[[registry]]\nname = \"r\"\n", `c.toml:2: [[registry]] "r" needs git or path`},
 		{"registry both", "[[registry]]\nname = \"r\"\ngit = \"x\"\npath = \"y\"\n", "has both git and path"},
 		{"registry typo", "[[registry]]\nname = \"r\"\ngti = \"x\"\n", `unknown key "gti"`},
@@ -75,6 +75,12 @@ func TestParseErrors(t *testing.T) {
 		{"selector key", "[plugins]\ndisable = [{ pm = \"a\", nam = \"b\" }]\n", `unknown key "nam"`},
 		{"workspace outside use", "[plugins]\ndisable = [{ name = \"b\", workspace = \"/w\" }]\n", "workspace is only allowed in use entries"},
 		{"pm kind", "[[package-manager]]\nname = \"p\"\ncommand = \"x\"\nkind = \"trusted\"\n", `kind must be "ecosystem" or "registry"`},
+		{"invalid value in a key Symposium reads", "[hooks]\ntimeout = 99999999999999999999\n", "c.toml:2: decimal number is too large"},
+		{"registry not an array of tables", "a = 1\nregistry = \"x\"\n", "c.toml:2: registry must be an array of tables ([[registry]])"},
+		{"registry array with a string", "registry = [{ name = \"r\", git = \"g\" }, \"x\"]\n", "c.toml:1: registry must be an array of tables ([[registry]])"},
+		{"plugins written as an array of tables", "\n[[plugins]]\n", "c.toml:2: plugins must be a table ([plugins])"},
+		{"defaults not a table", "a = 1\ndefaults = false\n", "c.toml:2: defaults must be a table ([defaults])"},
+		{"package-manager as a dotted key", "\npackage-manager.name = \"p\"\n", "c.toml:2: package-manager must be an array of tables ([[package-manager]])"},
 		{"defaults type", "[defaults]\nuser-plugins = \"no\"\n", "c.toml:2: defaults.user-plugins must be true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

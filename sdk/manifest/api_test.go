@@ -8,8 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 func readFile(t *testing.T, p string) []byte {
@@ -120,6 +121,123 @@ transport_opts = { k = "v" }
 	}
 }
 
+// EncodeTOML's layout: plain keys first, then tables and arrays of tables,
+// keys sorted at every level, the same bytes on every run.
+func TestEncodeTOMLLayout(t *testing.T) {
+	src := `name = "p"
+depends-on = "x"
+
+[[hooks]]
+name = "h"
+event = "Stop"
+command = { script = "after.sh", args = ["--quiet"] }
+requirements = ["base", { install_commands = ["echo it's here"] }]
+
+[subcommand.zz]
+description = "last"
+command = "base"
+
+[subcommand.aa]
+description = "first"
+command = "base"
+
+[[installations]]
+name = "base"
+install_commands = ["true"]
+
+[future]
+when = 1979-05-27
+`
+	want := `depends-on = 'x'
+name = 'p'
+
+[future]
+when = '1979-05-27'
+
+[[hooks]]
+event = 'Stop'
+name = 'h'
+requirements = ['base', {install_commands = ["echo it's here"]}]
+
+[hooks.command]
+args = ['--quiet']
+script = 'after.sh'
+
+[[installations]]
+install_commands = ['true']
+name = 'base'
+
+[subcommand]
+[subcommand.aa]
+command = 'base'
+description = 'first'
+
+[subcommand.zz]
+command = 'base'
+description = 'last'
+`
+	m, err := DecodeTOML([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		got, err := EncodeTOML(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+		}
+	}
+}
+
+// Every kind of TOML date and time reaches the wire as its TOML text,
+// fractional seconds written only as far as they are nonzero.
+func TestTOMLDatesAsText(t *testing.T) {
+	for _, tc := range []struct{ toml, want string }{
+		{"1979-05-27", "1979-05-27"},
+		{"07:32:00", "07:32:00"},
+		{"07:32:00.500", "07:32:00.5"},
+		{"1979-05-27T07:32:00", "1979-05-27T07:32:00"},
+		{"1979-05-27T07:32:00.999999", "1979-05-27T07:32:00.999999"},
+		{"1979-05-27T07:32:00Z", "1979-05-27T07:32:00Z"},
+		{"1979-05-27T00:32:00.25-07:00", "1979-05-27T00:32:00.25-07:00"},
+		{"1979-05-27 07:32:00+01:30", "1979-05-27T07:32:00+01:30"},
+	} {
+		m, err := DecodeTOML([]byte("name = \"x\"\nwhen = " + tc.toml + "\n"))
+		if err != nil {
+			t.Errorf("%s: %v", tc.toml, err)
+			continue
+		}
+		if got := m.Extra["when"]; got != tc.want {
+			t.Errorf("%s decoded to %#v, want %q", tc.toml, got, tc.want)
+		}
+	}
+}
+
+// A table from a decoder that hands local dates and times over as
+// time.Time values in locations named after their TOML kind (as
+// BurntSushi/toml does) reads the same as one from this package's decoder.
+func TestFromTableLocalTimesAsLocationNames(t *testing.T) {
+	at := func(loc string) time.Time {
+		return time.Date(1979, 5, 27, 7, 32, 0, 0, time.FixedZone(loc, 0))
+	}
+	m, err := FromTable(map[string]any{
+		"name":     "x",
+		"date":     time.Date(1979, 5, 27, 0, 0, 0, 0, time.FixedZone("date-local", 0)),
+		"time":     time.Date(0, 1, 1, 7, 32, 0, 0, time.FixedZone("time-local", 0)),
+		"datetime": at("datetime-local"),
+		"offset":   at(""),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"date": "1979-05-27", "time": "07:32:00", "datetime": "1979-05-27T07:32:00", "offset": "1979-05-27T07:32:00Z"}
+	if !reflect.DeepEqual(m.Extra, want) {
+		t.Errorf("got %#v\nwant %#v", m.Extra, want)
+	}
+}
+
 func TestDecodeTypeErrorsHaveLines(t *testing.T) {
 	src := "name = \"x\"\n\n[[hooks]]\nname = \"h\"\nargs = \"not-an-array\"\n"
 	_, err := DecodeTOML([]byte(src))
@@ -152,7 +270,7 @@ func errorsAs(err error, ps *Problems) bool {
 func decodeTOMLTable(t *testing.T, src string) map[string]any {
 	t.Helper()
 	var tbl map[string]any
-	if _, err := toml.Decode(src, &tbl); err != nil {
+	if err := toml.Unmarshal([]byte(src), &tbl); err != nil {
 		t.Fatal(err)
 	}
 	return tbl

@@ -10,9 +10,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // DecodeTOML decodes a SYMPOSIUM.toml document. It fails on TOML syntax
@@ -21,12 +22,8 @@ import (
 // manifest remembers the line of each key for [Manifest.Line].
 func DecodeTOML(data []byte) (*Manifest, error) {
 	var tree map[string]any
-	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&tree); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, Problems{{Line: pe.Position.Line, Message: "invalid TOML: " + pe.Message}}
-		}
-		return nil, Problems{{Message: "invalid TOML: " + err.Error()}}
+	if err := toml.Unmarshal(data, &tree); err != nil {
+		return nil, Problems{tomlProblem(err)}
 	}
 	lines := scanTOMLLines(data)
 	m, err := FromTable(tree)
@@ -66,8 +63,19 @@ func DecodeJSON(data []byte) (*Manifest, error) {
 	return FromTable(tree)
 }
 
-// FromTable converts a decoded TOML or JSON table (as produced by
-// BurntSushi/toml or encoding/json into map[string]any) into a Manifest.
+// tomlProblem turns a TOML decoding error into a Problem carrying the line
+// of the error when the decoder reports one.
+func tomlProblem(err error) Problem {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, _ := de.Position()
+		return Problem{Line: line, Message: "invalid TOML: " + strings.TrimPrefix(de.Error(), "toml: ")}
+	}
+	return Problem{Message: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+// FromTable converts a decoded TOML or JSON table (as produced by a TOML
+// decoder or encoding/json into map[string]any) into a Manifest.
 // Errors are [Problems] naming the field.
 func FromTable(tree map[string]any) (*Manifest, error) {
 	d := &decoder{}
@@ -578,9 +586,9 @@ func normalizeTable(t map[string]any) map[string]any {
 	return out
 }
 
-// normalize maps the values BurntSushi/toml and encoding/json produce onto
+// normalize maps the values TOML decoders and encoding/json produce onto
 // one set of Go types: string, bool, int64, float64, []any,
-// map[string]any, and nil. TOML date-times become their TOML text.
+// map[string]any, and nil. TOML dates and times become their TOML text.
 func normalize(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -612,20 +620,38 @@ func normalize(v any) any {
 		return int64(v)
 	case float32:
 		return float64(v)
+	case toml.LocalDate:
+		return v.AsTime(time.UTC).Format(localDateLayout)
+	case toml.LocalDateTime:
+		return v.AsTime(time.UTC).Format(localDateTimeLayout)
+	case toml.LocalTime:
+		return time.Date(0, 1, 1, v.Hour, v.Minute, v.Second, v.Nanosecond, time.UTC).Format(localTimeLayout)
 	case time.Time:
 		return formatTOMLTime(v)
 	}
 	return v
 }
 
+// Layouts of TOML's local dates and times, with fractional seconds written
+// only as far as they are nonzero.
+const (
+	localDateLayout     = "2006-01-02"
+	localTimeLayout     = "15:04:05.999999999"
+	localDateTimeLayout = localDateLayout + "T" + localTimeLayout
+)
+
+// formatTOMLTime renders an offset date-time as RFC 3339. A local date or
+// time that a decoder handed over as a time.Time in a location named after
+// its TOML kind (as BurntSushi/toml does) is rendered without the offset, so
+// tables from either kind of decoder reach [FromTable] as the same text.
 func formatTOMLTime(t time.Time) string {
 	switch t.Location().String() {
 	case "datetime-local":
-		return t.Format("2006-01-02T15:04:05.999999999")
+		return t.Format(localDateTimeLayout)
 	case "date-local":
-		return t.Format("2006-01-02")
+		return t.Format(localDateLayout)
 	case "time-local":
-		return t.Format("15:04:05.999999999")
+		return t.Format(localTimeLayout)
 	}
 	return t.Format(time.RFC3339Nano)
 }

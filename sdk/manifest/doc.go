@@ -48,7 +48,7 @@
 //
 // # Line numbers
 //
-// BurntSushi/toml does not expose key positions, so [DecodeTOML] runs a
+// The TOML decoder does not expose key positions, so [DecodeTOML] runs a
 // small scanner over the accepted document to map each field path to its
 // line; [Manifest.Line] answers for a path or its nearest recorded parent.
 // Manifests decoded from JSON have no lines.

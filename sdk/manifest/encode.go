@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // WireJSON returns the manifest's wire form: the raw schema as compact JSON
@@ -51,7 +51,6 @@ func (m *Manifest) UnmarshalJSON(data []byte) error {
 func EncodeTOML(m *Manifest) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := toml.NewEncoder(&buf)
-	enc.Indent = ""
 	if err := enc.Encode(m.Table()); err != nil {
 		return nil, fmt.Errorf("encoding manifest %q as TOML: %w", m.Name, err)
 	}

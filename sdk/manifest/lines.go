@@ -8,7 +8,7 @@ import (
 
 // scanTOMLLines maps field paths (as in Problem.Field: `hooks[1].command`,
 // `subcommand.greet.description`) to the 1-based line where each key, table
-// header or array element starts. BurntSushi/toml does not export key
+// header or array element starts. The TOML decoder does not report key
 // positions, so this is a small scanner over a document the real decoder has
 // already accepted; on anything it does not understand it stops and returns
 // what it has.

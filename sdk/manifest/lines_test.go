@@ -80,7 +80,7 @@ after = true
 }
 
 // The scanner never panics or loops on garbage (it only runs on documents
-// BurntSushi/toml accepted, but must still stop on anything).
+// the TOML decoder accepted, but must still stop on anything).
 func TestScanTOMLLinesGarbage(t *testing.T) {
 	for _, src := range []string{"", "[", "[[", "a", "a =", "a = [", "a = {", "a = \"", "a = '''", "= 1", "[a.]", "a.b.", "\"k", "[[a]]]"} {
 		scanTOMLLines([]byte(src))
