@@ -3,7 +3,7 @@ module github.com/symposium-dev/symposium-pm/pm-npm
 go 1.26.0
 
 require (
-	github.com/BurntSushi/toml v1.6.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0
 	go.yaml.in/yaml/v3 v3.0.6
 )
