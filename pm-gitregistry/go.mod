@@ -3,8 +3,8 @@ module github.com/symposium-dev/symposium-pm/pm-gitregistry
 go 1.26.0
 
 require (
-	github.com/BurntSushi/toml v1.6.0
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/net v0.59.0
 )
