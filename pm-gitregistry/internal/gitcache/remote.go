@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -46,9 +47,16 @@ func parseRemote(raw string) (*remote, error) {
 	}
 	ep, err := transport.NewEndpoint(raw)
 	if err != nil {
-		// The parser quotes the URL it could not parse, password and all.
+		// The parser quotes the URL it could not parse, password and all,
+		// as is or Go-quoted: keep only the cause where there is one, and
+		// replace both forms elsewhere.
 		shown := Redact(raw)
-		msg := fmt.Sprintf("registry URL %s: %s", shown, strings.ReplaceAll(err.Error(), raw, shown))
+		cause := err.Error()
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			cause = ue.Err.Error()
+		}
+		cause = strings.ReplaceAll(cause, strconv.Quote(raw), strconv.Quote(shown))
+		msg := fmt.Sprintf("registry URL %s: %s", shown, strings.ReplaceAll(cause, raw, shown))
 		return nil, &scrubbedError{msg: msg, err: err}
 	}
 	r := &remote{user: ep.User, password: ep.Password}
@@ -111,7 +119,10 @@ func Redact(s string) string {
 }
 
 // redactText hides the password of a URL that does not parse: the text
-// between the first ':' of the userinfo and its last '@'.
+// between the first ':' of the userinfo and its last '@'. When no userinfo
+// can be told apart (the text is not a URL at all), anything that looks
+// like one anywhere after the scheme is hidden: between the first ':' and
+// the last '@' that follows it.
 func redactText(s string) string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
@@ -121,15 +132,20 @@ func redactText(s string) string {
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		authority = rest[:i]
 	}
-	at := strings.LastIndex(authority, "@")
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		if user, _, hasPass := strings.Cut(authority[:at], ":"); hasPass {
+			return scheme + "://" + user + ":xxxxx" + rest[at:]
+		}
+	}
+	at := strings.LastIndex(rest, "@")
 	if at < 0 {
 		return s
 	}
-	user, _, hasPass := strings.Cut(authority[:at], ":")
-	if !hasPass {
+	colon := strings.Index(rest[:at], ":")
+	if colon < 0 {
 		return s
 	}
-	return scheme + "://" + user + ":xxxxx" + rest[at:]
+	return scheme + "://" + rest[:colon] + ":xxxxx" + rest[at:]
 }
 
 // scrub removes the remote's secrets from an error message.
