@@ -91,7 +91,7 @@ func BenchmarkHookPath(b *testing.B) {
 }
 
 func benchHookPath(b *testing.B, ws string, env *cargotest.Env) {
-	const hookRounds, metadataRounds = 15, 3
+	const hookRounds, metadataRounds = 50, 3
 	cargo := cargotest.Cargo(b)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-cargo/cmd/symposium-pm-cargo", b.TempDir())
 	deps := benchkit.HookPath(b, bin, nil, ws, b.TempDir())

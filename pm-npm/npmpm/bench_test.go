@@ -106,13 +106,13 @@ func TestBenchProject(t *testing.T) {
 // cache) and with the persisted cache, beside `npm ls --package-lock-only
 // --depth=0 --json`, the SDK's null PM and a bare Go binary.
 //
-// The variants are interleaved (benchkit.Interleave: 15 rounds per
+// The variants are interleaved (benchkit.Interleave: 50 rounds per
 // iteration, npm ls in the first 3) so that a shared machine's load affects
 // them alike; the report gives their medians (-ms wall time, spawn to exit;
 // -cpu-ms CPU time) and the ratios the targets are stated in:
 // cached/nullpm (target ≤ 1.25) and npm-ls/cached (target ≥ 40).
 func BenchmarkHookPath(b *testing.B) {
-	const rounds, npmRounds = 15, 3
+	const rounds, npmRounds = 50, 3
 	ws := b.TempDir()
 	genBenchProject(b, ws)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-npm/cmd/symposium-pm-npm", b.TempDir())

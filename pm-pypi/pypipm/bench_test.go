@@ -79,13 +79,13 @@ func bigWorkspace(b *testing.B) (ws, site string) {
 // persisted cache, beside `pip list --format=json` over a virtualenv of the
 // same size, the SDK's null PM and a Go binary that only starts and exits.
 //
-// The variants are interleaved (benchkit.Interleave: 15 rounds per
+// The variants are interleaved (benchkit.Interleave: 50 rounds per
 // iteration, pip list in the first 3) so that a shared machine's load
 // affects them alike; the report gives their medians (-ms wall time, spawn
 // to exit; -cpu-ms CPU time) and the ratios the targets are stated in:
 // cached/nullpm (target ≤ 1.25) and pip-list/cached (target ≥ 20).
 func BenchmarkHookPath(b *testing.B) {
-	const rounds, pipRounds = 15, 3
+	const rounds, pipRounds = 50, 3
 	ws, site := bigWorkspace(b)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-pypi/cmd/symposium-pm-pypi", b.TempDir())
 	cache := b.TempDir()

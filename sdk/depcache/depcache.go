@@ -169,60 +169,63 @@ func (e Entry) Encode() []byte {
 	return append(b, e.Value...)
 }
 
-// Decode parses the stored form of an entry. The value aliases data.
+// Decode parses the stored form of an entry. The value aliases data; the
+// key and paths share one allocation.
 func Decode(data []byte) (Entry, error) {
 	var e Entry
 	rest, ok := bytes.CutPrefix(data, magic)
 	if !ok {
 		return e, errors.New("depcache: not an entry of format " + strconv.Itoa(format))
 	}
-	line, rest, ok := bytes.Cut(rest, []byte{'\n'})
-	if !ok {
+	// Quoting keeps line breaks out of the key and paths, so the first empty
+	// line ends the header.
+	end := bytes.Index(rest, []byte("\n\n"))
+	if end < 0 {
 		return e, errors.New("depcache: truncated entry")
 	}
-	key, err := strconv.Unquote(string(line))
+	header, value := string(rest[:end]), rest[end+2:]
+	line, header, _ := strings.Cut(header, "\n")
+	key, err := strconv.Unquote(line)
 	if err != nil {
 		return e, fmt.Errorf("depcache: bad key line: %w", err)
 	}
 	e.Key = key
-	for n := 1; ; n++ {
-		line, rest, ok = bytes.Cut(rest, []byte{'\n'})
-		if !ok {
-			return e, errors.New("depcache: truncated entry")
-		}
-		if len(line) == 0 {
-			break
-		}
+	e.Stamps = make([]Stamp, 0, strings.Count(header, "\n")+1)
+	for n := 1; header != ""; n++ {
+		line, header, _ = strings.Cut(header, "\n")
 		s, err := parseStamp(line)
 		if err != nil {
 			return e, fmt.Errorf("depcache: input %d: %w", n, err)
 		}
 		e.Stamps = append(e.Stamps, s)
 	}
-	e.Value = rest
+	if len(e.Stamps) == 0 {
+		e.Stamps = nil
+	}
+	e.Value = value
 	return e, nil
 }
 
-func parseStamp(line []byte) (Stamp, error) {
+func parseStamp(line string) (Stamp, error) {
 	var s Stamp
-	size, line, _ := bytes.Cut(line, []byte{' '})
-	mod, line, _ := bytes.Cut(line, []byte{' '})
-	kind, path, _ := bytes.Cut(line, []byte{' '})
+	size, line, _ := strings.Cut(line, " ")
+	mod, line, _ := strings.Cut(line, " ")
+	kind, path, _ := strings.Cut(line, " ")
 	var err error
-	if s.Size, err = strconv.ParseInt(string(size), 10, 64); err != nil || s.Size < -1 {
+	if s.Size, err = strconv.ParseInt(size, 10, 64); err != nil || s.Size < -1 {
 		return s, fmt.Errorf("bad size %q", size)
 	}
-	if s.Mod, err = strconv.ParseInt(string(mod), 10, 64); err != nil {
+	if s.Mod, err = strconv.ParseInt(mod, 10, 64); err != nil {
 		return s, fmt.Errorf("bad modification time %q", mod)
 	}
-	switch string(kind) {
+	switch kind {
 	case "d":
 		s.Dir = true
 	case "f":
 	default:
 		return s, fmt.Errorf("bad kind %q", kind)
 	}
-	if s.Path, err = strconv.Unquote(string(path)); err != nil || s.Path == "" {
+	if s.Path, err = strconv.Unquote(path); err != nil || s.Path == "" {
 		return s, fmt.Errorf("bad path %q", path)
 	}
 	return s, nil
@@ -289,17 +292,18 @@ func AppendDeps(b []byte, deps []protocol.PackageID) ([]byte, bool) {
 }
 
 // ParseDeps parses what AppendDeps wrote, minting the ids under pm. It never
-// returns nil.
+// returns nil. The names and versions share one allocation.
 func ParseDeps(data []byte, pm string) ([]protocol.PackageID, error) {
-	deps := make([]protocol.PackageID, 0, bytes.Count(data, []byte{'\n'}))
-	for n := 1; len(data) > 0; n++ {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		name, version, ok := bytes.Cut(line, []byte{' '})
-		if !ok || len(name) == 0 || bytes.ContainsAny(name, "\r") || bytes.ContainsAny(version, " \r") {
+	text := string(data)
+	deps := make([]protocol.PackageID, 0, strings.Count(text, "\n")+1)
+	for n := 1; len(text) > 0; n++ {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		name, version, ok := strings.Cut(line, " ")
+		if !ok || name == "" || strings.Contains(name, "\r") || strings.ContainsAny(version, " \r") {
 			return nil, fmt.Errorf("depcache: bad dependency line %d: %q", n, line)
 		}
-		deps = append(deps, protocol.PackageID{PM: pm, Name: string(name), Version: string(version)})
+		deps = append(deps, protocol.PackageID{PM: pm, Name: name, Version: version})
 	}
 	return deps, nil
 }

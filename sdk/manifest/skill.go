@@ -3,7 +3,6 @@ package manifest
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -59,9 +58,21 @@ func (e *SkillError) Problem(file string) Problem {
 	return Problem{File: file, Line: e.Line, Field: e.Field, Message: e.Message}
 }
 
-// yamlLineRE strips the YAML parser's own line number, which is not
-// consistently 0- or 1-based; firstBadYAMLLine finds the line instead.
-var yamlLineRE = regexp.MustCompile(`^yaml: line \d+: (.*)$`)
+// stripYAMLLine removes the YAML parser's own "yaml: line N: " prefix,
+// whose number is not consistently 0- or 1-based; firstBadYAMLLine finds
+// the line instead. (String work rather than a package-level regexp, whose
+// compilation every PM process would pay at start-up.)
+func stripYAMLLine(msg string) string {
+	rest, ok := strings.CutPrefix(msg, "yaml: line ")
+	if !ok {
+		return msg
+	}
+	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	if after, ok := strings.CutPrefix(rest[digits:], ": "); ok && digits > 0 {
+		return after
+	}
+	return msg
+}
 
 // firstBadYAMLLine returns the 1-based line of fm at which the YAML first
 // stops parsing: the shortest prefix of whole lines that fails. Front
@@ -114,11 +125,7 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 	descSet, descLine := false, offset
 	var doc yaml.Node
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
-		msg := err.Error()
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			msg = m[1]
-		}
-		msg = strings.TrimPrefix(msg, "yaml: ")
+		msg := strings.TrimPrefix(stripYAMLLine(err.Error()), "yaml: ")
 		return nil, &SkillError{Line: offset + firstBadYAMLLine(fm), Message: "front matter is not valid YAML: " + msg}
 	}
 	if len(doc.Content) > 0 {

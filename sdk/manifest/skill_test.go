@@ -109,3 +109,17 @@ func TestScanSkills(t *testing.T) {
 		t.Errorf("missing dir: %v", got)
 	}
 }
+
+func TestStripYAMLLine(t *testing.T) {
+	for msg, want := range map[string]string{
+		"yaml: line 3: did not find expected key":                       "did not find expected key",
+		"yaml: line 12: mapping values are not allowed in this context": "mapping values are not allowed in this context",
+		"yaml: control characters are not allowed":                      "yaml: control characters are not allowed",
+		"yaml: line x: odd": "yaml: line x: odd",
+		"yaml: line : odd":  "yaml: line : odd",
+	} {
+		if got := stripYAMLLine(msg); got != want {
+			t.Errorf("stripYAMLLine(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
