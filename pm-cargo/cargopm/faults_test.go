@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
 
 // faultEnv is a fake registry, a cargo home using it and a workspace, with
@@ -52,7 +52,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	return &faultEnv{reg: reg, cargo: env, ws: ws, procEnv: procEnv, initEnv: envMap(env), cacheDir: filepath.Join(dir, "cache")}
 }
 
-func (e *faultEnv) start(t *testing.T) *pmProc {
+func (e *faultEnv) start(t *testing.T) *pmtest.Proc {
 	return startPM(t, e.procEnv, e.ws, e.cacheDir, e.initEnv)
 }
 
@@ -85,16 +85,15 @@ func TestKillMidDownload(t *testing.T) {
 	release := make(chan struct{})
 	stalled := e.reg.StallDownloads(release)
 	pm := e.start(t)
-	pm.send("fetch", pkgParams("big", "1", "fetch"))
+	pm.Send("fetch", pkgParams("big", "1", "fetch"))
 	select {
 	case <-stalled:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the download never started; stderr:\n%s", pm.stderr.String())
+		t.Fatalf("the download never started; stderr:\n%s", pm.Stderr())
 	}
-	if err := pm.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if err := pm.Kill(); err == nil {
+		t.Fatal("the PM exited with status 0 before it could be killed")
 	}
-	pm.cmd.Wait()
 	// The kernel delivers the parent-death signal asynchronously.
 	deadline := time.Now().Add(10 * time.Second)
 	for len(processesMentioning(e.cacheDir)) > 0 && time.Now().Before(deadline) {
@@ -114,15 +113,15 @@ func TestKillMidDownload(t *testing.T) {
 	e.reg.StallDownloads(nil)
 	close(release)
 	pm2 := e.start(t)
-	r := pm2.call("fetch", pkgParams("big", "1", "fetch"))
-	if r.code() != 0 {
-		t.Fatalf("fetch after the kill: %s\nstderr:\n%s", r.Raw, pm2.stderr.String())
+	r := pm2.Call("fetch", pkgParams("big", "1", "fetch"))
+	if r.Code() != 0 {
+		t.Fatalf("fetch after the kill: %s\nstderr:\n%s", r.Raw, pm2.Stderr())
 	}
 	if len(e.unpacked()) != 1 {
 		t.Errorf("unpacked copies: %v", e.unpacked())
 	}
-	r = pm2.call("load_plugin", pkgParams("big", "=1.0.0", ""))
-	if r.code() != 0 || !strings.Contains(string(r.Result), `"name":"big"`) {
+	r = pm2.Call("load_plugin", pkgParams("big", "=1.0.0", ""))
+	if r.Code() != 0 || !strings.Contains(string(r.Result), `"name":"big"`) {
 		t.Errorf("load_plugin after the kill: %s", r.Raw)
 	}
 	assertNoPartial(t, e.cacheDir)
@@ -136,13 +135,13 @@ func TestKillMidDownload(t *testing.T) {
 func TestConcurrentFetchProcesses(t *testing.T) {
 	e := newFaultEnv(t)
 	a, b := e.start(t), e.start(t)
-	ia := a.send("fetch", pkgParams("big", "1", "fetch"))
-	ib := b.send("fetch", pkgParams("big", "1", "fetch"))
-	ra, rb := a.wait(ia), b.wait(ib)
+	ia := a.Send("fetch", pkgParams("big", "1", "fetch"))
+	ib := b.Send("fetch", pkgParams("big", "1", "fetch"))
+	ra, rb := a.Wait(ia), b.Wait(ib)
 	var fa, fb struct{ Root string }
 	json.Unmarshal(ra.Result, &fa)
 	json.Unmarshal(rb.Result, &fb)
-	if ra.code() != 0 || rb.code() != 0 || fa.Root == "" || fa.Root != fb.Root {
+	if ra.Code() != 0 || rb.Code() != 0 || fa.Root == "" || fa.Root != fb.Root {
 		t.Fatalf("concurrent fetches: %s / %s", ra.Raw, rb.Raw)
 	}
 	if len(e.unpacked()) != 1 {
@@ -160,29 +159,29 @@ func TestConcurrentFetchProcesses(t *testing.T) {
 func TestCacheDirDeletedBetweenCalls(t *testing.T) {
 	e := newFaultEnv(t)
 	pm := e.start(t)
-	first := pm.call("list_deps", nil)
-	if first.code() != 0 || !strings.Contains(string(first.Result), `"big"`) {
+	first := pm.Call("list_deps", nil)
+	if first.Code() != 0 || !strings.Contains(string(first.Result), `"big"`) {
 		t.Fatalf("list_deps: %s", first.Raw)
 	}
 	if err := os.RemoveAll(e.cacheDir); err != nil {
 		t.Fatal(err)
 	}
-	second := pm.call("list_deps", nil)
+	second := pm.Call("list_deps", nil)
 	if string(second.Result) != string(first.Result) {
 		t.Errorf("list_deps after deleting cache_dir: %s, want %s", second.Raw, first.Result)
 	}
-	if r := pm.call("fetch", pkgParams("big", "1", "fetch")); r.code() != 0 {
+	if r := pm.Call("fetch", pkgParams("big", "1", "fetch")); r.Code() != 0 {
 		t.Errorf("fetch after deleting cache_dir: %s", r.Raw)
 	}
 	os.RemoveAll(e.cacheDir)
-	if r := pm.call("load_plugin", pkgParams("big", "1", "")); r.code() != 0 {
+	if r := pm.Call("load_plugin", pkgParams("big", "1", "")); r.Code() != 0 {
 		t.Errorf("load_plugin after deleting cache_dir: %s", r.Raw)
 	}
 	os.RemoveAll(e.cacheDir)
-	if r := pm.call("fetch", pkgParams("big", "2", "fetch")); r.code() != -32010 {
+	if r := pm.Call("fetch", pkgParams("big", "2", "fetch")); r.Code() != -32010 {
 		t.Errorf("fetch of a missing version after deleting cache_dir: %s", r.Raw)
 	}
-	if r := pm.call("list_deps", nil); string(r.Result) != string(first.Result) {
+	if r := pm.Call("list_deps", nil); string(r.Result) != string(first.Result) {
 		t.Errorf("list_deps at the end: %s", r.Raw)
 	}
 	assertNoPartial(t, e.cacheDir)

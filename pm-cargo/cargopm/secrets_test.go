@@ -9,6 +9,8 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // Planted secrets: none may appear in any response, log line or stderr
@@ -80,12 +82,12 @@ retry = 0
 	}
 
 	pm := startPM(t, procEnv, ws, filepath.Join(dir, "cache"), initEnv)
-	var responses []rpcResponse
-	call := func(method string, params any, wantCode int) {
+	var responses []pmtest.Response
+	call := func(method string, params any, wantCode protocol.Code) {
 		t.Helper()
-		r := pm.call(method, params)
+		r := pm.Call(method, params)
 		responses = append(responses, r)
-		if wantCode != -1 && r.code() != wantCode {
+		if wantCode != -1 && r.Code() != wantCode {
 			t.Errorf("%s %v: %s; want code %d", method, params, r.Raw, wantCode)
 		}
 	}
@@ -125,10 +127,9 @@ retry = 0
 	call("fetch", pkgParams("good", "*", "fetch"), -32012)
 	call("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "good", "version": "1.0.0"}}}, 0)
 	call("search", map[string]any{"query": "goo"}, -1)
-	pm.stdin.Close()
-	pm.cmd.Wait()
+	pm.Close()
 
-	stderr := pm.stderr.String()
+	stderr := pm.Stderr()
 	if !strings.Contains(stderr, "DEBUG") && !strings.Contains(stderr, "level=debug") && !strings.Contains(strings.ToLower(stderr), "debug") {
 		t.Errorf("no debug logging on stderr; the check would prove nothing:\n%s", stderr)
 	}

@@ -87,7 +87,7 @@ func TestKilledMidDownload(t *testing.T) {
 
 	stalled := reg.StallTarballs()
 	a := startPM(t, ws, cache, isolatedEnv(t, nil), env)
-	a.send(protocol.MethodFetch, protocol.FetchParams{ID: npmID("bulky", "1.0.0"), Update: protocol.UpdateCheck})
+	a.Send(protocol.MethodFetch, protocol.FetchParams{ID: npmID("bulky", "1.0.0"), Update: protocol.UpdateCheck})
 	waitStalled(t, stalled, 1)
 	// Halfway: the first half is on its way to the temporary download.
 	tmp := filepath.Join(cache, Name, "tmp")
@@ -114,7 +114,7 @@ func TestKilledMidDownload(t *testing.T) {
 	wantCode(t, "fetch none after the killed download", perr, protocol.CodeOffline)
 	res, perr := b.fetch("bulky", "^1", protocol.UpdateCheck)
 	if perr != nil {
-		t.Fatalf("fetch after the killed download: %v\nstderr:\n%s", perr, b.stderr)
+		t.Fatalf("fetch after the killed download: %v\nstderr:\n%s", perr, b.Stderr())
 	}
 	checkContent(t, res.Root, body)
 	b.close()
@@ -141,15 +141,15 @@ func TestTwoProcessesFetchAtOnce(t *testing.T) {
 		startPM(t, ws, cache, isolatedEnv(t, nil), env),
 	}
 	for _, p := range procs {
-		p.send(protocol.MethodFetch, protocol.FetchParams{ID: npmID("@acme/bulky", "^1.0.0"), Update: protocol.UpdateFetch})
+		p.Send(protocol.MethodFetch, protocol.FetchParams{ID: npmID("@acme/bulky", "^1.0.0"), Update: protocol.UpdateFetch})
 	}
 	waitStalled(t, stalled, len(procs))
 	reg.Unstall()
 	var roots []string
 	for i, p := range procs {
-		r := p.recv()
+		r := p.Next()
 		if r.Error != nil {
-			t.Fatalf("process %d: %v\nstderr:\n%s", i, r.Error, p.stderr)
+			t.Fatalf("process %d: %v\nstderr:\n%s", i, r.Error, p.Stderr())
 		}
 		var res protocol.FetchResult
 		if err := json.Unmarshal(r.Result, &res); err != nil {
@@ -202,7 +202,7 @@ func TestCacheDirDeletedBetweenCalls(t *testing.T) {
 	}
 	wantDeps := func(when string) {
 		t.Helper()
-		r := p.call(protocol.MethodListDeps, nil)
+		r := p.Call(protocol.MethodListDeps, nil)
 		if r.Error != nil || !strings.Contains(string(r.Result), `"installed","version":"2.1.0"`) || !strings.Contains(string(r.Result), `"bulky","version":"1.0.0"`) {
 			t.Errorf("list_deps %s: %s %v", when, r.Result, r.Error)
 		}
@@ -219,7 +219,7 @@ func TestCacheDirDeletedBetweenCalls(t *testing.T) {
 	wipe()
 	_, perr = p.fetch("bulky", "^1", protocol.UpdateNone)
 	wantCode(t, "fetch none of a deleted copy", perr, protocol.CodeOffline)
-	r := p.call(protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: []protocol.PackageID{npmID("installed", "2.1.0"), npmID("bulky", "1.0.0")}})
+	r := p.Call(protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: []protocol.PackageID{npmID("installed", "2.1.0"), npmID("bulky", "1.0.0")}})
 	if r.Error != nil || !strings.Contains(string(r.Result), `"installed"`) || strings.Contains(string(r.Result), `"bulky"`) {
 		t.Errorf("active_plugins after the cache was deleted: %s %v", r.Result, r.Error)
 	}
@@ -228,12 +228,12 @@ func TestCacheDirDeletedBetweenCalls(t *testing.T) {
 		t.Fatalf("fetch check after the cache was deleted: %+v %v", res2, perr)
 	}
 	checkContent(t, res2.Root, body)
-	r = p.call(protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: []protocol.PackageID{npmID("bulky", "1.0.0")}})
+	r = p.Call(protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: []protocol.PackageID{npmID("bulky", "1.0.0")}})
 	if r.Error != nil || !strings.Contains(string(r.Result), `"bulky"`) {
 		t.Errorf("active_plugins with the package cached again: %s %v", r.Result, r.Error)
 	}
 	wipe()
-	if r := p.call(protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: npmID("bulky", "1.0.0")}); r.Error != nil {
+	if r := p.Call(protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: npmID("bulky", "1.0.0")}); r.Error != nil {
 		t.Errorf("load_plugin after the cache was deleted: %v", r.Error)
 	}
 	wipe()
@@ -245,7 +245,7 @@ func TestCacheDirDeletedBetweenCalls(t *testing.T) {
 	wipe()
 	wantDeps("after a last deletion")
 	p.close()
-	if bytes.Contains([]byte(p.stderr.String()), []byte("level=ERROR")) {
-		t.Errorf("errors logged:\n%s", p.stderr)
+	if bytes.Contains([]byte(p.Stderr()), []byte("level=ERROR")) {
+		t.Errorf("errors logged:\n%s", p.Stderr())
 	}
 }

@@ -117,7 +117,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			// The credentials are really in use.
 			reg.RequireAuthorization(sc.auth)
 			if _, perr := p.fetch("pkg", "^1", protocol.UpdateCheck); perr != nil {
-				t.Fatalf("fetch with the credentials: %v\nstderr:\n%s", perr, p.stderr)
+				t.Fatalf("fetch with the credentials: %v\nstderr:\n%s", perr, p.Stderr())
 			}
 			// 401: the registry wants other credentials.
 			reg.RequireToken("a-token-nobody-has")
@@ -143,7 +143,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			wantCall(t, p, "search unreachable", protocol.MethodSearch, protocol.SearchParams{Query: "pkg"}, protocol.CodeRegistry)
 			p.close()
 
-			stderr, stdout := p.stderr.String(), p.out.String()
+			stderr, stdout := p.Stderr(), p.Stdout()
 			if !strings.Contains(stderr, "level=DEBUG") {
 				t.Errorf("no debug log on stderr, so the check below proves little:\n%s", stderr)
 			}
@@ -182,6 +182,6 @@ func wantStatus(t *testing.T, what string, err *protocol.Error, status int) {
 // wantCall makes a call that must fail with code.
 func wantCall(t *testing.T, p *pmProc, what, method string, params any, code protocol.Code) {
 	t.Helper()
-	r := p.call(method, params)
+	r := p.Call(method, params)
 	wantCode(t, what, r.Error, code)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
 
 // faultSetup is a stalling-capable index, a workspace and a cache dir
@@ -23,7 +24,7 @@ func faultSetup(t *testing.T) (ix *fakeindex.Index, ws, cache string, initEnv ma
 	return ix, ws, cache, map[string]string{"PIP_INDEX_URL": ix.URL}
 }
 
-func waitStalled(t *testing.T, ix *fakeindex.Index, p ...*pmProc) string {
+func waitStalled(t *testing.T, ix *fakeindex.Index, p ...*pmtest.Proc) string {
 	t.Helper()
 	select {
 	case name := <-ix.Stalled:
@@ -31,7 +32,7 @@ func waitStalled(t *testing.T, ix *fakeindex.Index, p ...*pmProc) string {
 	case <-time.After(30 * time.Second):
 		var stderr []string
 		for _, q := range p {
-			stderr = append(stderr, q.stderr.String())
+			stderr = append(stderr, q.Stderr())
 		}
 		t.Fatalf("no download stalled in 30s; stderr:\n%s", strings.Join(stderr, "\n"))
 		return ""
@@ -56,11 +57,11 @@ func TestKillMidDownload(t *testing.T) {
 	ix, ws, cache, initEnv := faultSetup(t)
 	ix.Stall.Store(true)
 	p := startPM(t, baseProcEnv(t), ws, cache, initEnv)
-	p.send("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
+	p.Send("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
 	if name := waitStalled(t, ix, p); !strings.HasPrefix(name, "demo_plugin-1.0.0") {
 		t.Fatalf("stalled on %s", name)
 	}
-	p.kill()
+	p.Kill()
 
 	if v := versionsIn(cache, "demo-plugin"); len(v) != 0 {
 		t.Errorf("killed download left cache entries: %v", v)
@@ -83,12 +84,12 @@ func TestKillMidDownload(t *testing.T) {
 
 	ix.Unstall()
 	q := startPM(t, baseProcEnv(t), ws, cache, initEnv)
-	if r := q.call("fetch", fetchParams("demo-plugin", "1.0.0", "none")); r.code() != -32011 {
+	if r := q.Call("fetch", fetchParams("demo-plugin", "1.0.0", "none")); r.Code() != -32011 {
 		t.Errorf("none after the killed download: %s", r.Raw)
 	}
-	r := q.call("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
+	r := q.Call("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
 	if r.Error != nil || !strings.Contains(string(r.Result), filepath.Join(cache, "pypi", "dist", "demo-plugin", "1.0.0")) {
-		t.Fatalf("fetch after the killed download: %s\n%s", r.Raw, q.stderr.String())
+		t.Fatalf("fetch after the killed download: %s\n%s", r.Raw, q.Stderr())
 	}
 	if v := versionsIn(cache, "demo-plugin"); !slices.Equal(v, []string{"1.0.0"}) {
 		t.Errorf("cache entries: %v", v)
@@ -109,14 +110,14 @@ func TestTwoProcessesOneCopy(t *testing.T) {
 	ix.Stall.Store(true)
 	a := startPM(t, baseProcEnv(t), ws, cache, initEnv)
 	b := startPM(t, baseProcEnv(t), ws, cache, initEnv)
-	ida := a.send("fetch", fetchParams("demo-plugin", "*", "check"))
-	idb := b.send("fetch", fetchParams("Demo_Plugin", "==1.0.0", "fetch"))
+	ida := a.Send("fetch", fetchParams("demo-plugin", "*", "check"))
+	idb := b.Send("fetch", fetchParams("Demo_Plugin", "==1.0.0", "fetch"))
 	waitStalled(t, ix, a, b)
 	waitStalled(t, ix, a, b)
 	ix.Unstall()
-	ra, rb := a.wait(ida), b.wait(idb)
+	ra, rb := a.Wait(ida), b.Wait(idb)
 	if ra.Error != nil || rb.Error != nil || string(ra.Result) != string(rb.Result) {
-		t.Fatalf("concurrent fetches:\n%s\n%s\nstderr:\n%s\n%s", ra.Raw, rb.Raw, a.stderr.String(), b.stderr.String())
+		t.Fatalf("concurrent fetches:\n%s\n%s\nstderr:\n%s\n%s", ra.Raw, rb.Raw, a.Stderr(), b.Stderr())
 	}
 	if v := versionsIn(cache, "demo-plugin"); !slices.Equal(v, []string{"1.0.0"}) {
 		t.Errorf("cache entries after two fetches: %v", v)
@@ -135,11 +136,11 @@ func TestTwoProcessesOneCopy(t *testing.T) {
 func TestCacheDirDeleted(t *testing.T) {
 	_, ws, cache, initEnv := faultSetup(t)
 	p := startPM(t, baseProcEnv(t), ws, cache, initEnv)
-	ok := func(method string, params any) rpcResponse {
+	ok := func(method string, params any) pmtest.Response {
 		t.Helper()
-		r := p.call(method, params)
+		r := p.Call(method, params)
 		if r.Error != nil {
-			t.Fatalf("%s after the cache was deleted: %s\nstderr:\n%s", method, r.Raw, p.stderr.String())
+			t.Fatalf("%s after the cache was deleted: %s\nstderr:\n%s", method, r.Raw, p.Stderr())
 		}
 		return r
 	}
@@ -159,7 +160,7 @@ func TestCacheDirDeleted(t *testing.T) {
 	}
 	ok("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
 	wipe()
-	if r := p.call("fetch", fetchParams("demo-plugin", "1.0.0", "none")); r.code() != -32011 {
+	if r := p.Call("fetch", fetchParams("demo-plugin", "1.0.0", "none")); r.Code() != -32011 {
 		t.Errorf("none with the cache deleted: %s", r.Raw)
 	}
 	r := ok("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
@@ -180,10 +181,10 @@ func TestCacheDirDeleted(t *testing.T) {
 	ok("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "demo-plugin", "version": "1.0.0"}}})
 	ok("list_deps", map[string]any{})
 	wipe()
-	p.stop()
+	p.Close()
 	// A new process, cold, with the cache gone.
 	q := startPM(t, baseProcEnv(t), ws, cache, initEnv)
-	if r := q.call("list_deps", map[string]any{}); r.Error != nil || string(r.Result) != string(first.Result) {
+	if r := q.Call("list_deps", map[string]any{}); r.Error != nil || string(r.Result) != string(first.Result) {
 		t.Errorf("list_deps in a new process: %s", r.Raw)
 	}
 }

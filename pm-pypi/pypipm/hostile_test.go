@@ -222,11 +222,11 @@ func TestHostileArchives(t *testing.T) {
 	cache2 := filepath.Join(t.TempDir(), "cache")
 	proc := startPM(t, baseProcEnv(t), ws, cache2, map[string]string{"PIP_INDEX_URL": ix.URL})
 	for _, c := range corpus {
-		if r := proc.call("fetch", fetchParams(c.name, "*", "fetch")); r.code() != -32014 {
+		if r := proc.Call("fetch", fetchParams(c.name, "*", "fetch")); r.Code() != -32014 {
 			t.Errorf("%s over the wire: %s", c.name, r.Raw)
 		}
 	}
-	proc.stop()
+	proc.Close()
 	for _, d := range treeOf(t, cache2) {
 		if d != "pypi/" && d != "pypi/tmp/" {
 			t.Errorf("hostile archives left %s (real process)", d)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // secretSource is one way a user gives index credentials.
@@ -63,9 +65,9 @@ func TestSecretsNeverPrinted(t *testing.T) {
 				u.User = src.creds(s)
 				return u.String()
 			}
-			var procs []*pmProc
+			var procs []*pmtest.Proc
 			var caches []string
-			start := func(indexURL string) *pmProc {
+			start := func(indexURL string) *pmtest.Proc {
 				procEnv, initEnv := src.config(t, indexURL)
 				cache := filepath.Join(t.TempDir(), "cache")
 				caches = append(caches, cache)
@@ -73,11 +75,11 @@ func TestSecretsNeverPrinted(t *testing.T) {
 				procs = append(procs, p)
 				return p
 			}
-			expect := func(p *pmProc, what string, code int, method string, params any) {
+			expect := func(p *pmtest.Proc, what string, code protocol.Code, method string, params any) {
 				t.Helper()
-				r := p.call(method, params)
-				if r.code() != code {
-					t.Errorf("%s: got %s, want code %d\nstderr:\n%s", what, r.Raw, code, p.stderr.String())
+				r := p.Call(method, params)
+				if r.Code() != code {
+					t.Errorf("%s: got %s, want code %d\nstderr:\n%s", what, r.Raw, code, p.Stderr())
 				}
 			}
 
@@ -95,15 +97,15 @@ func TestSecretsNeverPrinted(t *testing.T) {
 			ix.FailStatus.Store(500)
 			expect(p, "500", -32012, "fetch", fetchParams("plain", "*", "check"))
 			expect(p, "500 load_plugin", -32012, "load_plugin", map[string]any{"id": map[string]string{"pm": Name, "name": "plain", "version": "*"}})
-			p.call("search", map[string]any{"query": "plain"})
-			p.call("refresh", map[string]any{"update": "fetch", "force": true})
+			p.Call("search", map[string]any{"query": "plain"})
+			p.Call("refresh", map[string]any{"update": "fetch", "force": true})
 			ix.FailStatus.Store(0)
 
 			// Wrong credentials: 401 everywhere.
 			q := start(withCreds(ix.URL, secret+"-wrong"))
 			expect(q, "401", -32012, "fetch", fetchParams("demo-plugin", "*", "check"))
-			q.call("search", map[string]any{"query": "demo-plugin"})
-			q.call("refresh", map[string]any{"update": "fetch", "force": true})
+			q.Call("search", map[string]any{"query": "demo-plugin"})
+			q.Call("refresh", map[string]any{"update": "fetch", "force": true})
 
 			// An index nobody listens on.
 			l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -114,8 +116,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 			l.Close()
 			r := start(withCreds(dead, secret))
 			expect(r, "unreachable", -32012, "fetch", fetchParams("demo-plugin", "*", "check"))
-			r.call("search", map[string]any{"query": "demo-plugin"})
-			r.call("refresh", map[string]any{"update": "fetch", "force": true})
+			r.Call("search", map[string]any{"query": "demo-plugin"})
+			r.Call("refresh", map[string]any{"update": "fetch", "force": true})
 
 			// Nor does anything the PM stored.
 			for _, c := range caches {
@@ -126,8 +128,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 				}
 			}
 			for _, p := range procs {
-				p.stop()
-				out, errOut := p.stdout.String(), p.stderr.String()
+				p.Close()
+				out, errOut := p.Stdout(), p.Stderr()
 				if !strings.Contains(errOut, "level=") && !strings.Contains(errOut, `"level"`) {
 					t.Errorf("no debug log on stderr (is SYMPOSIUM_LOG=debug honoured?):\n%s", errOut)
 				}
@@ -163,13 +165,13 @@ func TestProxySecretsNeverPrinted(t *testing.T) {
 	procEnv := baseProcEnv(t, "HTTP_PROXY=http://puser:"+proxySecret+"@"+dead, "HTTPS_PROXY=http://puser:"+proxySecret+"@"+dead)
 	p := startPM(t, procEnv, t.TempDir(), filepath.Join(t.TempDir(), "cache"),
 		map[string]string{"PIP_INDEX_URL": "http://user:" + indexSecret + "@pypi.invalid/simple/"})
-	if r := p.call("fetch", fetchParams("demo-plugin", "*", "check")); r.code() != -32012 {
+	if r := p.Call("fetch", fetchParams("demo-plugin", "*", "check")); r.Code() != -32012 {
 		t.Errorf("through a dead proxy: %s", r.Raw)
 	}
-	p.call("search", map[string]any{"query": "demo-plugin"})
-	p.call("refresh", map[string]any{"update": "fetch", "force": true})
-	p.stop()
-	all := p.stdout.String() + p.stderr.String()
+	p.Call("search", map[string]any{"query": "demo-plugin"})
+	p.Call("refresh", map[string]any{"update": "fetch", "force": true})
+	p.Close()
+	all := p.Stdout() + p.Stderr()
 	if !strings.Contains(all, "proxyconnect") {
 		t.Errorf("the failure did not go through the proxy:\n%s", all)
 	}
@@ -199,19 +201,19 @@ func TestRequirementsSecretsNeverPrinted(t *testing.T) {
 			"\"private @ https://tok:"+secrets[6]+"@files.example/private-1.0-py3-none-any.whl\"]\n"), 0o644)
 	cache := filepath.Join(t.TempDir(), "cache")
 	p := startPM(t, baseProcEnv(t), ws, cache, map[string]string{"GIT_TOKEN": secrets[2]})
-	if r := p.call("list_deps", map[string]any{}); r.Error != nil || !strings.Contains(r.Raw, `"private"`) {
+	if r := p.Call("list_deps", map[string]any{}); r.Error != nil || !strings.Contains(r.Raw, `"private"`) {
 		t.Errorf("list_deps: %s", r.Raw)
 	}
-	p.call("workspace", map[string]any{})
-	p.call("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "private", "version": "*"}}})
-	p.stop()
+	p.Call("workspace", map[string]any{})
+	p.Call("active_plugins", map[string]any{"deps": []map[string]string{{"pm": Name, "name": "private", "version": "*"}}})
+	p.Close()
 	// The persisted list_deps answer records ${GIT_TOKEN} by hash only.
 	for _, f := range onlyDirs(treeOf(t, cache)) {
 		if b, _ := os.ReadFile(filepath.Join(cache, f)); strings.Contains(string(b), secrets[2]) {
 			t.Errorf("%s stores the expanded token", f)
 		}
 	}
-	all := p.stdout.String() + p.stderr.String()
+	all := p.Stdout() + p.Stderr()
 	// The warnings are still there, naming the line, redacted.
 	for _, want := range []string{`https://***@reqs.example/more.txt`, `git+https://***@github.com/org/other.git`, `requirements.txt:4`} {
 		if !strings.Contains(all, want) {

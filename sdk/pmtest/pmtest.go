@@ -28,6 +28,15 @@
 //
 // Each check starts the PM afresh (a few share one run), so that one failure
 // does not hide the others.
+//
+// For a PM's own tests beyond the suite, StartProc starts its binary and
+// returns a Proc that sends requests and reads the response lines back one
+// by one:
+//
+//	p := pmtest.StartProc(t, bin, nil, workspace, cacheDir, nil, pmtest.ProcEnv("HOME="+home))
+//	if r := p.Call(protocol.MethodFetch, params); r.Code() != protocol.CodeOffline {
+//		t.Errorf("fetch: %s", r.Raw)
+//	}
 package pmtest
 
 import (

@@ -424,11 +424,19 @@ func (p *proc) kill() {
 	p.stdin.Close()
 	p.wmu.Unlock()
 	<-p.exited
+	finishReading(p.readDone, p.stdout)
+}
+
+// finishReading waits for the reader of the PM's stdout out to see its end,
+// which closes it, and signal done. A process the PM started, outside its
+// group, may hold the PM's stdout open after the PM is gone: after two
+// seconds out is closed from this end instead.
+func finishReading(done <-chan struct{}, out *os.File) {
 	select {
-	case <-p.readDone:
+	case <-done:
 	case <-time.After(2 * time.Second):
-		p.stdout.Close()
-		<-p.readDone
+		out.Close()
+		<-done
 	}
 }
 
