@@ -3,17 +3,14 @@ package cargopm
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Layer sources, as they appear in messages.
@@ -134,7 +131,8 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 		}
 	}
 	if data, err := r.ReadFile(fileLayer); err == nil {
-		if tbl, err := decodeTable(filepath.Join(root, fileLayer), data); err != nil {
+		var tbl map[string]any
+		if err := tomlfile.Unmarshal(filepath.Join(root, fileLayer), data, &tbl); err != nil {
 			log.Warn("cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "err", err)
 		} else {
 			layers = append(layers, manifest.Layer{Source: fileLayer, Table: tbl})
@@ -149,22 +147,6 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 		return protocol.Offer{}, fmt.Errorf("encoding the manifest of %s: %w", id, err)
 	}
 	return protocol.Offer{ID: id, Root: root, Manifest: wire}, nil
-}
-
-// decodeTable decodes the TOML document data, read from the file name, into
-// a generic table. The error names the file and, for a document that is not
-// TOML, the line at fault.
-func decodeTable(name string, data []byte) (map[string]any, error) {
-	var tbl map[string]any
-	if err := toml.Unmarshal(data, &tbl); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			return nil, fmt.Errorf("%s:%d: invalid TOML: %s", name, row, strings.TrimPrefix(de.Error(), "toml: "))
-		}
-		return nil, fmt.Errorf("%s: invalid TOML: %w", name, err)
-	}
-	return tbl, nil
 }
 
 // readManifestIn reads the Cargo.toml of the crate opened as r at dir.

@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Layer sources, as named in warnings.
@@ -139,9 +135,10 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		embeds = true
 		data, err := os.ReadFile(tomlPath)
 		if err == nil {
-			tomlLayer, err = decodeTable(tomlPath, data)
+			err = tomlfile.Unmarshal(tomlPath, data, &tomlLayer)
 		}
 		if err != nil {
+			tomlLayer = nil // a document that does not decode contributes nothing
 			p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 		}
 	}
@@ -160,20 +157,4 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		return nil, false
 	}
 	return wire, embeds
-}
-
-// decodeTable decodes the TOML document data, read from the file name, into
-// a generic table. The error names the file and, for a document that is not
-// TOML, the line at fault.
-func decodeTable(name string, data []byte) (map[string]any, error) {
-	var tbl map[string]any
-	if err := toml.Unmarshal(data, &tbl); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			return nil, fmt.Errorf("%s:%d: invalid TOML: %s", name, row, strings.TrimPrefix(de.Error(), "toml: "))
-		}
-		return nil, fmt.Errorf("%s: invalid TOML: %w", name, err)
-	}
-	return tbl, nil
 }

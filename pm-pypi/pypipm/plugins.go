@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"

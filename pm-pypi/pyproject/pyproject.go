@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 )

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 

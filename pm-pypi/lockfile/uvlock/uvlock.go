@@ -5,7 +5,7 @@ package uvlock
 import (
 	"fmt"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/tomlfile"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 

@@ -1,7 +1,7 @@
-// Package tomlfile decodes the TOML files the Python PM reads
-// (pyproject.toml, Pipfile, lockfiles, SYMPOSIUM.toml) with
+// Package tomlfile decodes the TOML files PMs read (a package's
+// SYMPOSIUM.toml, pyproject.toml, Pipfile, lockfiles) with
 // github.com/pelletier/go-toml/v2, reporting failures with the file name and
-// the line they were found on.
+// the line they were found on, as "file:line: message".
 package tomlfile
 
 import (
