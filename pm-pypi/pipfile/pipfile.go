@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Dep is one declared dependency.

@@ -8,10 +8,10 @@ import (
 	"sync"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
-	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // EntryPointGroup is the entry-point group through which a distribution

@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Dep is one declared direct dependency.

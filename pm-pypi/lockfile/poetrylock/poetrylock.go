@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Lock is a decoded poetry.lock.

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // IsFileName reports whether name is a PEP 751 lockfile name: pylock.toml

@@ -5,8 +5,8 @@ package uvlock
 import (
 	"fmt"
 
-	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Lock is a decoded uv.lock.
