@@ -383,4 +383,13 @@ func TestSnapshotCacheParts(t *testing.T) {
 			t.Fatalf("deps = %v", deps)
 		}
 	}
+	entries, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", "*.cache"))
+	for _, e := range entries {
+		if data, _ := os.ReadFile(e); strings.Contains(string(data), "evil") {
+			t.Errorf("%s persists an answer its layout cannot hold:\n%s", e, data)
+		}
+	}
+	if len(entries) != 1 {
+		t.Errorf("cache entries %v, want the one from before the lockfile changed", entries)
+	}
 }
