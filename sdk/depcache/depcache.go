@@ -1,6 +1,9 @@
 // Package depcache persists an answer computed from files, keyed on the
-// exact state of those files: for each input, its size and modification
-// time, or its absence. A later process checks the inputs with one stat each
+// exact state of those files: for each input, its size, modification time,
+// change time, device and inode, or its absence. The modification time alone
+// is not enough: `touch -d`, `git checkout` of an old tree and tools that
+// preserve times can put back an old mtime on new content of the same size,
+// but none of them can put back the change time or reuse the inode. A later process checks the inputs with one stat each
 // and reuses the answer without reading or parsing any of them. It is how a
 // PM keeps list_deps on the hook path down to a few stats and one read.
 //
@@ -15,11 +18,12 @@
 //
 //	symposium-depcache <format>
 //	<key, Go-quoted>
-//	<size> <mtime-ns> <f|d> <path, Go-quoted>     (one line per input)
+//	<size> <mtime-ns> <ctime-ns> <dev>:<ino> <f|d> <path, Go-quoted>   (one line per input)
 //	<empty line>
 //	<value bytes>
 //
-// where size is -1 for an input that did not exist.
+// where size is -1 for an input that did not exist. On systems without change
+// times and inode numbers those fields are 0.
 package depcache
 
 import (
@@ -39,7 +43,7 @@ import (
 
 // format is bumped whenever the entry layout changes. Callers version what
 // their values mean through their keys.
-const format = 1
+const format = 2
 
 var magic = []byte("symposium-depcache " + strconv.Itoa(format) + "\n")
 
@@ -51,6 +55,12 @@ type Stamp struct {
 	Size int64
 	// Mod is the modification time in nanoseconds since the epoch.
 	Mod int64
+	// Change is the inode change time (ctime) in nanoseconds since the
+	// epoch, which no ordinary tool can set back; 0 where unknown.
+	Change int64
+	// Dev and Ino identify the file: a file replaced by rename has a new
+	// inode even when its size and times match. 0 where unknown.
+	Dev, Ino uint64
 	// Dir marks a directory; its Mod changes when entries come and go.
 	Dir bool
 }
@@ -66,6 +76,7 @@ func stampOf(path string, fi fs.FileInfo, err error) Stamp {
 		return Stamp{Path: path, Size: -1}
 	}
 	s := Stamp{Path: path, Size: fi.Size(), Mod: fi.ModTime().UnixNano(), Dir: fi.IsDir()}
+	s.Change, s.Dev, s.Ino = sysStamp(fi)
 	if s.Dir {
 		s.Size = 0 // directory sizes are not meaningful across file systems
 	}
@@ -149,7 +160,7 @@ type Entry struct {
 
 // Encode returns the stored form of e.
 func (e Entry) Encode() []byte {
-	b := make([]byte, 0, len(magic)+len(e.Key)+3+len(e.Stamps)*96+1+len(e.Value))
+	b := make([]byte, 0, len(magic)+len(e.Key)+3+len(e.Stamps)*128+1+len(e.Value))
 	b = append(b, magic...)
 	b = strconv.AppendQuote(b, e.Key)
 	b = append(b, '\n')
@@ -157,6 +168,12 @@ func (e Entry) Encode() []byte {
 		b = strconv.AppendInt(b, s.Size, 10)
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, s.Mod, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, s.Change, 10)
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, s.Dev, 10)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, s.Ino, 10)
 		if s.Dir {
 			b = append(b, " d "...)
 		} else {
@@ -210,6 +227,8 @@ func parseStamp(line string) (Stamp, error) {
 	var s Stamp
 	size, line, _ := strings.Cut(line, " ")
 	mod, line, _ := strings.Cut(line, " ")
+	change, line, _ := strings.Cut(line, " ")
+	id, line, _ := strings.Cut(line, " ")
 	kind, path, _ := strings.Cut(line, " ")
 	var err error
 	if s.Size, err = strconv.ParseInt(size, 10, 64); err != nil || s.Size < -1 {
@@ -217,6 +236,19 @@ func parseStamp(line string) (Stamp, error) {
 	}
 	if s.Mod, err = strconv.ParseInt(mod, 10, 64); err != nil {
 		return s, fmt.Errorf("bad modification time %q", mod)
+	}
+	if s.Change, err = strconv.ParseInt(change, 10, 64); err != nil {
+		return s, fmt.Errorf("bad change time %q", change)
+	}
+	dev, ino, ok := strings.Cut(id, ":")
+	if !ok {
+		return s, fmt.Errorf("bad file identity %q", id)
+	}
+	if s.Dev, err = strconv.ParseUint(dev, 10, 64); err != nil {
+		return s, fmt.Errorf("bad device %q", dev)
+	}
+	if s.Ino, err = strconv.ParseUint(ino, 10, 64); err != nil {
+		return s, fmt.Errorf("bad inode %q", ino)
 	}
 	switch kind {
 	case "d":

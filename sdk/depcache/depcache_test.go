@@ -66,6 +66,19 @@ func TestInvalidation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false},
+		// What touch -d, git checkout of an old tree or a time-preserving
+		// copy do: new content, the same size, the old modification time.
+		{"file rewritten with the same size and its mtime restored", func(t *testing.T, dir string) {
+			restoreMtime(t, filepath.Join(dir, "Cargo.lock"), func(path string) { write(t, path, "v9") })
+		}, false},
+		{"file replaced by rename with the same size and mtime", func(t *testing.T, dir string) {
+			restoreMtime(t, filepath.Join(dir, "Cargo.lock"), func(path string) {
+				write(t, path+".new", "v8")
+				if err := os.Rename(path+".new", path); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}, false},
 		{"file elsewhere changes", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "unrelated"), "x") }, true},
 	}
 	for _, tt := range tests {
@@ -93,6 +106,27 @@ func TestInvalidation(t *testing.T) {
 	}
 }
 
+// restoreMtime runs change on path and then sets path's modification time
+// back to what it was, so only the change time and identity tell.
+func restoreMtime(t *testing.T, path string, change func(path string)) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(path)
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() != fi.Size() || !after.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("could not restore size and mtime: %v %v -> %v %v", fi.Size(), fi.ModTime(), after.Size(), after.ModTime())
+	}
+}
+
 func TestMisses(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "in"), "x")
@@ -114,7 +148,7 @@ func TestMisses(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("cache holds %v, want one entry and no temporary file", entries)
 	}
-	for _, garbage := range []string{"", "symposium-depcache 1\n", "symposium-depcache 1\n\"k\"\n1 2 x \"p\"\n\nv", "symposium-depcache 0\n\"k\"\n\nv"} {
+	for _, garbage := range []string{"", "symposium-depcache 2\n", "symposium-depcache 2\n\"k\"\n1 2 3 4:5 x \"p\"\n\nv", "symposium-depcache 2\n\"k\"\n1 2 3 45 f \"p\"\n\nv", "symposium-depcache 1\n\"k\"\n\nv"} {
 		write(t, entries[0], garbage)
 		if v, ok := c.Load("k"); ok {
 			t.Errorf("corrupt entry %q hit with %q", garbage, v)
@@ -180,7 +214,7 @@ func TestEncodeDecode(t *testing.T) {
 	tests := []depcache.Entry{
 		{Key: "list_deps\x00/w", Value: []byte{}},
 		{Key: "k", Stamps: []depcache.Stamp{
-			{Path: "/a b/Cargo.toml", Size: 12, Mod: 1700000000123456789},
+			{Path: "/a b/Cargo.toml", Size: 12, Mod: 1700000000123456789, Change: 1700000000223456789, Dev: 2049, Ino: 1<<63 + 7},
 			{Path: "/new\nline\t\"quoted\" \xff", Size: -1},
 			{Path: "/dir", Mod: -5, Dir: true},
 		}, Value: []byte("line one\nline two\n\n")},
@@ -198,7 +232,7 @@ func TestEncodeDecode(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	f.Add(depcache.Entry{Key: "k", Stamps: []depcache.Stamp{{Path: "/p", Size: 3, Mod: 4}, {Path: "/d", Dir: true}}, Value: []byte("[]")}.Encode())
-	f.Add([]byte("symposium-depcache 1\n\"k\"\n-1 0 f \"\\x00\"\n\n"))
+	f.Add([]byte("symposium-depcache 2\n\"k\"\n-1 0 0 0:0 f \"\\x00\"\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := depcache.Decode(data)
 		if err != nil {
