@@ -262,7 +262,7 @@ func (lf *Lockfile) ByName(name string) []*Package {
 func (lf *Lockfile) Find(name, version, source string) *Package {
 	for _, i := range lf.byName[name] {
 		p := &lf.Packages[i]
-		if p.Version == version && (source == "" || p.Source == source) {
+		if p.Version == version && (source == "" || SourceMatches(source, p.Source)) {
 			return p
 		}
 	}
@@ -278,7 +278,7 @@ func (lf *Lockfile) Resolve(r Ref) (*Package, error) {
 		if r.Version != "" && p.Version != r.Version {
 			continue
 		}
-		if r.Source != "" && p.Source != r.Source {
+		if r.Source != "" && !SourceMatches(r.Source, p.Source) {
 			continue
 		}
 		if found != nil {
@@ -290,6 +290,23 @@ func (lf *Lockfile) Resolve(r Ref) (*Package, error) {
 		return nil, fmt.Errorf("dependency %q names no locked package", r)
 	}
 	return found, nil
+}
+
+// SourceMatches reports whether a source as written in a dependency
+// reference names a package's source. Cargo writes a package's source with
+// its precise part (a git source's "#commit"), but strips that part when it
+// encodes a reference to the package, in every lockfile version; so a
+// reference without a fragment names any package whose source is the same
+// up to its fragment.
+func SourceMatches(ref, pkg string) bool {
+	if ref == pkg {
+		return true
+	}
+	if strings.IndexByte(ref, '#') >= 0 {
+		return false
+	}
+	base, _, ok := strings.Cut(pkg, "#")
+	return ok && base == ref
 }
 
 // tomlMessage words a decoding error: a syntax error, or a value of the

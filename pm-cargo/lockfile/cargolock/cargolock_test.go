@@ -21,6 +21,8 @@ func TestParseVersions(t *testing.T) {
 		{"v2.lock", 2, []string{"rand 0.7.3 registry+https://github.com/rust-lang/crates.io-index", "rand 0.8.5 registry+https://github.com/rust-lang/crates.io-index", "serde 1.0.200 registry+https://github.com/rust-lang/crates.io-index"},
 			map[string]string{"serde": "cccc"}},
 		{"v3.lock", 3, []string{"dup 1.0.0 registry+https://github.com/rust-lang/crates.io-index", "dup 1.0.0 git+https://example.com/dup?branch=master#0123456789abcdef"}, nil},
+		{"v1git.lock", 1, []string{"clamav-rs 0.5.5 git+https://example.com/urbanlogiq/clamav-rs?branch=bindgen-0.65#63ee5df0123456789abcdef0123456789abcdef0", "serde 1.0.100 registry+https://github.com/rust-lang/crates.io-index"}, map[string]string{"serde": "ffff"}},
+		{"v4git.lock", 4, []string{"fa 1.0.0 git+file:///tmp/cgit/fa?branch=master#f39bd084081e7df0956c0413a8bfd66c13b1118f", "fa 1.0.0 git+file:///tmp/cgit/fa#f39bd084081e7df0956c0413a8bfd66c13b1118f"}, nil},
 		{"v4.lock", 4, []string{"either 1.9.0 sparse+https://my.registry.example/index/"}, map[string]string{"either": "eeee"}},
 	}
 	for _, tt := range tests {
@@ -53,6 +55,26 @@ func TestParseVersions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSourceMatches(t *testing.T) {
+	tests := []struct {
+		ref, pkg string
+		want     bool
+	}{
+		{"registry+https://r/index", "registry+https://r/index", true},
+		{"git+https://h/r?branch=b", "git+https://h/r?branch=b#0123abc", true},
+		{"git+https://h/r", "git+https://h/r?branch=b#0123abc", false},
+		{"git+https://h/r#0123abc", "git+https://h/r#0123abc", true},
+		{"git+https://h/r#0123abc", "git+https://h/r#4567def", false},
+		{"git+https://h/r", "git+https://h/r", true},
+		{"git+https://h/r", "git+https://h/r2#0123abc", false},
+	}
+	for _, tt := range tests {
+		if got := SourceMatches(tt.ref, tt.pkg); got != tt.want {
+			t.Errorf("SourceMatches(%q, %q) = %v, want %v", tt.ref, tt.pkg, got, tt.want)
+		}
 	}
 }
 
