@@ -365,7 +365,17 @@ func caret(M, m, p, pr string) string {
 	return from + " <" + inc(M) + ".0.0-0"
 }
 
+// invalidXRangeOrder reports an x-range with a number after a wildcard
+// ("1.x.3", "*.1"): semver 7.8, which npm 11 ships, leaves such a
+// comparator as written, so it fails to parse and the range is invalid.
+func invalidXRangeOrder(M, m, p string) bool {
+	return (isX(M) && !isX(m)) || (isX(m) && p != "" && !isX(p))
+}
+
 func xRange(gtlt, M, m, p, pr, orig string) string {
+	if invalidXRangeOrder(M, m, p) {
+		return orig
+	}
 	xM := isX(M)
 	xm := xM || isX(m)
 	xp := xm || isX(p)

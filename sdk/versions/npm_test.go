@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,6 +16,9 @@ import (
 // x-ranges, hyphen ranges, || unions, caret and tilde edge cases at 0.x,
 // pre-release ranges, and strings node-semver rejects.
 var npmRanges = []string{
+	// A number after a wildcard: invalid since semver 7.8 (npm 11), except
+	// after ~, ^ and in hyphen ranges.
+	"1.x.3", "<2.X.1", "1.*.1", "*.1", "x.1.2", ">=1.x.3", "~1.x.2", "^1.x.3", "1.x.3 - 2", "1 - 2.x.1", "1.x.3-beta",
 	"*", "", "x", "X", "1", "1.x", "1.2", "1.2.x", "1.2.*", "1.x.x", "=1.2.3", "1.2.3", "v1.2.3", " 1.2.3 ",
 	">1.2.3", ">=1.2.3", "<1.2.3", "<=1.2.3", ">1", ">=1", "<2", "<=2", ">1.2", "<1.2", "<=1.2", ">=1.2",
 	"^1.2.3", "^1.2", "^1", "^0.2.3", "^0.2", "^0.0.3", "^0.0", "^0", "^1.2.3-beta.2", "^0.0.3-beta", "^1.x", "^0.x", "^0.0.x",
@@ -68,8 +72,10 @@ const out = input.ranges.map(r => {
 process.stdout.write(JSON.stringify(out));
 `
 
-// installNodeSemver installs node's semver@7 from the npm registry into a
-// temporary directory and returns the package directory.
+// installNodeSemver returns the directory of the semver package that the
+// installed npm bundles, which is the range engine npm really uses. Only
+// when that copy cannot be found does it install the same version from the
+// npm registry into a temporary directory.
 func installNodeSemver(t *testing.T) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
@@ -77,10 +83,33 @@ func installNodeSemver(t *testing.T) string {
 			t.Skipf("%s not installed", tool)
 		}
 	}
+	root, err := exec.Command("npm", "root", "-g").Output()
+	if err != nil {
+		t.Skipf("npm root -g: %v", err)
+	}
+	bundled := filepath.Join(strings.TrimSpace(string(root)), "npm", "node_modules", "semver")
+	if _, err := os.Stat(filepath.Join(bundled, "package.json")); err == nil {
+		t.Logf("oracle: the semver npm bundles, %s", bundled)
+		return bundled
+	}
+	want := "semver@7"
+	if v, err := exec.Command("npm", "ls", "-g", "--json", "--depth=1", "npm").Output(); err == nil {
+		var tree struct {
+			Dependencies map[string]struct {
+				Dependencies map[string]struct{ Version string }
+			}
+		}
+		if json.Unmarshal(v, &tree) == nil {
+			if sv := tree.Dependencies["npm"].Dependencies["semver"].Version; sv != "" {
+				want = "semver@" + sv
+			}
+		}
+	}
+	t.Logf("oracle: %s from the npm registry (npm's bundled copy not found)", want)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "semver@7")
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, want)
 	cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(dir, ".npm-cache"), "npm_config_update_notifier=false")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("cannot install node's semver from the npm registry (%v): %s", err, out)
