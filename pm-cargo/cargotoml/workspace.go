@@ -128,14 +128,7 @@ func Load(start string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	rootPath := current
-	switch {
-	case cm.Workspace != nil:
-	case cm.Package != nil && cm.Package.Workspace != "":
-		rootPath = filepath.Join(filepath.Dir(current), cm.Package.Workspace, "Cargo.toml")
-	default:
-		rootPath = l.findRoot(current)
-	}
+	rootPath := l.rootOf(current, cm)
 	rm := cm
 	if rootPath != current {
 		if rm, err = l.manifest(rootPath); err != nil {
@@ -152,8 +145,43 @@ func Load(start string, opts Options) (*Workspace, error) {
 		ws.Members = []*Member{mem}
 		return ws, nil
 	}
-	l.members(ws)
+	if err := l.members(ws); err != nil {
+		return nil, err
+	}
+	if rootPath != current && cm.Package != nil && !ws.hasMember(filepath.Dir(current)) {
+		// Cargo refuses to build a package that a workspace claims without
+		// listing it; answering for the enclosing workspace would describe
+		// a project cargo does not accept.
+		return nil, fmt.Errorf("%s: the package believes it is in the workspace at %s, which does not list it as a member; "+
+			"add %q to workspace.members in %s, or add it to workspace.exclude there, or give the package an empty [workspace] table",
+			current, rootPath, filepath.ToSlash(rel(ws.Root, filepath.Dir(current))), rootPath)
+	}
 	return ws, nil
+}
+
+func (ws *Workspace) hasMember(dir string) bool {
+	for _, m := range ws.Members {
+		if m.Dir == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// rootOf returns the manifest of the workspace root that claims the
+// manifest at path (whose parsed form is m), as cargo finds it: the manifest
+// itself when it has a [workspace] table, the root its package.workspace
+// names, or else the nearest ancestor that is a root not excluding it or a
+// package whose package.workspace names one. Without any, the package is
+// its own root.
+func (l *loader) rootOf(path string, m *Manifest) string {
+	switch {
+	case m.Workspace != nil:
+		return path
+	case m.Package != nil && m.Package.Workspace != "":
+		return filepath.Join(filepath.Dir(path), m.Package.Workspace, "Cargo.toml")
+	}
+	return l.findRoot(path)
 }
 
 // findRoot walks up from the package manifest current looking for a
@@ -164,9 +192,16 @@ func (l *loader) findRoot(current string) string {
 	for dir := filepath.Dir(pkgDir); ; {
 		p := filepath.Join(dir, "Cargo.toml")
 		if l.exists(p) {
-			if m, err := l.manifest(p); err == nil && m.Workspace != nil {
-				if !excluded(dir, m.Workspace, pkgDir) {
-					return p
+			if m, err := l.manifest(p); err == nil {
+				switch {
+				case m.Workspace != nil:
+					if !isExcluded(dir, m.Workspace, pkgDir) {
+						return p
+					}
+				case m.Package != nil && m.Package.Workspace != "":
+					// An ancestor package pointing at its root decides for
+					// the packages below it too.
+					return filepath.Join(dir, m.Package.Workspace, "Cargo.toml")
 				}
 			}
 		}
@@ -178,8 +213,18 @@ func (l *loader) findRoot(current string) string {
 	}
 }
 
-func excluded(root string, w *WorkspaceTable, dir string) bool {
-	for _, e := range w.Exclude {
+// isExcluded reports whether the workspace at root leaves the package in
+// dir out, as cargo decides: dir lies under an exclude entry and under no
+// members entry taken literally (a glob entry is compared as written, so
+// only an explicitly listed member overrides a broader exclude).
+func isExcluded(root string, w *WorkspaceTable, dir string) bool {
+	return under(root, w.Exclude, dir) && !under(root, w.Members, dir)
+}
+
+// under reports whether dir is one of the entries (relative to root) or
+// lies below one.
+func under(root string, entries []string, dir string) bool {
+	for _, e := range entries {
 		ex := e
 		if !filepath.IsAbs(ex) {
 			ex = filepath.Join(root, e)
@@ -191,9 +236,10 @@ func excluded(root string, w *WorkspaceTable, dir string) bool {
 	return false
 }
 
-// members expands [workspace] members and the path dependencies inside the
-// root into ws.Members.
-func (l *loader) members(ws *Workspace) {
+// members expands [workspace] members and the path dependencies that
+// belong to the workspace into ws.Members. A member pattern matching a
+// directory without a Cargo.toml fails the whole workspace, as in cargo.
+func (l *loader) members(ws *Workspace) error {
 	w := ws.RootManifest.Workspace
 	seen := map[string]bool{}
 	var queue []string
@@ -214,20 +260,16 @@ func (l *loader) members(ws *Workspace) {
 			full = filepath.Join(ws.Root, pat)
 		}
 		if !hasMeta(pat) {
-			if !excluded(ws.Root, w, full) {
-				push(full)
-			}
+			push(full) // listed explicitly: no exclude entry overrides it
 			continue
 		}
 		for _, d := range l.glob(full) {
-			if excluded(ws.Root, w, d) {
+			if isExcluded(ws.Root, w, d) {
 				continue
 			}
 			if !l.exists(filepath.Join(d, "Cargo.toml")) {
-				// cargo refuses the whole workspace here; listing the
-				// other members is more useful.
-				ws.Errors = append(ws.Errors, fmt.Errorf("workspace member %s (matched by %q) has no Cargo.toml; cargo rejects this workspace", rel(ws.Root, d), pat))
-				continue
+				return fmt.Errorf("%s: workspace member %s (matched by %q in workspace.members) has no Cargo.toml, so cargo rejects the workspace; "+
+					"narrow the pattern or add the directory to workspace.exclude", ws.RootManifest.Path, filepath.ToSlash(rel(ws.Root, d)), pat)
 			}
 			push(d)
 		}
@@ -256,21 +298,39 @@ func (l *loader) members(ws *Workspace) {
 			continue
 		}
 		ws.Members = append(ws.Members, mem)
-		// Path dependencies inside the root are members too.
+		// Path dependencies inside the root are members too, and so is one
+		// outside it whose manifest names this workspace as its root.
 		for _, d := range mem.Deps {
 			if d.Path == "" {
 				continue
 			}
 			if d.Path != ws.Root && !strings.HasPrefix(d.Path, ws.Root+string(filepath.Separator)) {
-				continue
+				if !l.claims(ws, d.Path) {
+					continue
+				}
 			}
-			if excluded(ws.Root, w, d.Path) {
+			if isExcluded(ws.Root, w, d.Path) {
 				continue
 			}
 			push(d.Path)
 		}
 	}
 	sort.Slice(ws.Members, func(i, j int) bool { return ws.Members[i].Dir < ws.Members[j].Dir })
+	return nil
+}
+
+// claims reports whether the package in dir, outside ws's root, names ws
+// as its workspace (through its own package.workspace or an ancestor's).
+func (l *loader) claims(ws *Workspace, dir string) bool {
+	p := filepath.Join(dir, "Cargo.toml")
+	if !l.exists(p) {
+		return false
+	}
+	m, err := l.manifest(p)
+	if err != nil || m.Workspace != nil {
+		return false
+	}
+	return filepath.Clean(l.rootOf(p, m)) == filepath.Join(ws.Root, "Cargo.toml")
 }
 
 // member resolves a member's version and dependencies.
@@ -367,17 +427,14 @@ func (l *loader) glob(pattern string) []string {
 }
 
 // walkDirs returns dir and every directory below it, observing each. It
-// does not follow symbolic links and, unlike cargo's glob, skips hidden
-// directories and target/ (build output, which changes on every build and
-// would invalidate the cache).
+// does not follow symbolic links. Like cargo's glob, it descends into hidden
+// directories and target/ too: a `**` member pattern over a directory
+// holding build output makes cargo reject the workspace, and so do we.
 func (l *loader) walkDirs(dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
-		}
-		if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "target") {
-			return filepath.SkipDir
 		}
 		l.observe(p, ObservedDir)
 		out = append(out, p)
