@@ -26,7 +26,7 @@ var notPaths = []string{
 
 // A backquoted span is checked when it names a Markdown document, or a
 // path whose first element exists in the repository (relative to the
-// document, its module or the root): `../shared/x.md` and
+// document, its module or the root): `../drafts/x.md` and
 // `sdk/pmtest/gone.go` are checked, `hook-path/cold` (a benchmark) and
 // `rust/errors` (a registry entry) are not.
 const (
@@ -294,19 +294,19 @@ func TestLinkProblems(t *testing.T) {
 		"See [a](docs/a.md), [b](docs/a.md#35-end-of-input) and [web](https://example.com/x.md).",                   // fine
 		"The harness is `sdk/pmserver/main.go`; `sdk/pmserver.Main` is its entry; `hook-path/cold` is a benchmark.", // fine
 		"Run `go test ./...`, write `depends-on = \"x\"`, see `<cache_dir>/npm/`.",                                  // not paths
-		"Read [gone](docs/missing.md).",                                               // 4: missing file
-		"Read [anchor](docs/a.md#no-such-heading).",                                   // 5: missing anchor
-		"The design is in `../shared/SPEC.md` and `SPEC.md`; see `sdk/nothing/x.go`.", // 6: three missing paths
-		"Edit `SYMPOSIUM.toml` in your crate.",                                        // allowed by notPaths
-		"```", "`not/checked/in/code.md`", "```",                                      // fenced code is not checked
+		"Read [gone](docs/missing.md).",                                                   // 4: missing file
+		"Read [anchor](docs/a.md#no-such-heading).",                                       // 5: missing anchor
+		"The design is in `../drafts/DESIGN.md` and `DESIGN.md`; see `sdk/nothing/x.go`.", // 6: three missing paths
+		"Edit `SYMPOSIUM.toml` in your crate.",                                            // allowed by notPaths
+		"```", "`not/checked/in/code.md`", "```",                                          // fenced code is not checked
 		"[ref]: docs/nothing-here.md", // 11: missing reference target
 	}, "\n")
 	got := linkProblems(root, filepath.Join(root, "README.md"), []byte(doc))
 	want := []string{
 		"README.md:4: link docs/missing.md",
 		"README.md:5: link docs/a.md#no-such-heading: no heading",
-		"README.md:6: `../shared/SPEC.md`",
-		"README.md:6: `SPEC.md`",
+		"README.md:6: `../drafts/DESIGN.md`",
+		"README.md:6: `DESIGN.md`",
 		"README.md:6: `sdk/nothing/x.go`",
 		"README.md:11: link docs/nothing-here.md",
 	}
