@@ -319,3 +319,47 @@ func TestLinkProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDesignReferences fails when a file of the repository refers to the
+// project's working notes, which are not part of it: the repository's own
+// documents (docs/) are the reference. The words are assembled here so that
+// this file does not match itself.
+func TestNoDesignReferences(t *testing.T) {
+	root := repoRoot(t)
+	if root == "" {
+		t.Skip("not in a checkout of the repository")
+	}
+	words := [][]byte{[]byte("SPEC" + ".md"), []byte("SPEC" + " §"), []byte("shared" + "/")}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (name == ".git" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 16<<20 {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, w := range words {
+			if i := bytes.Index(data, w); i >= 0 {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s:%d: mentions %q, which is not part of the repository; cite docs/ instead",
+					filepath.ToSlash(rel), bytes.Count(data[:i], []byte("\n"))+1, w)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
