@@ -59,7 +59,7 @@ version = "0.3.0"
 [workspace.dependencies]
 anyhow = "1"
 te = { package = "thiserror", version = "1.0" }
-shared = { path = "shared" }
+util = { path = "util" }
 log = "0.4"
 `,
 		"ws/crates/alpha/Cargo.toml": `[package]
@@ -103,7 +103,7 @@ edition = "2021"
 rand = "0.8"
 rand07 = { package = "rand", version = "0.7" }
 log = { workspace = true }
-shared = { workspace = true }
+util = { workspace = true }
 ab = "0.2"
 `,
 		"ws/crates/beta/src/lib.rs": "",
@@ -126,15 +126,15 @@ alpha = { path = "../../crates/alpha" }
 serde = "=1.0.100"
 `,
 		"ws/tools/cli/src/main.rs": "fn main() {}\n",
-		"ws/shared/Cargo.toml": `[package]
-name = "shared"
+		"ws/util/Cargo.toml": `[package]
+name = "util"
 version = "0.0.1"
 edition = "2021"
 
 [dependencies]
 tokio = "1"
 `,
-		"ws/shared/src/lib.rs": "",
+		"ws/util/src/lib.rs": "",
 		"outside/Cargo.toml": `[package]
 name = "outside"
 version = "4.5.6"

@@ -59,7 +59,7 @@ type entry struct {
 	Note string `json:"note,omitempty"`
 }
 
-// buildIndex enumerates the registry tree at dir (reference §7) and derives
+// buildIndex enumerates the registry tree at dir (docs/manifests.md §9.2) and derives
 // each entry's manifest. An entry that cannot be read is kept with its
 // problem, never aborting the others.
 func buildIndex(dir, commit string) *index {

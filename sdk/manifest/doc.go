@@ -33,7 +33,7 @@
 // decoder and reported by [Validate], whose first problem is the one
 // Symposium would report first: parse-level problems (unknown keys, atoms,
 // predicates, in document order) come before the validation pipeline
-// (reference §3.1).
+// (in Symposium's order).
 //
 // # Origins and default skill groups
 //

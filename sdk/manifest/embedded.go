@@ -22,7 +22,7 @@ type Layer struct {
 const DefaultSkillsPath = "skills"
 
 // Embedded builds the manifest of a package-embedded plugin from its layers
-// (reference §8.1): layers in order, later over earlier. Each present layer
+// (docs/manifests.md §11): layers in order, later over earlier. Each present layer
 // is parsed on its own; one that fails to parse (wrong types, unknown keys
 // where the schema rejects them, bad dependency atoms or predicates, retired
 // predicate syntax) is dropped and reported in the returned errors, each a
@@ -34,7 +34,7 @@ const DefaultSkillsPath = "skills"
 //
 // The result's name defaults to pkgName. Unless the merged `[defaults]` says
 // `skills = false`, the default skill group `{source = {path = "skills"}}`
-// is appended after the declared groups. Per SPEC §4 the PM, not the host,
+// is appended after the declared groups. The PM, not the host,
 // adds this group: it is part of the manifest put on the wire, and hosts
 // validate package offers with [OriginPackage], which adds no default group.
 // The `[defaults]` table itself is kept on the wire as declared.

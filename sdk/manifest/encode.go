@@ -10,7 +10,7 @@ import (
 )
 
 // WireJSON returns the manifest's wire form: the raw schema as compact JSON
-// with the TOML key spellings (reference §4.4), object keys sorted. This is
+// with the TOML key spellings (docs/manifests.md §10), object keys sorted. This is
 // what a PM puts in an offer's `manifest`. Unknown keys are included.
 func (m *Manifest) WireJSON() (json.RawMessage, error) {
 	b, err := marshalJSON(m.Table())

@@ -140,7 +140,7 @@ func bumpAt(nums []int, i int) string {
 	return strings.Join(out, ".")
 }
 
-// Evaluator evaluates predicates (reference §5.3–§5.5). Every hook is
+// Evaluator evaluates predicates (docs/manifests.md §3–§4). Every hook is
 // optional: nil Deps match nothing but `*`; nil LookupEnv uses the process
 // environment; nil Shell runs `sh -c` in Dir; nil Custom makes every custom
 // predicate false.

@@ -60,7 +60,7 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// Enumerate lists the entries of a registry directory (reference §7.1): the
+// Enumerate lists the entries of a registry directory (docs/manifests.md §9.2): the
 // directories under root that classify as entries, found by walking child
 // directories (following symbolic links, hidden ones included) without
 // descending into an entry, sorted by path component-wise. A missing or
@@ -127,7 +127,7 @@ func comparePaths(a, b string) int {
 
 // HasSkills reports whether root/skills holds a regular file named SKILL.md
 // at any depth (following symbolic links to directories): the "does this
-// package embed skills" test of reference §8.3.
+// package embed skills" test of docs/manifests.md §11.
 func HasSkills(root string) bool {
 	found := false
 	visited := map[string]bool{}
@@ -162,7 +162,7 @@ func HasSkills(root string) bool {
 }
 
 // SynthesizeSkillPlugin builds the manifest of a bare-skill registry entry
-// (reference §7.2): named after the skill (or dirName, the entry directory's
+// (docs/manifests.md §9.2): named after the skill (or dirName, the entry directory's
 // name, when the front matter has no name), gated by the skill's
 // `depends-on` and `predicates` hoisted to the plugin level, with one skill
 // group `source.path = "."`. Whether it is dormant is decided by [Validate]

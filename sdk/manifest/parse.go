@@ -7,7 +7,7 @@ import (
 )
 
 // Parse-level checks: what Symposium's deserializer rejects before any
-// validation runs (reference §3.1): unknown keys in tables that deny them,
+// validation runs (Symposium's order): unknown keys in tables that deny them,
 // missing required keys and bad enum values of serde-required fields, and
 // dependency atoms and predicates that do not parse. Problems come in
 // document order when line numbers are known.

@@ -8,7 +8,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
-// Atom is a dependency atom (reference §5.1): a package name with an
+// Atom is a dependency atom (docs/manifests.md §3.1): a package name with an
 // optional version requirement, or the wildcard `*`.
 type Atom struct {
 	// Name is the dependency name, or "*" for the wildcard.
@@ -141,7 +141,7 @@ func normalizeReq(req string) (string, error) {
 	}
 }
 
-// Predicate is a parsed function-call predicate (reference §5.3). Its
+// Predicate is a parsed function-call predicate (docs/manifests.md §4). Its
 // String method returns the canonical text, which [ParsePredicate] reads
 // back to an equal value.
 type Predicate interface {
@@ -357,7 +357,7 @@ func ParseAtomList(s string) ([]Atom, error) {
 	return as, nil
 }
 
-// Lower turns a `depends-on` list into one predicate (reference §5.2): nil
+// Lower turns a `depends-on` list into one predicate (docs/manifests.md §4): nil
 // for none, the atom itself for one, any(...) for several.
 func Lower(atoms []Atom) Predicate {
 	switch len(atoms) {

@@ -14,7 +14,7 @@ const SkillFile = "SKILL.md"
 // MaxDescription is the longest skill or subcommand description, in bytes.
 const MaxDescription = 1024
 
-// Skill is the front matter of a SKILL.md (reference §6).
+// Skill is the front matter of a SKILL.md (docs/manifests.md §9.1).
 type Skill struct {
 	// Name is the `name` field, with one pair of surrounding double quotes
 	// removed. In lenient mode it is empty when the file has none; callers

@@ -1,7 +1,7 @@
 package manifest
 
 // Manifest is a raw, unvalidated plugin manifest: the SYMPOSIUM.toml schema
-// (reference §2). Zero values and nil slices mean "absent"; a non-nil empty
+// (docs/manifests.md §2). Zero values and nil slices mean "absent"; a non-nil empty
 // slice is an explicitly empty list and is encoded as such. Every table keeps
 // the keys it does not know in Extra.
 type Manifest struct {

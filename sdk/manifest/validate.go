@@ -9,7 +9,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
-// Origin says where a manifest came from; the rules differ (reference §1).
+// Origin says where a manifest came from; the rules differ (docs/manifests.md §1).
 type Origin int
 
 const (
@@ -73,7 +73,7 @@ func (g Gate) Strings() []string {
 // MarshalJSON encodes the gate as canonical strings.
 func (g Gate) MarshalJSON() ([]byte, error) { return marshalJSON(g.Strings()) }
 
-// Plugin is a validated plugin (reference §4.5): depends-on folded into
+// Plugin is a validated plugin (Symposium's validated form): depends-on folded into
 // predicates, inline installations promoted to named ones, references
 // resolved.
 type Plugin struct {
@@ -193,12 +193,12 @@ type Chained struct {
 	Version    string `json:"version,omitempty"`
 }
 
-// Validate checks a manifest with the rules of its origin (reference §3–§5)
+// Validate checks a manifest with the rules of its origin (docs/manifests.md §1–§9)
 // and returns the validated plugin, or nil when there is an error. Problems
 // come in the order Symposium would find them: first the parse-level ones
 // (types were checked by decoding; then unknown keys, required keys, atoms
 // and predicates, in document order), and if there are none the validation
-// pipeline of reference §3.1. Warnings (Problem.Warning) do not make the
+// pipeline in Symposium's order. Warnings (Problem.Warning) do not make the
 // plugin invalid: a dormant registry plugin, a non-GitHub source.git.
 //
 // Beyond Symposium, an installation whose source does not parse (unknown
@@ -727,7 +727,7 @@ func (v *validator) chained(i int, r PluginRef) {
 	v.p.Chained = append(v.p.Chained, ch)
 }
 
-// mentionsDependency is the dormancy test of reference §3.4.
+// mentionsDependency is the dormancy test of docs/manifests.md §7.
 func (p *Plugin) mentionsDependency() bool {
 	for _, pr := range p.Predicates {
 		if _, ok := pr.(Custom); ok {

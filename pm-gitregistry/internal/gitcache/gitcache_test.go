@@ -342,11 +342,11 @@ func TestSymlinks(t *testing.T) {
 	os.WriteFile(outside, []byte("secret"), 0o644)
 	repo.Write(map[string]string{
 		"p/SKILL.md":       "---\nname: p\ndescription: P\n---\n",
-		"p/shared.md":      "->../shared/doc.md",
-		"shared/doc.md":    "shared",
+		"p/shared.md":      "->../common/doc.md",
+		"common/doc.md":    "shared",
 		"p/escape.md":      "->../../../../../../../../etc/passwd",
 		"p/abs.md":         "->" + outside,
-		"p/dirlink":        "->../shared",
+		"p/dirlink":        "->../common",
 		"p/dangling.md":    "->nothing-here",
 		"p/chain.md":       "->shared.md",
 		"p/loop1":          "->loop2",
