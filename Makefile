@@ -8,7 +8,7 @@ BIN      := $(CURDIR)/bin
 FUZZTIME ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build test vet bench demo fuzz install clean
+.PHONY: all build test race release-check vet bench demo fuzz install clean
 
 all: build
 
@@ -17,12 +17,23 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ $(CMDS)
 
-## test: go vet and go test in every module, including the testscript scenarios
+## test: go vet and go test in every module, including the testscript scenarios;
+## every module runs even when an earlier one fails, then the failures are listed
 test: build
-	@set -e; for m in $(MODULES); do \
+	@failed=""; for m in $(MODULES); do \
 		echo "== $$m"; \
-		(cd $$m && $(GO) vet ./... && $(GO) test ./...); \
-	done
+		(cd $$m && $(GO) vet ./... && $(GO) test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED in:$$failed"; exit 1; fi
+
+## race: go test -race in every module (slower; CI runs it)
+race: build
+	@$(MAKE) --no-print-directory test TESTFLAGS="-race $(TESTFLAGS)"
+
+## release-check: the go-install release simulation (every module through a
+## file GOPROXY, every binary installed with go install @version); minutes
+release-check:
+	cd sdk && SYMPOSIUM_RELEASE_CHECK=1 $(GO) test -run '^TestRelease$$' -count=1 -timeout 30m ./internal/release/
 
 ## bench: every benchmark, side by side, into bench/report.md
 bench: build

@@ -163,20 +163,25 @@ func TestProcKill(t *testing.T) {
 }
 
 func TestProcFailuresReportStderr(t *testing.T) {
+	// Only the silent PM waits out its timeout; the others fail on their
+	// own, so their timeout is generous and a loaded machine cannot turn a
+	// crash into a time-out. The silent PM writes its stderr line before
+	// it stops answering, and 5 s leaves it time to do so under load.
 	tests := []struct {
-		mode string
-		want []string
+		mode    string
+		timeout time.Duration
+		want    []string
 	}{
-		{"crash", []string{"pmtest: waiting for response to request 1: the PM exited (exit status 3)", "boom: the last words of a crashing PM"}},
-		{"silent", []string{"pmtest: no response to request 1 within 300ms", "stuck on purpose"}},
-		{"garbage", []string{`the PM wrote a line that is not a JSON-RPC response: "this line is not JSON"`, "about to write garbage"}},
+		{"crash", time.Minute, []string{"pmtest: waiting for response to request 1: the PM exited (exit status 3)", "boom: the last words of a crashing PM"}},
+		{"silent", 5 * time.Second, []string{"pmtest: no response to request 1 within 5s", "stuck on purpose"}},
+		{"garbage", time.Minute, []string{`the PM wrote a line that is not a JSON-RPC response: "this line is not JSON"`, "about to write garbage"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
 			msg := fatalOf(t, func(tb testing.TB) {
 				pmtest.StartProc(tb, self(t)[0], nil, t.TempDir(), t.TempDir(), nil,
-					pmtest.ProcEnv("PMTEST_PROC_MODE="+tt.mode), pmtest.ProcTimeout(300*time.Millisecond))
+					pmtest.ProcEnv("PMTEST_PROC_MODE="+tt.mode), pmtest.ProcTimeout(tt.timeout))
 			})
 			for _, w := range tt.want {
 				if !strings.Contains(msg, w) {

@@ -35,6 +35,9 @@ var hardcodedVersion = map[string]bool{}
 // locked while a run uses it), so that a second run compiles only what
 // changed; this repository's modules are removed from it after each run.
 func TestRelease(t *testing.T) {
+	if os.Getenv("SYMPOSIUM_RELEASE_CHECK") == "" {
+		t.Skip("the go-install release simulation takes minutes: run it with make release-check (SYMPOSIUM_RELEASE_CHECK=1)")
+	}
 	if testing.Short() {
 		t.Skip("builds every binary of the repository: skipped under -short")
 	}
