@@ -446,6 +446,9 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 		return nil
 	}
 	r.warnAll(path, f.Problems)
+	for _, e := range f.Warnings {
+		r.pm.log.Warn("reading a requirement as pip does", "path", path, "err", e)
+	}
 	return f.Entries
 }
 

@@ -55,6 +55,16 @@ func (pep440Scheme) Matches(req, v string) (bool, error) {
 	return set.contains(ver, pre), nil
 }
 
+// ValidatePEP440Specifier checks that req is a PEP 440 specifier set ("" and
+// "*" are the empty set) without matching anything against it: a set that
+// only matching refuses ("===foo") is valid here.
+func ValidatePEP440Specifier(req string) error {
+	if _, err := parseSpecifierSet(req); err != nil {
+		return errRequirement("pypi", req, err)
+	}
+	return nil
+}
+
 // CanonicalPEP440 returns the normalized form of the PEP 440 version v
 // (for example "v1.0-RC.1" is "1.0rc1"), or an error when v is not one.
 func CanonicalPEP440(v string) (string, error) {

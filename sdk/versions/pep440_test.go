@@ -329,3 +329,16 @@ func TestPEP440CurrentRules(t *testing.T) {
 		t.Errorf("===1.0: %v %v", got, err)
 	}
 }
+
+func TestValidatePEP440Specifier(t *testing.T) {
+	for _, ok := range []string{"", "*", "===foo", ">=1,<2", "==1.*"} {
+		if err := ValidatePEP440Specifier(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"=>1", "==1.0a1.*", "1.0", "~=1"} {
+		if err := ValidatePEP440Specifier(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
