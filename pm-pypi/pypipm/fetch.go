@@ -2,9 +2,7 @@ package pypipm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -383,21 +381,4 @@ func (p *PM) indexError(id protocol.PackageID, err error) error {
 		return protocol.ErrRegistry(&id, re.URL, re.Status, "%s: package index failed: %v", id, re)
 	}
 	return err
-}
-
-// sourceTree returns the local directory of a PEP 610 direct_url.json
-// that records a directory install, or "".
-func sourceTree(data []byte) string {
-	var du struct {
-		URL     string          `json:"url"`
-		DirInfo json.RawMessage `json:"dir_info"`
-	}
-	if json.Unmarshal(data, &du) != nil || du.DirInfo == nil {
-		return ""
-	}
-	u, err := url.Parse(du.URL)
-	if err != nil || u.Scheme != "file" {
-		return ""
-	}
-	return filepath.FromSlash(u.Path)
 }

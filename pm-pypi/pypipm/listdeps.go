@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/poetrylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/uvlock"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
@@ -45,7 +46,7 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 
 // depsCacheKey names the persisted list_deps answer and versions its
 // meaning and layout (see encodeDeps); the workspace directory follows it.
-const depsCacheKey = "pypi list_deps 3\x00"
+const depsCacheKey = "pypi list_deps 4\x00"
 
 // depsCache is where list_deps answers are persisted: nil, which stores
 // nothing, when the host gave no cache directory.
@@ -171,6 +172,10 @@ type resolver struct {
 	localDirs map[string]string
 	// env records the environment variables read, with their values.
 	env map[string]string
+	// ctx is the list_deps call's context; mEnv the marker environment
+	// lock markers are evaluated in, computed on first need.
+	ctx  context.Context
+	mEnv marker.Env
 }
 
 func (r *resolver) getenv(k string) string {
@@ -239,6 +244,7 @@ func (r *resolver) declare(name, pin string) {
 }
 
 func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
+	r.ctx = ctx
 	ws := r.pm.ws
 	r.isDecl, r.local, r.pins, r.versions = map[string]bool{}, map[string]bool{}, map[string]string{}, map[string]string{}
 	r.watchDir(ws) // new requirements*.txt or pylock files appear here
@@ -378,6 +384,44 @@ func (r *resolver) offer(found map[string]string, name, version string) {
 	found[name] = version
 }
 
+// wants reports whether name is a declared dependency still without a
+// version.
+func (r *resolver) wants(name string) bool { return r.isDecl[name] && r.versions[name] == "" }
+
+// uvCandidates returns the locked versions of a name uv.lock holds several
+// of, with the markers selecting each: those of the workspace's own
+// dependency references when they name versions, else each version's
+// resolution-markers.
+func uvCandidates(l *uvlock.Lock, name string, pkgs []uvlock.Package) []lockCandidate {
+	members := map[string]bool{}
+	for _, m := range l.Members {
+		members[m] = true
+	}
+	var out []lockCandidate
+	for _, p := range l.Packages {
+		if !p.IsRoot() && !members[p.Name] {
+			continue
+		}
+		for _, e := range p.Edges {
+			if e.Name != name || e.Version == "" {
+				continue
+			}
+			c := lockCandidate{version: e.Version}
+			if e.Marker != "" {
+				c.markers = []string{e.Marker}
+			}
+			out = append(out, c)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, p := range pkgs {
+		out = append(out, lockCandidate{version: p.Version, markers: p.ResolutionMarkers})
+	}
+	return out
+}
+
 func (r *resolver) commit(found map[string]string) {
 	for n, v := range found {
 		if r.versions[n] == "" {
@@ -446,6 +490,9 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 		return nil
 	}
 	r.warnAll(path, f.Problems)
+	for _, e := range f.Warnings {
+		r.pm.log.Warn("reading a requirement as pip does", "path", path, "err", e)
+	}
 	return f.Entries
 }
 
@@ -464,14 +511,26 @@ func (r *resolver) fromUVLock() {
 		delete(r.isDecl, m)
 	}
 	found := map[string]string{}
+	byName := map[string][]uvlock.Package{}
 	for _, pkg := range l.Packages {
 		if pkg.IsRoot() {
 			continue
 		}
-		r.offer(found, pkg.Name, pkg.Version)
+		byName[pkg.Name] = append(byName[pkg.Name], pkg)
 		for _, dir := range []string{pkg.Source.Editable, pkg.Source.Directory, pkg.Source.Path, pkg.Source.Virtual} {
 			if dir != "" && !strings.HasSuffix(dir, ".whl") && !strings.HasSuffix(dir, ".tar.gz") {
 				r.localDir(pkg.Name, r.pm.ws, dir)
+			}
+		}
+	}
+	for name, pkgs := range byName {
+		if len(pkgs) == 1 {
+			r.offer(found, name, pkgs[0].Version)
+		} else if r.wants(name) {
+			// Several versions, split by markers: the one uv would
+			// install here.
+			if v, ok := r.chooseLocked(name, uvCandidates(l, name, pkgs), r.markerEnv(r.ctx)); ok {
+				r.offer(found, name, v)
 			}
 		}
 	}
@@ -537,8 +596,24 @@ func (r *resolver) fromPylock() {
 			if err != nil {
 				return err
 			}
+			byName := map[string][]lockCandidate{}
 			for _, pkg := range l.Packages {
-				offer(pkg.Name, pkg.Version)
+				c := lockCandidate{version: pkg.Version}
+				if pkg.Marker != "" {
+					c.markers = []string{pkg.Marker}
+				}
+				byName[pkg.Name] = append(byName[pkg.Name], c)
+			}
+			for name, cands := range byName {
+				if len(cands) == 1 {
+					offer(name, cands[0].version)
+				} else if r.wants(name) {
+					// Several entries, split by markers: the one an
+					// installer would take here.
+					if v, ok := r.chooseLocked(name, cands, r.markerEnv(r.ctx)); ok {
+						offer(name, v)
+					}
+				}
 			}
 			return nil
 		})

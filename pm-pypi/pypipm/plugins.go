@@ -32,6 +32,9 @@ type installed struct {
 	distInfo string
 	// source is a local source tree (editable install, sdist), or "".
 	source string
+	// editable is set when source is the project directory of an
+	// editable install, corroborated by the installed files.
+	editable bool
 }
 
 // ActivePlugins returns the plugins embedded in the given pypi dependencies,
@@ -138,9 +141,8 @@ func (p *PM) depOffers(n, req string, inst map[string]installed, local map[strin
 
 func (p *PM) fromDist(name, version, site, distInfo string) installed {
 	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo}
-	data, err := os.ReadFile(filepath.Join(distInfo, "direct_url.json"))
-	if err == nil && strings.Contains(string(data), "dir_info") {
-		in.source = sourceTree(data)
+	if dir, ok := p.editableProject(in); ok {
+		in.source, in.editable = dir, true
 	}
 	return in
 }
@@ -152,7 +154,7 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	var out []protocol.Offer
 	// A source tree (editable install, local directory) may declare
 	// [tool.symposium] in its pyproject.toml.
-	if in.source != "" {
+	if in.source != "" && p.allowedRoot(in, in.source) {
 		if o, ok := p.sourceTreeOffer(in); ok {
 			return []protocol.Offer{o}
 		}
@@ -171,7 +173,9 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	}
 	var topDirs []string
 	for _, t := range tops {
-		topDirs = append(topDirs, filepath.Join(in.site, t))
+		if d := filepath.Join(in.site, t); isDir(d) {
+			topDirs = append(topDirs, d)
+		}
 	}
 	if in.distInfo == "" && in.source != "" {
 		// An sdist or source tree: its packages are its directories (or
@@ -179,7 +183,7 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 		for _, base := range []string{in.source, filepath.Join(in.source, "src")} {
 			for _, e := range listDir(base) {
 				d := filepath.Join(base, e)
-				if st, err := os.Stat(d); err == nil && st.IsDir() && !strings.HasPrefix(e, ".") && e != "src" {
+				if isDir(d) && !strings.HasPrefix(e, ".") && e != "src" {
 					topDirs = append(topDirs, d)
 				}
 			}
@@ -196,11 +200,14 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 			continue
 		}
 		seen[dir] = true
+		if !p.allowedRoot(in, dir) {
+			continue
+		}
 		name := in.id.Name
 		if len(eps) > 1 {
 			name = ep.Name
 		}
-		if o, ok := p.dirOffer(in.id, name, dir, "entry point "+EntryPointGroup+":"+ep.Name); ok {
+		if o, ok := p.dirOffer(in, name, dir, "entry point "+EntryPointGroup+":"+ep.Name); ok {
 			out = append(out, o)
 		}
 	}
@@ -210,11 +217,14 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	// No entry point: a SYMPOSIUM.toml in a top-level package offers it
 	// (and, when loading on request, a skills/ directory).
 	for _, dir := range topDirs {
-		_, err := os.Stat(filepath.Join(dir, ManifestFile))
+		_, err := os.Lstat(filepath.Join(dir, ManifestFile))
 		if err != nil && !(loose && manifest.HasSkills(dir)) {
 			continue
 		}
-		if o, ok := p.dirOffer(in.id, in.id.Name, dir, filepath.Base(dir)); ok {
+		if !p.allowedRoot(in, dir) {
+			continue
+		}
+		if o, ok := p.dirOffer(in, in.id.Name, dir, filepath.Base(dir)); ok {
 			out = append(out, o)
 		}
 	}
@@ -248,12 +258,34 @@ func (p *PM) packageDir(in installed, module string) (string, bool) {
 
 // dirOffer builds the offer for a plugin rooted at dir: a SYMPOSIUM.toml
 // there is the one declared layer, merged over the defaults.
-func (p *PM) dirOffer(id protocol.PackageID, name, dir, what string) (protocol.Offer, bool) {
+func (p *PM) dirOffer(in installed, name, dir, what string) (protocol.Offer, bool) {
 	var layers []manifest.Layer
 	if tbl, ok := p.readTOML(filepath.Join(dir, ManifestFile)); ok {
 		layers = append(layers, manifest.Layer{Source: what + " " + ManifestFile, Table: tbl})
 	}
-	return p.buildOffer(id, name, dir, layers)
+	o, ok := p.buildOffer(in.id, name, dir, layers)
+	if ok {
+		p.announceEditable(in, dir)
+	}
+	return o, ok
+}
+
+// announceEditable states, on stderr at warning level (shown by default),
+// that an offer's root is in the project directory of an editable install
+// rather than in site-packages.
+func (p *PM) announceEditable(in installed, root string) {
+	if !in.editable || in.source == "" {
+		return
+	}
+	if rel, err := filepath.Rel(in.source, root); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		return
+	}
+	p.log.Warn("offering a plugin from the project directory of an editable install, outside site-packages", "id", in.id, "root", root, "project", in.source)
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
@@ -273,7 +305,11 @@ func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
 	if len(layers) == 0 {
 		return protocol.Offer{}, false
 	}
-	return p.buildOffer(in.id, in.id.Name, in.source, layers)
+	o, ok := p.buildOffer(in.id, in.id.Name, in.source, layers)
+	if ok {
+		p.announceEditable(in, in.source)
+	}
+	return o, ok
 }
 
 func (p *PM) readTOML(path string) (map[string]any, bool) {

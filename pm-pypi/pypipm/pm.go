@@ -136,7 +136,7 @@ func checkID(id protocol.PackageID) (name, req string, err error) {
 		req = "==" + req
 	}
 	if req != "" {
-		if _, err := versions.PEP440.Matches(req, "0"); err != nil {
+		if err := versions.ValidatePEP440Specifier(req); err != nil {
 			return "", "", protocol.ErrForeignID(id, "%s: version %q is not a PEP 440 version or specifier set: %v", id, id.Version, err)
 		}
 	}

@@ -46,16 +46,14 @@ func TestActivePluginsRealVenv(t *testing.T) {
 	ws := t.TempDir()
 	site := realVenv(t, ws, ix.URL, "demo-plugin", "plain", "skillful")
 
-	// An editable install of a local source tree, as pip records one (PEP
-	// 610 direct_url.json); fabricated because building editables needs
+	// An editable install of a local source tree, as pip and setuptools
+	// record one (PEP 610 direct_url.json, a .pth file naming the project);
+	// fabricated by fakeEditable because building editables needs
 	// setuptools' wheel support, which this machine lacks offline.
 	src := filepath.Join(ws, "localsrc")
 	os.MkdirAll(filepath.Join(src, "localpkg"), 0o755)
 	os.WriteFile(filepath.Join(src, "pyproject.toml"), []byte("[project]\nname = \"local-pkg\"\nversion = \"0.3.0\"\n\n[tool.symposium]\nname = \"local-plugin\"\n\n[[tool.symposium.skills]]\nsource.path = \"notes\"\n"), 0o644)
-	di := filepath.Join(site, "local_pkg-0.3.0.dist-info")
-	os.MkdirAll(di, 0o755)
-	os.WriteFile(filepath.Join(di, "METADATA"), []byte("Metadata-Version: 2.1\nName: local-pkg\nVersion: 0.3.0\n"), 0o644)
-	os.WriteFile(filepath.Join(di, "direct_url.json"), []byte(`{"url": "file://`+filepath.ToSlash(src)+`", "dir_info": {"editable": true}}`), 0o644)
+	fakeEditable(t, site, "local-pkg", "0.3.0", src)
 
 	os.WriteFile(filepath.Join(ws, "pyproject.toml"), []byte("[project]\nname = \"ws\"\ndependencies = [\"Demo.Plugin\", \"plain\", \"skillful\", \"local-pkg\", \"absent\"]\n"), 0o644)
 	p := newPM(t, ws, t.TempDir(), map[string]string{"PIP_INDEX_URL": ix.URL})
@@ -104,5 +102,28 @@ func TestActivePluginsRealVenv(t *testing.T) {
 	offers, _ = p.ActivePlugins(ctx, []protocol.PackageID{id("demo-plugin", "9.9")})
 	if len(offers) != 1 || offers[0].ID.Version != "1.0.0" {
 		t.Errorf("version mismatch: %+v", offers)
+	}
+}
+
+// fakeEditable lays out an editable install of the project at src into
+// site as pip with setuptools (PEP 660) writes it: a dist-info with
+// METADATA, direct_url.json (dir_info.editable) and a RECORD listing an
+// __editable__ .pth file that names the project directory.
+func fakeEditable(t *testing.T, site, name, version, src string) {
+	t.Helper()
+	esc := strings.ReplaceAll(name, "-", "_")
+	di := filepath.Join(site, esc+"-"+version+".dist-info")
+	pth := "__editable__." + esc + "-" + version + ".pth"
+	files := map[string]string{
+		filepath.Join(di, "METADATA"):        "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n",
+		filepath.Join(di, "direct_url.json"): `{"url": "file://` + filepath.ToSlash(src) + `", "dir_info": {"editable": true}}`,
+		filepath.Join(di, "RECORD"):          pth + ",,\n" + filepath.Base(di) + "/METADATA,,\n" + filepath.Base(di) + "/RECORD,,\n",
+		filepath.Join(site, pth):             src + "\n",
+	}
+	os.MkdirAll(di, 0o755)
+	for p, body := range files {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
 // Entry is one requirement line of a requirements file.
@@ -46,6 +48,11 @@ type File struct {
 	// Problems are the lines that could not be understood; they were
 	// skipped.
 	Problems []error
+	// Warnings are about lines kept with less than they say: a requirement
+	// pip reads only with its legacy rules ("asdf==", "Jinja2==3.0.0#c"),
+	// or options pip refuses ("-C bar" without KEY=VAL), keeps its name
+	// without a version; stray text among options is ignored, as pip does.
+	Warnings []error
 }
 
 // Options configure ParseFile.
@@ -251,9 +258,12 @@ func (f *File) parseLine(path string, num int, line string, constraint bool, dep
 		return fmt.Errorf("unknown option %q", fields[0])
 	}
 	// A requirement, then per-requirement options.
-	reqText, hashes, err := splitRequirementOptions(line)
-	if err != nil {
-		return err
+	warn := func(format string, args ...any) {
+		f.Warnings = append(f.Warnings, fmt.Errorf("%s:%d: %s", path, num, fmt.Sprintf(format, args...)))
+	}
+	reqText, hashes, stray, optErr := splitRequirementOptions(line)
+	if stray != "" {
+		warn("ignoring %q among the options, as pip does", stray)
 	}
 	var e *Entry
 	if looksLikePath(reqText) {
@@ -264,7 +274,14 @@ func (f *File) parseLine(path string, num int, line string, constraint bool, dep
 	} else {
 		r, err := Parse(reqText)
 		if err != nil {
-			return err
+			name, ok := legacyName(reqText)
+			if !ok {
+				return err
+			}
+			// pip (with its legacy specifiers) still installs this; the
+			// version it names is not one.
+			warn("%v; listing %s without a version", err, name)
+			r = Requirement{Name: name}
 		}
 		e = &Entry{File: path, Line: num, Name: r.Normalized(), Req: r}
 		if v, ok := r.Pin(); ok {
@@ -275,10 +292,65 @@ func (f *File) parseLine(path string, num int, line string, constraint bool, dep
 			}
 		}
 	}
+	if optErr != nil {
+		// pip refuses the line (and its whole file): keep only the name.
+		warn("%v (pip refuses this line); listing %s without a version", optErr, e.Name)
+		e.Version, e.Req.Specifier, hashes = "", "", nil
+	}
 	e.Hashes = hashes
 	e.Constraint = constraint
 	f.Entries = append(f.Entries, *e)
 	return nil
+}
+
+// legacyName returns the distribution name of a requirement that PEP 508
+// refuses but pip's legacy specifiers read: a name (and extras) followed by
+// comparison clauses whose versions are not PEP 440 ones ("asdf==",
+// "Jinja2==3.0.0#comment"), optionally a marker.
+func legacyName(s string) (string, bool) {
+	i := 0
+	for i < len(s) && isNameByte(s[i]) {
+		i++
+	}
+	name := s[:i]
+	if !pyname.Valid(name) {
+		return "", false
+	}
+	rest := strings.TrimLeft(s[i:], " \t")
+	if strings.HasPrefix(rest, "[") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return "", false
+		}
+		rest = strings.TrimLeft(rest[end+1:], " \t")
+	}
+	if semi := strings.IndexByte(rest, ';'); semi >= 0 {
+		if checkMarker(strings.TrimSpace(rest[semi+1:])) != nil {
+			return "", false
+		}
+		rest = rest[:semi]
+	}
+	rest = strings.TrimSpace(rest)
+	if strings.HasPrefix(rest, "(") && strings.HasSuffix(rest, ")") {
+		rest = rest[1 : len(rest)-1]
+	}
+	if rest == "" {
+		return "", false
+	}
+	for _, clause := range strings.Split(rest, ",") {
+		clause = strings.TrimSpace(clause)
+		op := ""
+		for _, o := range []string{"===", "~=", "==", "!=", "<=", ">=", "<", ">"} {
+			if strings.HasPrefix(clause, o) {
+				op = o
+				break
+			}
+		}
+		if op == "" || strings.ContainsAny(strings.TrimSpace(clause[len(op):]), " \t()") {
+			return "", false
+		}
+	}
+	return name, true
 }
 
 // splitOption splits "--opt=value", "--opt value" and "-rfile" forms.
@@ -300,54 +372,77 @@ func splitOption(fields []string) (opt, val string, ok bool) {
 }
 
 // splitRequirementOptions separates the requirement text from trailing
-// per-requirement options (--hash, --config-settings, --global-option...).
-func splitRequirementOptions(line string) (string, []string, error) {
-	idx := -1
-	for _, marker := range []string{" --", "\t--", " -"} {
-		if i := strings.Index(line, marker); i >= 0 && (idx < 0 || i < idx) {
-			// " -" inside a marker expression (e.g. "a-b") never has a
-			// space before it followed by an option letter; accept only
-			// known option forms.
-			rest := strings.TrimSpace(line[i:])
-			if strings.HasPrefix(rest, "--hash") || strings.HasPrefix(rest, "--config-settings") ||
-				strings.HasPrefix(rest, "--global-option") || strings.HasPrefix(rest, "--install-option") ||
-				strings.HasPrefix(rest, "-C") {
-				idx = i
+// per-requirement options the way pip does: the options start at the first
+// word beginning with "-". It returns the --hash values and the first word
+// that is neither an option nor an option's value (pip ignores such words).
+// err reports what pip refuses: an option it does not know, a missing
+// value, a --config-settings value without KEY=VAL.
+func splitRequirementOptions(line string) (req string, hashes []string, stray string, err error) {
+	fields := strings.Fields(line)
+	n := 0
+	for n < len(fields) && !strings.HasPrefix(fields[n], "-") {
+		n++
+	}
+	if n == len(fields) {
+		return strings.TrimSpace(line), nil, "", nil
+	}
+	// The requirement is the line up to that word.
+	cut := 0
+	for k := 0; k < n; k++ {
+		i := strings.Index(line[cut:], fields[k])
+		cut += i + len(fields[k])
+	}
+	req = strings.TrimSpace(line[:cut])
+	opts := fields[n:]
+	for i := 0; i < len(opts); i++ {
+		fl := opts[i]
+		if !strings.HasPrefix(fl, "-") {
+			if stray == "" {
+				stray = fl
 			}
+			continue
 		}
-	}
-	if idx < 0 {
-		return strings.TrimSpace(line), nil, nil
-	}
-	req := strings.TrimSpace(line[:idx])
-	var hashes []string
-	fields := strings.Fields(line[idx:])
-	for i := 0; i < len(fields); i++ {
-		fl := fields[i]
-		switch {
-		case strings.HasPrefix(fl, "--hash="):
-			hashes = append(hashes, strings.TrimPrefix(fl, "--hash="))
-		case fl == "--hash":
-			if i+1 >= len(fields) {
-				return "", nil, errors.New("--hash needs a value")
+		name, val, hasVal := fl, "", false
+		if k, v, ok := strings.Cut(fl, "="); ok && strings.HasPrefix(fl, "--") {
+			name, val, hasVal = k, v, true
+		} else if strings.HasPrefix(fl, "-C") && len(fl) > 2 {
+			name, val, hasVal = "-C", fl[2:], true
+		}
+		switch name {
+		case "--hash", "--config-settings", "-C", "--global-option":
+		default:
+			if err == nil {
+				err = fmt.Errorf("unknown option %q", fl)
+			}
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(opts) {
+				if err == nil {
+					err = fmt.Errorf("%s needs a value", name)
+				}
+				continue
 			}
 			i++
-			hashes = append(hashes, fields[i])
-		case strings.HasPrefix(fl, "-"):
-			if !strings.Contains(fl, "=") && i+1 < len(fields) && !strings.HasPrefix(fields[i+1], "-") {
-				i++
+			val = opts[i]
+		}
+		switch name {
+		case "--hash":
+			algo, digest, ok := strings.Cut(val, ":")
+			if !ok || algo == "" || digest == "" {
+				if err == nil {
+					err = fmt.Errorf("bad --hash value %q (want algorithm:hexdigest)", val)
+				}
+				continue
 			}
-		default:
-			return "", nil, fmt.Errorf("unexpected %q among options", fl)
+			hashes = append(hashes, val)
+		case "--config-settings", "-C":
+			if !strings.Contains(val, "=") && err == nil {
+				err = fmt.Errorf("%s %q is not of the form KEY=VAL", name, val)
+			}
 		}
 	}
-	for _, h := range hashes {
-		algo, digest, ok := strings.Cut(h, ":")
-		if !ok || algo == "" || digest == "" {
-			return "", nil, fmt.Errorf("bad --hash value %q (want algorithm:hexdigest)", h)
-		}
-	}
-	return req, hashes, nil
+	return req, hashes, stray, err
 }
 
 // looksLikePath reports whether a requirement line is a path or URL rather
@@ -362,7 +457,15 @@ func looksLikePath(s string) bool {
 	if strings.HasPrefix(s, "file:") {
 		return true
 	}
-	return strings.HasSuffix(s, ".whl") || strings.HasSuffix(s, ".tar.gz") || strings.HasSuffix(s, ".zip")
+	if !strings.HasSuffix(s, ".whl") && !strings.HasSuffix(s, ".tar.gz") && !strings.HasSuffix(s, ".zip") {
+		return false
+	}
+	// An archive name is a path unless it is "name @ url": what precedes
+	// an "@" does not look like a path (pip's rule).
+	if before, _, ok := strings.Cut(s, "@"); ok && !strings.ContainsAny(before, `/\`) && !strings.HasPrefix(before, ".") {
+		return false
+	}
+	return true
 }
 
 func (f *File) pathEntry(file string, num int, target string, opts Options) *Entry {

@@ -175,7 +175,7 @@ func Parse(s string) (Requirement, error) {
 		spec = strings.TrimSpace(spec[1 : len(spec)-1])
 	}
 	if spec != "" {
-		if _, err := versions.PEP440.Matches(spec, "0"); err != nil {
+		if err := versions.ValidatePEP440Specifier(spec); err != nil {
 			return fail("%v", err)
 		}
 		// Keep the clauses compact: ">=1.0, <2" becomes ">=1.0,<2".

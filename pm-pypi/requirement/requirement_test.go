@@ -180,6 +180,7 @@ func FuzzParse(f *testing.F) {
 func FuzzParseFile(f *testing.F) {
 	f.Add("-r other.txt\nfoo==1 \\\n --hash=sha256:ab\n# c\n-e .#egg=x\n")
 	f.Add("\xff\xfea\x00=\x00")
+	f.Add("asdf==\nfoo6==1.0 --hash=sha256:ab trailing\nu @ https://x/1.0.zip\nfoo==1 -C bar\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		files := map[string]string{"/r/requirements.txt": body, "/r/other.txt": body}
 		_, _ = ParseFile("/r/requirements.txt", Options{ReadFile: func(p string) ([]byte, error) {

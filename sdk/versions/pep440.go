@@ -8,15 +8,19 @@ import (
 	"sync"
 )
 
-// PEP440 is the version and specifier semantics of PEP 440 (PyPI), as pip
-// applies them: ~=, == and != with .* prefix matching, ===, epochs, local
-// labels, and the pre-release rule (a pre-release matches only when the
-// specifier names one).
+// PEP440 is the version and specifier semantics of PEP 440 (PyPI), as the
+// current packaging library (22 and later, which pip has shipped since 2022)
+// applies them: ~=, == and != with .* prefix matching (the wildcard only
+// after a release, "==1.0a1.*" is refused), ===, epochs, local labels, and
+// the pre-release rule (a pre-release matches only when a clause with
+// ==, ~=, >=, <=, <, > or === names one). A set holding "===" with a string
+// that is not a version cannot say whether it admits pre-releases: matching
+// against it is an error, as it is for packaging.
 //
 // The implementation is this package's own rather than deps.dev's PyPI
 // system, which ignores ===, lets the empty requirement match pre-releases
 // and differs from pip on several boundary cases; pep440_test.go proves it
-// against the packaging library vendored in pip.
+// against Debian's python3-packaging.
 var PEP440 Scheme = pep440Scheme{}
 
 type pep440Scheme struct{}
@@ -44,7 +48,21 @@ func (pep440Scheme) Matches(req, v string) (bool, error) {
 	if err != nil {
 		return false, errRequirement("pypi", req, err)
 	}
-	return set.contains(ver, set.prereleases()), nil
+	pre, err := set.prereleases()
+	if err != nil {
+		return false, errRequirement("pypi", req, err)
+	}
+	return set.contains(ver, pre), nil
+}
+
+// ValidatePEP440Specifier checks that req is a PEP 440 specifier set ("" and
+// "*" are the empty set) without matching anything against it: a set that
+// only matching refuses ("===foo") is valid here.
+func ValidatePEP440Specifier(req string) error {
+	if _, err := parseSpecifierSet(req); err != nil {
+		return errRequirement("pypi", req, err)
+	}
+	return nil
 }
 
 // CanonicalPEP440 returns the normalized form of the PEP 440 version v
@@ -84,9 +102,11 @@ func FilterPEP440(req string, candidates []string, allowPre bool) ([]string, err
 			parsed = append(parsed, cand{c, v})
 		}
 	}
-	pre := set.prereleases()
-	if allowPre {
-		pre = triTrue
+	pre := triTrue
+	if !allowPre {
+		if pre, err = set.prereleases(); err != nil {
+			return nil, errRequirement("pypi", req, err)
+		}
 	}
 	var out []string
 	if len(set.specs) == 0 {
@@ -496,8 +516,8 @@ func parseSpecifier(s string) (specifier, error) {
 	}
 	sp.ver, sp.verOK = v, true
 	switch {
-	case sp.wildcard && (v.hasDev || len(v.local) > 0):
-		return sp, fmt.Errorf("%q: a .* prefix match cannot name a dev or local version", s)
+	case sp.wildcard && (v.preL != "" || v.hasPost || v.hasDev || len(v.local) > 0):
+		return sp, fmt.Errorf("%q: a .* prefix match may follow only a release number (like ==1.0.*)", s)
 	case sp.op == "~=" && len(v.release) < 2:
 		return sp, fmt.Errorf("%q: ~= needs at least two release components", s)
 	case sp.op != "==" && sp.op != "!=" && len(v.local) > 0:
@@ -512,25 +532,31 @@ func mustParse(s string) (pep440Version, bool) {
 }
 
 // prereleases is packaging's Specifier.prereleases: whether the clause names
-// a pre-release with an inclusive operator.
+// a pre-release (with any operator but !=: packaging counts < and > since
+// 24.2).
 func (sp specifier) prereleases() bool {
-	switch sp.op {
-	case "==", ">=", "<=", "~=", "===":
-		return sp.verOK && sp.ver.isPrerelease()
-	}
-	return false
+	return sp.op != "!=" && sp.verOK && sp.ver.isPrerelease()
 }
 
-func (set specifierSet) prereleases() tri {
+// prereleases is packaging's SpecifierSet.prereleases: unset for an empty
+// set, else whether some clause names a pre-release. A "===" clause naming
+// something that is not a version makes it an error (packaging raises
+// InvalidVersion there).
+func (set specifierSet) prereleases() (tri, error) {
 	if len(set.specs) == 0 {
-		return triUnset
+		return triUnset, nil
+	}
+	for _, sp := range set.specs {
+		if sp.op == "===" && !sp.verOK {
+			return triUnset, fmt.Errorf("cannot tell whether %q admits pre-releases: %q is not a PEP 440 version", sp.op+sp.raw, sp.raw)
+		}
 	}
 	for _, sp := range set.specs {
 		if sp.prereleases() {
-			return triTrue
+			return triTrue, nil
 		}
 	}
-	return triFalse
+	return triFalse, nil
 }
 
 func (set specifierSet) contains(v pep440Version, pre tri) bool {
@@ -557,15 +583,16 @@ func (sp specifier) contains(v pep440Version, pre bool) bool {
 			n++
 		}
 		prefix = prefix[:max(n-1, 0)]
-		return v.public().compare(sp.ver) >= 0 && prefixEqual(v, strings.Join(prefix, "."))
+		pv, ok := mustParse(strings.Join(prefix, "."))
+		return ok && v.public().compare(sp.ver) >= 0 && prefixEqual(v, pv)
 	case "==":
 		if sp.wildcard {
-			return prefixEqual(v, strings.TrimSuffix(sp.raw, ".*"))
+			return prefixEqual(v, sp.ver)
 		}
 		return equalVersion(v, sp.ver)
 	case "!=":
 		if sp.wildcard {
-			return !prefixEqual(v, strings.TrimSuffix(sp.raw, ".*"))
+			return !prefixEqual(v, sp.ver)
 		}
 		return !equalVersion(v, sp.ver)
 	case "<=":
@@ -604,18 +631,27 @@ func equalVersion(v, spec pep440Version) bool {
 	return v.compare(spec) == 0
 }
 
-// prefixEqual is packaging's prefix match: the spec text and the candidate's
-// public normalized form are split into segments (with an implicit dot before
-// a pre-release), the candidate cut to the spec's length, the release parts
-// zero-padded, and the segment strings compared.
-func prefixEqual(v pep440Version, specText string) bool {
-	spec := splitVersionText(specText)
-	cand := splitVersionText(v.public().String())
-	if len(cand) > len(spec) {
-		cand = cand[:len(spec)]
+// prefixEqual is packaging's prefix match: the spec's and the candidate's
+// public normalized forms are split into segments (the epoch first, an
+// implicit dot before a pre-release), the release parts zero-padded, the
+// candidate cut to the spec's length, and the segment strings compared.
+func prefixEqual(v, specVer pep440Version) bool {
+	spec := prefixSegments(specVer)
+	cand := prefixSegments(v)
+	_, pc := padRelease(spec, cand)
+	if len(pc) > len(spec) {
+		pc = pc[:len(spec)]
 	}
-	ps, pc := padRelease(spec, cand)
-	return slices.Equal(ps, pc)
+	return slices.Equal(spec, pc)
+}
+
+// prefixSegments is packaging's _version_split of v's public normalized
+// form: the epoch, then the dot-separated segments.
+func prefixSegments(v pep440Version) []string {
+	pub := v.public()
+	epoch := pub.epoch
+	pub.epoch = "0"
+	return append([]string{epoch}, splitVersionText(pub.String())...)
 }
 
 func padRelease(a, b []string) ([]string, []string) {

@@ -54,11 +54,12 @@ var pep440Specifiers = func() []string {
 	return out
 }()
 
-// pep440Oracle runs pip's vendored packaging library over the tables.
+// pep440Oracle runs the packaging library (Debian's python3-packaging,
+// current rules: no legacy versions) over the tables.
 const pep440Oracle = `
 import json, sys
-from pip._vendor.packaging.version import Version, InvalidVersion
-from pip._vendor.packaging.specifiers import Specifier, SpecifierSet, InvalidSpecifier
+from packaging.version import Version, InvalidVersion
+from packaging.specifiers import Specifier, SpecifierSet, InvalidSpecifier
 d = json.load(sys.stdin)
 out = {"canon": {}, "valid_spec": {}, "contains": {}, "filter": {}, "filter_pre": {}, "order": []}
 valid = []
@@ -83,10 +84,17 @@ for s in d["specs"]:
     if not ok:
         continue
     ss = SpecifierSet("" if s.strip() == "*" else s)
-    out["contains"][s] = [ss.contains(Version(v)) for v in valid]
-    out["filter"][s] = list(ss.filter(valid))
-    out["filter_pre"][s] = list(ss.filter(valid, prereleases=True))
+    def attempt(f):
+        try:
+            return f()
+        except InvalidVersion:
+            return None
+    out["contains"][s] = attempt(lambda: [ss.contains(Version(v)) for v in valid])
+    out["filter"][s] = attempt(lambda: list(ss.filter(valid)))
+    out["filter_pre"][s] = attempt(lambda: list(ss.filter(valid, prereleases=True)))
 out["order"] = sorted(valid, key=lambda v: Version(v))
+import packaging
+out["version"] = packaging.__version__
 out["valid"] = valid
 json.dump(out, sys.stdout)
 `
@@ -99,17 +107,12 @@ type pep440OracleResult struct {
 	FilterPre map[string][]string `json:"filter_pre"`
 	Order     []string            `json:"order"`
 	Valid     []string            `json:"valid"`
+	Version   string              `json:"version"`
 }
 
 func runPEP440Oracle(t *testing.T) pep440OracleResult {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	if err := exec.Command(py, "-c", "import pip._vendor.packaging").Run(); err != nil {
-		t.Skip("pip (with its vendored packaging) not installed")
-	}
+	py := debianPython(t)
 	in, _ := json.Marshal(map[string]any{"versions": pep440Versions, "specs": pep440Specifiers})
 	cmd := exec.Command(py, "-c", pep440Oracle)
 	cmd.Stdin = bytes.NewReader(in)
@@ -149,8 +152,25 @@ func TestPEP440Oracle(t *testing.T) {
 	if !slices.Equal(ours, o.Order) {
 		t.Errorf("order differs:\n ours %q\n pip  %q", ours, o.Order)
 	}
+	// Two rules of current packaging that older copies (such as Debian
+	// 12's 23.0) lack; the cases they decide are skipped there:
+	// - before 24.0 the epoch was ignored in prefix matches ("==0.*"
+	//   admitted "1!0.1");
+	// - before 24.2 "<" and ">" naming a pre-release did not admit
+	//   pre-releases ("<1.0rc1" refused "1.0a1").
+	older := func(v string) bool { c, err := PEP440.Compare(o.Version, v); return err == nil && c < 0 }
+	oldEpochs, oldPre := older("24.0"), older("24.2")
+	epochSkip := func(s, v string) bool {
+		return oldEpochs && strings.Contains(v, "!") && (strings.Contains(s, ".*") || strings.Contains(s, "~="))
+	}
+	noEpochs := func(s string, vs []string) []string {
+		return slices.DeleteFunc(slices.Clone(vs), func(v string) bool { return epochSkip(s, v) })
+	}
+	if oldPre {
+		t.Logf("packaging %s predates 24.2: specifiers with < or > naming a pre-release are not compared", o.Version)
+	}
 	for _, s := range pep440Specifiers {
-		_, err := PEP440.Matches(s, "1.0")
+		set, err := parseSpecifierSet(s)
 		if o.ValidSpec[s] != (err == nil) {
 			t.Errorf("specifier %q: packaging valid=%v, ours err=%v", s, o.ValidSpec[s], err)
 			continue
@@ -158,23 +178,41 @@ func TestPEP440Oracle(t *testing.T) {
 		if err != nil {
 			continue
 		}
+		if oldPre && slices.ContainsFunc(set.specs, func(sp specifier) bool {
+			return (sp.op == "<" || sp.op == ">") && sp.ver.isPrerelease()
+		}) {
+			continue
+		}
 		for i, v := range o.Valid {
 			got, err := PEP440.Matches(s, v)
+			if o.Contains[s] == nil {
+				if err == nil {
+					t.Errorf("Matches(%q, %q) = %v, packaging raises an error", s, v, got)
+				}
+				continue
+			}
 			if err != nil {
 				t.Errorf("Matches(%q, %q): %v", s, v, err)
 				continue
 			}
-			if want := o.Contains[s][i]; got != want {
+			if want := o.Contains[s][i]; got != want && !epochSkip(s, v) {
 				t.Errorf("Matches(%q, %q) = %v, packaging says %v", s, v, got, want)
 			}
 		}
-		got, _ := FilterPEP440(s, o.Valid, false)
-		if !slices.Equal(got, o.Filter[s]) && !(len(got) == 0 && len(o.Filter[s]) == 0) {
-			t.Errorf("FilterPEP440(%q) = %q, packaging says %q", s, got, o.Filter[s])
-		}
-		got, _ = FilterPEP440(s, o.Valid, true)
-		if !slices.Equal(got, o.FilterPre[s]) && !(len(got) == 0 && len(o.FilterPre[s]) == 0) {
-			t.Errorf("FilterPEP440(%q, pre) = %q, packaging says %q", s, got, o.FilterPre[s])
+		for _, pre := range []bool{false, true} {
+			want := o.Filter[s]
+			if pre {
+				want = o.FilterPre[s]
+			}
+			got, err := FilterPEP440(s, o.Valid, pre)
+			switch {
+			case want == nil && err == nil:
+				t.Errorf("FilterPEP440(%q, pre=%v) = %q, packaging raises an error", s, pre, got)
+			case want != nil && err != nil:
+				t.Errorf("FilterPEP440(%q, pre=%v): %v", s, pre, err)
+			case !slices.Equal(noEpochs(s, got), noEpochs(s, want)) && !(len(got) == 0 && len(want) == 0):
+				t.Errorf("FilterPEP440(%q, pre=%v) = %q, packaging says %q", s, pre, got, want)
+			}
 		}
 	}
 }
@@ -232,4 +270,75 @@ func FuzzPEP440(f *testing.F) {
 		}
 		_ = fmt.Sprint(req)
 	})
+}
+
+// debianPython returns Debian's interpreter, /usr/bin/python3, when it can
+// import a packaging library of version 22 or later (Debian's
+// python3-packaging: apt-get install python3-packaging), and skips the test
+// otherwise. The python3 on PATH may be another interpreter whose only
+// packaging is the copy pip vendors, which follows the rules of 21.3.
+func debianPython(t *testing.T) string {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	out, err := exec.Command(py, "-c", "import packaging, sys; v = packaging.__version__; print(v); sys.exit(int(v.split('.')[0]) < 22)").CombinedOutput()
+	if err != nil {
+		t.Skipf("%s with packaging >= 22 not available (apt-get install python3-packaging): %v %s", py, err, bytes.TrimSpace(out))
+	}
+	return py
+}
+
+// TestPEP440CurrentRules pins the rules where current packaging departs
+// from the 21.3 copy old pips vendor, without needing an oracle.
+func TestPEP440CurrentRules(t *testing.T) {
+	for _, tc := range []struct {
+		req, v string
+		want   bool
+	}{
+		{"<1.0rc1", "1.0a1", true}, // < and > naming a pre-release admit them
+		{">1.0a1", "1.0b1", true},
+		{"<1.0", "1.0a1", false},
+		{">0.9", "1.0a1", false},
+		{"!=1.0a1", "1.0a2", false},
+		{"==01.0.*", "1.0.5", true}, // the prefix is normalized
+		{"==0.*", "1!0.1", false},   // the epoch takes part in prefix matches
+		{"==1!0.*", "1!0.1", true},
+		{"~=0.9", "1!1.0", false},
+		{"==1.*", "1.0.1", true},
+	} {
+		got, err := PEP440.Matches(tc.req, tc.v)
+		if err != nil || got != tc.want {
+			t.Errorf("Matches(%q, %q) = %v, %v; want %v", tc.req, tc.v, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"==1.0a1.*", "==1.0.post1.*", "!=1.0rc1.*", "==1.0.dev1.*"} {
+		if _, err := PEP440.Matches(bad, "1.0"); err == nil {
+			t.Errorf("%q accepted: a wildcard may follow only a release", bad)
+		}
+	}
+	// === with a non-version: matching cannot decide about pre-releases.
+	if _, err := PEP440.Matches("===foo", "1.0"); err == nil || !strings.Contains(err.Error(), "foo") {
+		t.Errorf("===foo matched without an error naming it: %v", err)
+	}
+	if _, err := FilterPEP440("===foo", []string{"1.0"}, false); err == nil {
+		t.Error("FilterPEP440(===foo) without an error")
+	}
+	if got, err := FilterPEP440("===foo", []string{"1.0"}, true); err != nil || len(got) != 0 {
+		t.Errorf("FilterPEP440(===foo, pre) = %q, %v; packaging answers nothing and no error", got, err)
+	}
+	if got, err := PEP440.Matches("===1.0", "1.0"); err != nil || !got {
+		t.Errorf("===1.0: %v %v", got, err)
+	}
+}
+
+func TestValidatePEP440Specifier(t *testing.T) {
+	for _, ok := range []string{"", "*", "===foo", ">=1,<2", "==1.*"} {
+		if err := ValidatePEP440Specifier(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"=>1", "==1.0a1.*", "1.0", "~=1"} {
+		if err := ValidatePEP440Specifier(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
 }

@@ -4,6 +4,7 @@ package uvlock
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
@@ -30,6 +31,20 @@ type Package struct {
 	// groups' (normalized names).
 	Optional  map[string][]string
 	DevGroups map[string][]string
+	// ResolutionMarkers are the forks of the resolution this version
+	// belongs to (PEP 508 markers, any of which holding selects it); none
+	// when one version serves every environment.
+	ResolutionMarkers []string
+	// Edges are the package's dependency references (main, then extras,
+	// then groups) with the version and marker uv records when a name is
+	// locked at several versions.
+	Edges []Edge
+}
+
+// Edge is one dependency reference of a locked package.
+type Edge struct {
+	// Name is normalized; Version and Marker are "" when not recorded.
+	Name, Version, Marker string
 }
 
 // Source is where a package comes from: exactly one field is set.
@@ -53,7 +68,9 @@ func (p Package) IsLocal() bool {
 }
 
 type rawDep struct {
-	Name string `toml:"name"`
+	Name    string `toml:"name"`
+	Version string `toml:"version"`
+	Marker  string `toml:"marker"`
 }
 
 type rawLock struct {
@@ -69,6 +86,7 @@ type rawLock struct {
 		Dependencies         []rawDep            `toml:"dependencies"`
 		OptionalDependencies map[string][]rawDep `toml:"optional-dependencies"`
 		DevDependencies      map[string][]rawDep `toml:"dev-dependencies"`
+		ResolutionMarkers    []string            `toml:"resolution-markers"`
 	} `toml:"package"`
 }
 
@@ -100,7 +118,16 @@ func Parse(data []byte) (*Lock, error) {
 			return nil, fmt.Errorf("uv.lock: package %d: bad name %q", i+1, rp.Name)
 		}
 		p := Package{Name: pyname.Normalize(rp.Name), Version: rp.Version, Source: rp.Source,
-			Dependencies: names(rp.Dependencies)}
+			Dependencies: names(rp.Dependencies), ResolutionMarkers: rp.ResolutionMarkers}
+		for _, group := range [][]rawDep{rp.Dependencies} {
+			p.Edges = append(p.Edges, edges(group)...)
+		}
+		for _, k := range sortedKeys(rp.OptionalDependencies) {
+			p.Edges = append(p.Edges, edges(rp.OptionalDependencies[k])...)
+		}
+		for _, k := range sortedKeys(rp.DevDependencies) {
+			p.Edges = append(p.Edges, edges(rp.DevDependencies[k])...)
+		}
 		if len(rp.OptionalDependencies) > 0 {
 			p.Optional = map[string][]string{}
 			for k, v := range rp.OptionalDependencies {
@@ -116,4 +143,22 @@ func Parse(data []byte) (*Lock, error) {
 		l.Packages = append(l.Packages, p)
 	}
 	return l, nil
+}
+
+// edges returns the dependency references of a list, names normalized.
+func edges(ds []rawDep) []Edge {
+	out := make([]Edge, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, Edge{Name: pyname.Normalize(d.Name), Version: d.Version, Marker: d.Marker})
+	}
+	return out
+}
+
+func sortedKeys(m map[string][]rawDep) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

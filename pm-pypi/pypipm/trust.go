@@ -1,0 +1,189 @@
+package pypipm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+)
+
+// Where a plugin root may be. A distribution's plugin roots come from where
+// its files are: the site-packages directory it was installed into (or the
+// cache directory it was unpacked into), checked after resolving symbolic
+// links. What a package says about itself cannot move them: a
+// direct_url.json shipped inside a wheel is installed by pip like any other
+// file, so it is believed only for an editable install that the
+// distribution's own installed files corroborate (a .pth file or an import
+// finder in site-packages that points Python at the project directory).
+// Such a project directory is allowed as a root, and the offer is announced
+// with a warning naming it. Every other root outside is refused with a
+// warning naming the distribution and the path.
+
+// maxSmallFile bounds direct_url.json, RECORD and .pth files read to decide
+// where a distribution's files are.
+const maxSmallFile = 1 << 20
+
+// readSmall reads a regular file of at most limit bytes; a link, a FIFO, a
+// device or a larger file is an error.
+func readSmall(path string, limit int64) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+// directURL is PEP 610's direct_url.json, the parts read here.
+type directURL struct {
+	URL     string `json:"url"`
+	DirInfo *struct {
+		Editable bool `json:"editable"`
+	} `json:"dir_info"`
+}
+
+// editableProject returns the project directory of an editable install
+// (PEP 610 direct_url.json with dir_info.editable true, a file: URL) when
+// the distribution's installed files corroborate it. A direct_url.json
+// naming a directory that is not so corroborated, or that is not editable
+// (a local directory pip copied into site-packages), is ignored with a
+// warning: the installed files are what the plugin is read from.
+func (p *PM) editableProject(in installed) (string, bool) {
+	path := filepath.Join(in.distInfo, "direct_url.json")
+	data, err := readSmall(path, maxSmallFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		p.log.Warn("ignoring direct_url.json", "id", in.id, "path", path, "err", err)
+		return "", false
+	}
+	var du directURL
+	if err := json.Unmarshal(data, &du); err != nil {
+		p.log.Warn("ignoring direct_url.json: not valid JSON", "id", in.id, "path", path, "err", err)
+		return "", false
+	}
+	if du.DirInfo == nil {
+		return "", false // an archive or VCS install: its files are in site-packages
+	}
+	u, err := url.Parse(du.URL)
+	if err != nil || u.Scheme != "file" || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+		p.log.Warn("ignoring direct_url.json: its url is not a local directory", "id", in.id, "path", path)
+		return "", false
+	}
+	dir := filepath.Clean(filepath.FromSlash(u.Path))
+	if !du.DirInfo.Editable {
+		p.log.Warn("not offering the source directory named by direct_url.json: it is not an editable install; the files installed in site-packages are used",
+			"id", in.id, "dir", dir, "site_packages", in.site)
+		return "", false
+	}
+	if !p.pointsAt(in, dir) {
+		p.log.Warn("refusing the plugin root named by direct_url.json: it claims an editable install of a directory that none of the distribution's installed .pth files or import finders points at",
+			"id", in.id, "dir", dir, "site_packages", in.site)
+		return "", false
+	}
+	return dir, true
+}
+
+// pointsAt reports whether one of the files the distribution installed at
+// the top of site-packages (per its RECORD) is a .pth file or an editable
+// import finder naming dir (or a path under it), as setuptools, hatchling,
+// flit, pdm and uv write for editable installs.
+func (p *PM) pointsAt(in installed, dir string) bool {
+	data, err := readSmall(filepath.Join(in.distInfo, "RECORD"), maxSmallFile*8)
+	if err != nil {
+		return false
+	}
+	rec, err := distinfo.ParseRecord(data)
+	if err != nil {
+		return false
+	}
+	for _, e := range rec {
+		name := e.Path
+		if strings.ContainsAny(name, `/\`) || !filepath.IsLocal(name) {
+			continue
+		}
+		if !strings.HasSuffix(name, ".pth") && !(strings.HasPrefix(name, "__editable__") && strings.HasSuffix(name, ".py")) {
+			continue
+		}
+		body, err := readSmall(filepath.Join(in.site, name), maxSmallFile)
+		if err != nil {
+			continue
+		}
+		if namesDir(string(body), dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesDir reports whether text contains dir as a whole path: followed by
+// the end, a separator, a quote or a line end.
+func namesDir(text, dir string) bool {
+	for i := 0; ; {
+		k := strings.Index(text[i:], dir)
+		if k < 0 {
+			return false
+		}
+		end := i + k + len(dir)
+		if end == len(text) || strings.ContainsRune("/\\'\"\r\n", rune(text[end])) {
+			return true
+		}
+		i += k + 1
+	}
+}
+
+// allowedRoot checks a plugin root before anything is read from it: after
+// resolving symbolic links it must lie inside the site-packages (or cache)
+// directory the distribution's files are in, or inside a source tree that
+// is trusted (an editable project corroborated by the installed files, a
+// path dependency the workspace declares, an sdist unpacked in the cache).
+// A root outside is refused with a warning naming the distribution and the
+// path.
+func (p *PM) allowedRoot(in installed, dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	var bases []string
+	if in.site != "" {
+		bases = append(bases, in.site)
+	}
+	if in.source != "" && (in.editable || in.distInfo == "") {
+		bases = append(bases, in.source)
+	}
+	for _, b := range bases {
+		rb, err := filepath.EvalSymlinks(b)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(rb, real); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			return true
+		}
+	}
+	p.log.Warn("refusing a plugin root outside the distribution's files", "id", in.id, "root", dir, "resolves_to", real, "allowed", strings.Join(bases, " "))
+	return false
+}
