@@ -134,7 +134,7 @@ func normalizeReq(req string) (string, error) {
 		return strings.Join(parts, ","), nil
 	} else if _, nerr := versions.NPM.Matches(req, "0.0.0"); nerr == nil {
 		return req, nil
-	} else if _, perr := versions.PEP440.Matches(req, "0"); perr == nil {
+	} else if perr := versions.ValidatePEP440Specifier(req); perr == nil {
 		return req, nil
 	} else {
 		return "", err
