@@ -417,7 +417,7 @@ function main() {
       msg = JSON.parse(line);
     } catch (err) {
       log(`parse error: ${err.message}`);
-      parseError(`parse error: the line is not valid JSON: ${err.message}`);
+      parseError('parse error: the line is not valid JSON');
       return;
     }
     const res = Array.isArray(msg) ? server.handleBatch(msg) : server.handle(msg);
