@@ -125,6 +125,14 @@ func TestConformanceFixtureModes(t *testing.T) {
 		{mode: "wrong-id", fail: map[string]string{
 			"method/list_deps": `^the PM answered id "wrong-2", which is not a request in flight \(a duplicate answer, or an id the host never sent\)`,
 			"unknown-method":   `answered id "wrong-2"`}},
+		{mode: "echo-version", only: true, fail: map[string]string{
+			"version-negotiation":         `^asked for the unknown protocol version 1000, the PM answered version 1000; it must answer with its own version \(1\)$`,
+			"unknown-version-initialized": `^asked for the unknown protocol version 2, the PM answered version 2; it must answer with its own version \(1\)$`}},
+		{mode: "half-init", only: true, fail: map[string]string{
+			"unknown-version-initialized": `^after initialize with the unknown protocol version 2 \(answered with version 1\), list_deps answered result "\[\]", but after version 1 it answered result "\[\{.*rust-skills.*; a PM asked for a version it does not speak must initialize exactly as for its own$`}},
+		{mode: "exit-at-eof", opts: []pmtest.Option{pmtest.WithRun(regexp.MustCompile(`^(eof-drain|eof-answers)$`))}, only: true, fail: map[string]string{
+			"eof-drain":   `the PM exited \(exit status 0\) without answering .*a PM answers every request it has read before exiting$`,
+			"eof-answers": `^piped initialize, 6 requests and 3 invalid ones, then closed stdin \(run 1 of 3\): .* got no answer; .*every request read gets exactly one answer before the PM exits \(last stderr: fixture: mode exit-at-eof: input ended; exiting without waiting for answers\)$`}},
 		{mode: "foreign-id", only: true, fail: map[string]string{
 			"own-ids": `^ids minted under another pm than "fixture", the name the PM announced: list_deps answered cargo:rust-skills@1.2.0; list_deps answered cargo:undeclared@\*; active_plugins answered cargo:rust-skills@1.2.0; and \d+ more$`}},
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -21,8 +22,10 @@ import (
 //     nothing more until its response is sent, so requests pipelined behind
 //     initialize see an initialized PM.
 //
-// Oversize lines are answered here with an invalid-request error carrying the
-// id found in their head, and reading continues.
+// Lines that are not valid requests are answered here (see admit), as are
+// oversize lines, with an invalid-request error carrying the id found in
+// their head; reading continues after them. jrpc2 only ever sees single,
+// valid requests whose id is not in flight.
 type lineChannel struct {
 	r   *framing.Reader
 	log *slog.Logger
@@ -52,7 +55,8 @@ func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) 
 	return c
 }
 
-// Recv implements channel.Channel.
+// Recv implements channel.Channel. It hands out only valid requests, one at
+// a time; every other line is answered (or ignored) here, as admit decides.
 func (c *lineChannel) Recv() ([]byte, error) {
 	c.mu.Lock()
 	for c.barrier != "" && !c.done {
@@ -74,31 +78,44 @@ func (c *lineChannel) Recv() ([]byte, error) {
 			}
 			return nil, fmt.Errorf("reading requests: %w", err)
 		}
-		c.track(msg)
+		v := admit(msg)
+		switch {
+		case v.answer != nil:
+			c.log.Debug("answering a message that is not a valid request", "answer", string(v.answer))
+			if err := c.write(v.answer); err != nil {
+				c.log.Debug("writing error response", "err", err)
+			}
+			continue
+		case !v.forward:
+			c.log.Warn(v.note)
+			continue
+		}
+		if !c.track(v) {
+			c.reply(v.id, protocol.CodeInvalidRequest, fmt.Sprintf(
+				"invalid request: id %s is already in use by a request still being answered; this %q request was not run (the earlier one will still be answered)", v.id, v.method))
+			continue
+		}
 		return msg, nil
 	}
 }
 
-// track records the ids of the requests in msg.
-func (c *lineChannel) track(msg []byte) {
-	envs := framing.Envelopes(msg)
+// track records a request handed out; it reports false, and records
+// nothing, when a request with the same id is still being answered.
+func (c *lineChannel) track(v verdict) bool {
+	key := framing.IDKey(v.id)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, e := range envs {
-		if !e.IsCall() {
-			continue // jrpc2 answers it with a null id, or not at all
-		}
-		key := framing.IDKey(e.ID)
-		c.pending[key]++
-		if e.Method == protocol.MethodInitialize {
-			c.seenInit = true
-			if len(envs) == 1 {
-				c.barrier = key
-			}
-		} else if !c.seenInit {
-			c.early[key] = true
-		}
+	if c.pending[key] > 0 {
+		return false
 	}
+	c.pending[key]++
+	if v.method == protocol.MethodInitialize {
+		c.seenInit = true
+		c.barrier = key
+	} else if !c.seenInit {
+		c.early[key] = true
+	}
+	return true
 }
 
 // readBeforeInitialize reports whether the request with the given raw id was
@@ -109,19 +126,30 @@ func (c *lineChannel) readBeforeInitialize(id string) bool {
 	return c.early[framing.IDKey(json.RawMessage(id))]
 }
 
-// drain waits until every request handed out has been answered.
+// drain waits until every request handed out has been answered and the
+// answer written.
 func (c *lineChannel) drain() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for len(c.pending) > 0 && !c.done {
 		c.cond.Wait()
 	}
+	c.mu.Unlock()
+	// An answer is counted as it starts being written, under wmu: taking wmu
+	// waits for the last write to finish.
+	c.wmu.Lock()
+	c.wmu.Unlock() //nolint:staticcheck // an empty critical section, on purpose
 }
 
-// Send implements channel.Channel.
+// Send implements channel.Channel. The request is counted as answered before
+// its answer is written, so a host that reuses an id as soon as it reads the
+// answer is never refused as a duplicate.
 func (c *lineChannel) Send(msg []byte) error {
-	if err := c.write(msg); err != nil {
-		return err
+	if !utf8.Valid(msg) {
+		// Handlers' results are encoded by encoding/json, which never writes
+		// invalid UTF-8; this guards the stream against anything else.
+		c.log.Error("refusing to write an answer that is not valid UTF-8", "size", len(msg))
+		id := framing.FindID(msg)
+		msg = marshalAnswer(newErrorResponse(id, protocol.CodeInternalError, "internal error: the answer was not valid UTF-8"))
 	}
 	var keys []string
 	if id := framing.FindID(msg); id != nil && msg[0] == '{' {
@@ -131,6 +159,8 @@ func (c *lineChannel) Send(msg []byte) error {
 			keys = append(keys, framing.IDKey(e.ID))
 		}
 	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	c.mu.Lock()
 	for _, k := range keys {
 		if n := c.pending[k]; n > 1 {
@@ -145,12 +175,17 @@ func (c *lineChannel) Send(msg []byte) error {
 	}
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	return nil
+	return c.writeLocked(msg)
 }
 
 func (c *lineChannel) write(msg []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	return c.writeLocked(msg)
+}
+
+// writeLocked writes one message line; the caller holds wmu.
+func (c *lineChannel) writeLocked(msg []byte) error {
 	if c.closed {
 		return errors.New("channel is closed")
 	}
@@ -162,19 +197,7 @@ func (c *lineChannel) write(msg []byte) error {
 
 // reply writes an error response directly, for messages jrpc2 never sees.
 func (c *lineChannel) reply(id json.RawMessage, code protocol.Code, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	rsp := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   protocol.Error  `json:"error"`
-	}{"2.0", id, protocol.Error{Code: code, Message: message}}
-	b, err := json.Marshal(rsp)
-	if err != nil {
-		return
-	}
-	if err := c.write(b); err != nil {
+	if err := c.write(marshalAnswer(newErrorResponse(id, code, message))); err != nil {
 		c.log.Debug("writing error response", "err", err)
 	}
 }

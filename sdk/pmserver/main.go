@@ -116,11 +116,6 @@ func LogLevel() slog.Level {
 	return slog.LevelWarn
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func cwd() string {
 	d, err := os.Getwd()
 	if err != nil {

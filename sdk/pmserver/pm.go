@@ -22,13 +22,17 @@ import (
 // PM is the interface every package manager implements.
 //
 // Methods may be called concurrently once Initialize has returned; Initialize
-// is called exactly once, before any other method. Errors that are (or wrap)
-// a *protocol.Error reach the host with that code; any other error becomes
-// protocol.CodeInternalError with the error's text.
+// is called exactly once per connection, before any other method, and also
+// when the host asked for a protocol version other than protocol.Version (the
+// harness then answers with protocol.Version and the host decides). Errors
+// that are (or wrap) a *protocol.Error reach the host with that code; any
+// other error becomes protocol.CodeInternalError with the error's text.
 type PM interface {
 	// Name is the name the PM announces: the pm component of every id it
-	// mints. It is read once Initialize has returned, so it may depend on the
-	// initialize env, and must not change afterwards.
+	// mints. On a connection the harness first reads it once Initialize has
+	// returned successfully, so it may depend on the initialize env, and it
+	// must not change afterwards. The only other reader is --help, which
+	// runs without any connection and shows the name the PM gives then.
 	Name() string
 	// Initialize receives the connection's context. A PM keeps what it needs.
 	Initialize(ctx context.Context, s *Session) error
@@ -87,8 +91,13 @@ func Capabilities(pm PM) []string {
 
 // Session is the per-connection context given to Initialize.
 type Session struct {
-	// ProtocolVersion is the version the host asked for.
+	// ProtocolVersion is the protocol version spoken on the connection: always
+	// protocol.Version, which the harness announces whatever the host asked for.
 	ProtocolVersion int
+	// RequestedVersion is the version the host asked for. When it differs
+	// from ProtocolVersion the PM still initializes fully; the host, seeing
+	// the version answered, decides whether to go on.
+	RequestedVersion int
 	// Workspace is the absolute path of the workspace the host works in.
 	Workspace string
 	// CacheDir is the directory the host gave for caching. A PM keeps its

@@ -94,7 +94,8 @@ func Serve(ctx context.Context, pm PM, r io.Reader, w io.Writer, opts ...Option)
 	if cfg.transport != nil {
 		r, w = cfg.transport(r, w)
 	}
-	s := &server{pm: pm, cfg: cfg, log: cfg.logger.With("pm", pm.Name())}
+	// pm.Name is not read here: it is read once Initialize has returned.
+	s := &server{pm: pm, cfg: cfg, log: cfg.logger}
 	ch := newLineChannel(r, w, cfg.maxMessage, s.log)
 	s.ch = ch
 	srv := jrpc2.NewServer(s.assigner(), &jrpc2.ServerOptions{
@@ -107,7 +108,7 @@ func Serve(ctx context.Context, pm PM, r io.Reader, w io.Writer, opts ...Option)
 	select {
 	case st := <-done:
 		if st.Err != nil {
-			return fmt.Errorf("serving %s: %w", pm.Name(), st.Err)
+			return fmt.Errorf("serving %s: %w", s.announced(), st.Err)
 		}
 		return nil
 	case <-ctx.Done():
@@ -133,6 +134,26 @@ type server struct {
 	mu          sync.Mutex
 	initialized bool
 	initStarted bool
+	name        string // the name announced at initialize
+}
+
+// logger returns the connection's logger, labelled with the PM's name once
+// it is initialized.
+func (s *server) logger() *slog.Logger {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log
+}
+
+// announced returns the name announced at initialize, or a placeholder
+// before any initialize succeeded.
+func (s *server) announced() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.name == "" {
+		return "the PM (not initialized)"
+	}
+	return s.name
 }
 
 func (s *server) assigner() handler.Map {
@@ -163,7 +184,7 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				s.log.Error("handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+				s.logger().Error("handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
 				result, err = nil, wireError(protocol.NewError(protocol.CodeInternalError, nil,
 					"%s: internal error: the PM panicked: %v", method, p))
 			}
@@ -174,7 +195,7 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 		}
 		result, err = h(ctx, params)
 		if err != nil {
-			s.log.Debug("request failed", "method", method, "err", err)
+			s.logger().Debug("request failed", "method", method, "err", err)
 			return nil, wireError(err)
 		}
 		return result, nil
@@ -221,26 +242,31 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.initStarted = true
 	s.mu.Unlock()
 
-	if p.ProtocolVersion == protocol.Version {
-		sess := &Session{
-			ProtocolVersion: p.ProtocolVersion,
-			Workspace:       p.Workspace,
-			CacheDir:        p.CacheDir,
-			Env:             NewEnv(p.Env),
-			Logger:          s.log,
-		}
-		if err := s.pm.Initialize(ctx, sess); err != nil {
-			s.mu.Lock()
-			s.initStarted = false
-			s.mu.Unlock()
-			return nil, fmt.Errorf("initialize %s: %w", s.pm.Name(), err)
-		}
-	} else {
-		s.log.Warn("host asked for an unknown protocol version; answering with ours",
+	// Version negotiation: a PM asked for a version it does not speak answers
+	// with its own, and initializes exactly as for its own version, so the
+	// handshake either succeeds completely or fails completely. The host
+	// compares the version answered with the one it asked for and decides
+	// whether to go on or to end the connection.
+	if p.ProtocolVersion != protocol.Version {
+		s.logger().Warn("host asked for an unknown protocol version; answering with ours",
 			"asked", p.ProtocolVersion, "ours", protocol.Version)
 	}
-	// The name is read after Initialize, so a PM may take it from the
-	// initialize env.
+	sess := &Session{
+		ProtocolVersion:  protocol.Version,
+		RequestedVersion: p.ProtocolVersion,
+		Workspace:        p.Workspace,
+		CacheDir:         p.CacheDir,
+		Env:              NewEnv(p.Env),
+		Logger:           s.logger(),
+	}
+	if err := s.pm.Initialize(ctx, sess); err != nil {
+		s.mu.Lock()
+		s.initStarted = false
+		s.mu.Unlock()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	// The name is read only now that Initialize has returned, so a PM may
+	// take it from the initialize env.
 	result := protocol.InitializeResult{
 		ProtocolVersion: protocol.Version,
 		Name:            s.pm.Name(),
@@ -255,6 +281,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	s.mu.Lock()
 	s.initialized = true
+	s.name = result.Name
+	s.log = s.log.With("pm", result.Name)
 	s.mu.Unlock()
 	return result, nil
 }

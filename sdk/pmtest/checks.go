@@ -17,7 +17,7 @@ import (
 // appear in a Report.
 func Checks() []string { return slices.Clone(checkNames) }
 
-var checkNames = []string{
+var checkNames = append([]string{
 	"handshake",
 	"version-negotiation",
 	"initialize-twice",
@@ -45,7 +45,7 @@ var checkNames = []string{
 	"no-network",
 	"eof-drain",
 	"concurrency",
-}
+}, edgeChecks...)
 
 // suite is one run of the checks.
 type suite struct {
@@ -100,6 +100,7 @@ func (s *suite) run(ctx context.Context) {
 		{[]string{"eof-drain"}, s.eofDrain},
 		{[]string{"concurrency"}, s.concurrency},
 	}
+	groups = append(groups, s.edgeGroups()...)
 	for _, g := range groups {
 		if !slices.ContainsFunc(g.names, s.want) {
 			continue

@@ -24,7 +24,14 @@
 // update "none" making no network connection (verified with proxy variables
 // pointing at a loopback listener that records connections); every request
 // answered and exit status 0 when input ends; concurrent requests all
-// answered under their own ids; and a bounded stderr.
+// answered under their own ids; and a bounded stderr. Then the protocol's
+// edges: a PM asked for an unknown protocol version answers with its own and
+// serves exactly as after it; every request read, invalid ones included,
+// gets exactly one answer before the PM exits at end of input; invalid
+// requests get -32600 under their id (null when the id itself is invalid);
+// a line that is not valid UTF-8 gets -32700 with a null id and nothing of it
+// is echoed; a batch is refused with one array of -32600 answers and nothing
+// in it runs; two requests with one id get two answers.
 //
 // Each check starts the PM afresh (a few share one run), so that one failure
 // does not hide the others.

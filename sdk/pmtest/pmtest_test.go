@@ -71,7 +71,19 @@ func TestViolations(t *testing.T) {
 		{"reinit", map[string]string{
 			"initialize-twice": `a second initialize succeeded; it must be refused with error -32600`}},
 		{"echo-version", map[string]string{
-			"version-negotiation": `asked for the unknown protocol version 1000, the PM answered version 1000; it must answer with its own version \(1\)`}},
+			"version-negotiation":         `asked for the unknown protocol version 1000, the PM answered version 1000; it must answer with its own version \(1\)`,
+			"unknown-version-initialized": `^asked for the unknown protocol version 2, the PM answered version 2; it must answer with its own version \(1\)$`}},
+		{"half-init", map[string]string{
+			"unknown-version-initialized": `^after initialize with the unknown protocol version 2 \(answered with version 1\), active_plugins answered result .*\\"root\\":\\"plugins/alpha\\".*, but after version 1 it answered result .*; a PM asked for a version it does not speak must initialize exactly as for its own$`}},
+		{"lenient-requests", map[string]string{
+			"eof-answers":     `^piped initialize, 6 requests and 3 invalid ones, then closed stdin \(run 1 of 3\): a request with "jsonrpc":"1.0" got no answer; a request without "jsonrpc" got no answer; a request whose method is a number got no answer; every request read gets exactly one answer before the PM exits$`,
+			"invalid-request": `^invalid requests must each get error -32600 \(Invalid Request\) under their id, or a null id when the id is invalid: a request whose method is a number \(\{"jsonrpc":"2.0","id":80,"method":5\}\) got no answer; `}},
+		{"echo-utf8", map[string]string{
+			"invalid-utf8": `^the PM wrote a line that is not valid UTF-8 on stdout: "\{.*utf8-\\xff`}},
+		{"run-batch", map[string]string{
+			"batch-refused": `^sent the batch \[initialize, list_deps\], then initialize and list_deps: the batch got no array answer; initialize after the batch answered error -32600 \(invalid request\): already initialized; .*a batch is refused, not run`}},
+		{"dup-drop", map[string]string{
+			"duplicate-id": `^piped active_plugins and list_deps both with id "dup", then workspace: 1 answers under id "dup"; want 2, one for each request$`}},
 		{"unannounced-deps", map[string]string{
 			"method/list_deps": `list_deps is not announced, so it must answer the empty result \[\]; it answered "\[\{`}},
 		{"null-deps", map[string]string{
@@ -103,9 +115,15 @@ func TestViolations(t *testing.T) {
 		{"network", map[string]string{
 			"no-network": `with update "none" the PM connected to the network 1 times \(through the proxy set in ALL_PROXY, .*\): CONNECT registry.example:443 HTTP/1.1`}},
 		{"no-drain", map[string]string{
-			"eof-drain": `piped initialize and 16 requests, then closed stdin: request 1 \(active_plugins\): the PM exited \(exit status 0\) without answering active_plugins; a PM answers every request it has read before exiting`}},
+			"eof-drain":       `piped initialize and 16 requests, then closed stdin: request 1 \(active_plugins\): the PM exited \(exit status 0\) without answering active_plugins; a PM answers every request it has read before exiting`,
+			"eof-answers":     `^piped initialize, 6 requests and 3 invalid ones, then closed stdin \(run 1 of 3\): active_plugins \(id 1\) got no answer; `,
+			"invalid-request": `list_deps after them got no answer`,
+			"invalid-utf8":    `list_deps after them got no answer`,
+			"batch-refused":   `list_deps after it got no answer`,
+			"duplicate-id":    `0 answers under id "dup"`}},
 		{"exit-1-at-eof", map[string]string{
-			"eof-drain": `answered all 17 requests, then exited with exit status 1 after its input ended; want exit status 0`}},
+			"eof-drain":   `answered all 17 requests, then exited with exit status 1 after its input ended; want exit status 0`,
+			"eof-answers": `^answered every request, then exited with exit status 1 after its input ended; want exit status 0$`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {

@@ -2,6 +2,7 @@ package pmtest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -28,18 +30,44 @@ func rawPM(mode string) int {
 	var wg sync.WaitGroup
 	for sc.Scan() {
 		line := append([]byte(nil), sc.Bytes()...)
+		if !utf8.Valid(line) && mode != "echo-utf8" {
+			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeParseError, nil, "not valid UTF-8"))
+			continue
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' && json.Valid(t) {
+			pm.batch(t)
+			continue
+		}
 		var m struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Method  string          `json:"method"`
 			Params  json.RawMessage `json:"params"`
 		}
-		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+		if !json.Valid(line) {
 			if mode == "die-on-garbage" {
 				return 2
 			}
 			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeParseError, nil, "not a JSON-RPC message"))
 			continue
+		}
+		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" || m.Method == "" || !idOK(m.ID) ||
+			(len(m.Params) > 0 && m.Params[0] != '{' && m.Params[0] != '[' && string(m.Params) != "null") {
+			if mode == "lenient-requests" {
+				continue // silently dropped
+			}
+			id := m.ID
+			if len(id) == 0 || !idOK(id) {
+				id = json.RawMessage("null")
+			}
+			pm.reply(id, nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "not a valid request"))
+			continue
+		}
+		if len(m.ID) == 0 {
+			continue // a notification: ignored
+		}
+		if k := string(m.ID); pm.seen(k) && mode == "dup-drop" {
+			continue // the second request with an id is dropped
 		}
 		if mode == "no-drain" && m.Method != protocol.MethodInitialize {
 			wg.Add(1)
@@ -71,6 +99,7 @@ type raw struct {
 	workspace   string
 	env         map[string]string
 	fetches     int
+	ids         map[string]bool
 }
 
 func (r *raw) reply(id json.RawMessage, result any, e *protocol.Error) {
@@ -85,6 +114,49 @@ func (r *raw) reply(id json.RawMessage, result any, e *protocol.Error) {
 	defer r.mu.Unlock()
 	r.out.Write(append(b, '\n'))
 	r.out.Flush()
+}
+
+// idOK reports whether a request's id is absent, a string or a number.
+func idOK(id json.RawMessage) bool {
+	return len(id) == 0 || id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')
+}
+
+// batch refuses a batch, or runs it in mode run-batch.
+func (r *raw) batch(msg []byte) {
+	var elems []struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	json.Unmarshal(msg, &elems)
+	var out []map[string]any
+	for _, e := range elems {
+		if r.mode == "run-batch" {
+			r.handle(e.ID, e.Method, e.Params)
+			continue
+		}
+		out = append(out, map[string]any{"jsonrpc": "2.0", "id": e.ID, "error": protocol.NewError(protocol.CodeInvalidRequest, nil, "batches are not supported")})
+	}
+	if len(out) == 0 {
+		return
+	}
+	b, _ := json.Marshal(out)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.out.Write(append(b, '\n'))
+	r.out.Flush()
+}
+
+// seen records an id and reports whether it was seen before.
+func (r *raw) seen(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ids == nil {
+		r.ids = map[string]bool{}
+	}
+	old := r.ids[id]
+	r.ids[id] = true
+	return old
 }
 
 func (r *raw) handle(id json.RawMessage, method string, params json.RawMessage) {
@@ -149,7 +221,10 @@ func (r *raw) dispatch(method string, params json.RawMessage) (any, *protocol.Er
 			return nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "already initialized")
 		}
 		r.mu.Lock()
-		r.initialized, r.workspace, r.env = true, p.Workspace, p.Env
+		r.initialized = true
+		if r.mode != "half-init" || p.ProtocolVersion == protocol.Version {
+			r.workspace, r.env = p.Workspace, p.Env
+		}
 		r.mu.Unlock()
 		caps := []string{"list_deps", "search", "refresh", "workspace"}
 		if r.mode == "unannounced-deps" {

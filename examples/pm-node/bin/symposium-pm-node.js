@@ -15,7 +15,6 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const readline = require('node:readline');
 
 const PROTOCOL_VERSION = 1;
 const SOFTWARE_VERSION = require('../package.json').version;
@@ -323,49 +322,111 @@ class Server {
     return { root: '', members: [] }; // no workspace capability
   }
 
+  // invalid returns why msg is not a valid request, or ''. Valid: an object
+  // with "jsonrpc":"2.0", a string method, an id that is a string or a
+  // number (absent for a notification), params absent, null, an object or an
+  // array.
+  static invalid(msg) {
+    if (!isObject(msg)) return 'a request is a JSON object';
+    if (msg.id !== undefined && !isString(msg.id) && typeof msg.id !== 'number') return '"id" must be a string or a number';
+    if (msg.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
+    if (!isString(msg.method) || msg.method === '') return '"method" must be a non-empty string';
+    if (msg.params !== undefined && msg.params !== null && typeof msg.params !== 'object') return '"params" must be an object or an array';
+    return '';
+  }
+
   // handle answers one parsed message; it returns the response, or null for
-  // a notification.
+  // a notification (which the protocol does not define: it is ignored).
   handle(msg) {
-    const reply = (body) => (msg && msg.id !== undefined ? { jsonrpc: '2.0', id: msg.id, ...body } : null);
-    const fail = (code, message, data) => ({ jsonrpc: '2.0', id: msg && msg.id !== undefined ? msg.id : null,
+    const validId = isObject(msg) && (isString(msg.id) || typeof msg.id === 'number');
+    const fail = (code, message, data) => ({ jsonrpc: '2.0', id: validId ? msg.id : null,
       error: data === undefined ? { code, message } : { code, message, data } });
-    if (!isObject(msg) || msg.jsonrpc !== '2.0' || !isString(msg.method) ||
-        (msg.id !== undefined && msg.id !== null && !isString(msg.id) && typeof msg.id !== 'number')) {
-      return fail(E.invalidRequest, 'not a JSON-RPC 2.0 request');
+    const why = Server.invalid(msg);
+    if (why) return fail(E.invalidRequest, `invalid request: ${why}`);
+    if (msg.id === undefined) {
+      log(`ignoring a notification for method ${JSON.stringify(msg.method)}`);
+      return null;
     }
     const methods = ['initialize', 'active_plugins', 'load_plugin', 'fetch', 'search', 'refresh', 'list_deps', 'workspace'];
     try {
       if (!methods.includes(msg.method)) throw new RpcError(E.methodNotFound, `no method "${msg.method}"`);
       if (msg.method !== 'initialize' && !this.initialized) throw new RpcError(E.notInitialized, 'not initialized: send initialize first');
-      const result = this[msg.method](msg.params === undefined ? {} : msg.params);
-      return reply({ result });
+      const result = this[msg.method](msg.params === undefined || msg.params === null ? {} : msg.params);
+      return { jsonrpc: '2.0', id: msg.id, result };
     } catch (err) {
-      if (err instanceof RpcError) return msg.id === undefined ? null : fail(err.code, err.message, err.data);
+      if (err instanceof RpcError) return fail(err.code, err.message, err.data);
       log(`${msg.method}: ${err.stack || err}`);
-      return msg.id === undefined ? null : fail(E.internal, `${msg.method} failed: ${err.message}`);
+      return fail(E.internal, `${msg.method} failed: ${err.message}`);
     }
   }
+
+  // handleBatch refuses a batch without running any of it: one -32600 per
+  // element that expects an answer, in one array; nothing for a batch of
+  // notifications; a single error for an empty batch.
+  handleBatch(batch) {
+    if (batch.length === 0) return { jsonrpc: '2.0', id: null, error: { code: E.invalidRequest, message: 'invalid request: an empty batch holds no request' } };
+    const answers = [];
+    batch.forEach((msg, i) => {
+      const why = Server.invalid(msg);
+      const validId = isObject(msg) && (isString(msg.id) || typeof msg.id === 'number');
+      if (!why && !validId) return; // a notification
+      const message = why ? `invalid request: batch element ${i + 1}: ${why}` :
+        `invalid request: batches are not supported; send each request on its own line`;
+      answers.push({ jsonrpc: '2.0', id: validId ? msg.id : null, error: { code: E.invalidRequest, message } });
+    });
+    return answers.length ? answers : null;
+  }
+}
+
+// lines calls onLine with each line of stream as raw bytes (without the
+// newline), then onEnd. Bytes, not text: a line that is not valid UTF-8 must
+// be refused, not silently repaired.
+function lines(stream, onLine, onEnd) {
+  let pending = [];
+  stream.on('data', (chunk) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, i));
+      onLine(Buffer.concat(pending));
+      pending = [];
+      start = i + 1;
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  });
+  stream.on('end', () => {
+    if (pending.length) onLine(Buffer.concat(pending));
+    onEnd();
+  });
 }
 
 function main() {
   const server = new Server(parseArgs(process.argv.slice(2)));
-  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const parseError = (message) => out.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: E.parse, message } }) + '\n');
+  lines(process.stdin, (raw) => {
+    let line;
+    try {
+      line = utf8.decode(raw);
+    } catch (err) {
+      parseError('parse error: the line is not valid UTF-8, so it is not JSON');
+      return;
+    }
     if (line.trim() === '') return;
     let msg;
     try {
       msg = JSON.parse(line);
     } catch (err) {
       log(`parse error: ${err.message}`);
-      out.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: E.parse, message: 'parse error: the line is not valid JSON' } }) + '\n');
+      parseError('parse error: the line is not valid JSON');
       return;
     }
-    const res = server.handle(msg);
+    const res = Array.isArray(msg) ? server.handleBatch(msg) : server.handle(msg);
     if (res) out.write(JSON.stringify(res) + '\n');
+  }, () => {
+    // End of input: every request read has been answered (handlers are
+    // synchronous), so let the event loop drain stdout and exit 0.
+    process.exitCode = 0;
   });
-  // End of input: every request read has been answered (handlers are
-  // synchronous), so let the event loop drain stdout and exit 0.
-  lines.on('close', () => { process.exitCode = 0; });
 }
 
 main();
