@@ -1,0 +1,252 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+)
+
+// WalkLimits bound the walk of one plugin's skill groups. A walk that
+// reaches a bound stops there, and discovery says so in a warning: the
+// skills past the bound are not counted.
+type WalkLimits struct {
+	// Depth is how many directory levels below a skill group's directory
+	// are entered.
+	Depth int
+	// Entries is how many directory entries are read, over all the skill
+	// groups of one plugin.
+	Entries int
+	// Time is how long the walk of one plugin may take.
+	Time time.Duration
+}
+
+// The default walk bounds: far above any real skill tree (a handful of
+// levels, tens of files), low enough that a root pointing at a whole file
+// system costs well under a second.
+const (
+	DefaultWalkDepth   = 16
+	DefaultWalkEntries = 10_000
+	DefaultWalkTime    = time.Second
+)
+
+// withDefaults fills zero fields with the defaults.
+func (l WalkLimits) withDefaults() WalkLimits {
+	if l.Depth <= 0 {
+		l.Depth = DefaultWalkDepth
+	}
+	if l.Entries <= 0 {
+		l.Entries = DefaultWalkEntries
+	}
+	if l.Time <= 0 {
+		l.Time = DefaultWalkTime
+	}
+	return l
+}
+
+// walkResult is what the walk of one plugin's skill groups found.
+type walkResult struct {
+	// skills are the SKILL.md files counted, slash-separated and relative
+	// to the plugin root, in walk order without duplicates.
+	skills []string
+	// problems name the entries left out for leading outside the plugin
+	// root or not being what their name says (the first maxProblems), and
+	// nproblems counts them all.
+	problems  []string
+	nproblems int
+	// bound, when not empty, says which bound stopped the walk.
+	bound string
+	// deep, when not empty, names the first directory left out for lying
+	// below the depth bound (the walk goes on beside it).
+	deep string
+}
+
+// skillWalker walks skill groups inside a plugin root opened as an os.Root,
+// so that no symbolic link can reach anything outside it.
+type skillWalker struct {
+	ctx      context.Context
+	root     *os.Root
+	lim      WalkLimits
+	deadline time.Time
+	entries  int
+	seen     map[string]bool
+	res      walkResult
+}
+
+// walkSkills lists the SKILL.md files of the skill groups groups (paths
+// relative to root, slash-separated) as Symposium scans them: every regular
+// file named SKILL.md at any depth, skipping directories holding a
+// .symposium marker, and not counting a SKILL.md below the directory of
+// another one. Everything is read through root: a symbolic link leading out
+// of it is reported, never followed.
+func walkSkills(ctx context.Context, root *os.Root, groups []string, lim WalkLimits) walkResult {
+	lim = lim.withDefaults()
+	w := &skillWalker{ctx: ctx, root: root, lim: lim, deadline: time.Now().Add(lim.Time), seen: map[string]bool{}}
+	for _, g := range groups {
+		if w.res.bound != "" {
+			break
+		}
+		fi, err := root.Stat(g)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // an absent group holds no skills
+		case err != nil:
+			w.problem(g, err)
+			continue
+		case !fi.IsDir():
+			continue
+		}
+		w.dir(g, 0, false, []os.FileInfo{fi})
+	}
+	return w.res
+}
+
+// problem records an entry left out because of err.
+func (w *skillWalker) problem(rel string, err error) {
+	if leadsOutside(err) {
+		w.note(fmt.Sprintf("%s leads outside the plugin root; left out", rel))
+		return
+	}
+	w.note(fmt.Sprintf("%s cannot be followed inside the plugin root (%v); left out", rel, causeOf(err)))
+}
+
+// note records a problem; past maxProblems only their number is kept.
+func (w *skillWalker) note(msg string) {
+	w.res.nproblems++
+	if len(w.res.problems) < maxProblems {
+		w.res.problems = append(w.res.problems, msg)
+	}
+}
+
+// maxProblems is how many of a plugin's left-out entries are named, each in
+// a warning of its own; the rest are counted in one more.
+const maxProblems = 5
+
+// leadsOutside reports whether err is os.Root refusing a path that resolves
+// outside the root. The os package exports no value for it, so its message
+// is matched; an unmatched one is still reported, with the cause.
+func leadsOutside(err error) bool {
+	return err != nil && strings.Contains(causeOf(err).Error(), "path escapes from parent")
+}
+
+// stop reports whether a bound or the context ends the walk, recording why.
+func (w *skillWalker) stop() bool {
+	if w.res.bound != "" {
+		return true
+	}
+	switch {
+	case w.ctx.Err() != nil:
+		w.res.bound = "discovery was cancelled"
+	case w.entries >= w.lim.Entries:
+		w.res.bound = fmt.Sprintf("the bound of %d directory entries", w.lim.Entries)
+	case time.Now().After(w.deadline):
+		w.res.bound = fmt.Sprintf("the time bound of %v", w.lim.Time)
+	}
+	return w.res.bound != ""
+}
+
+// readDir reads the entries of rel, up to what is left of the entry bound.
+func (w *skillWalker) readDir(rel string) ([]fs.DirEntry, error) {
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []fs.DirEntry
+	for !w.stop() {
+		des, err := f.ReadDir(min(256, w.lim.Entries-w.entries))
+		w.entries += len(des)
+		out = append(out, des...)
+		if errors.Is(err, io.EOF) || err == nil && len(des) == 0 {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// dir walks the directory rel, depth levels below its group; inSkill says
+// that an ancestor within the group holds a SKILL.md already; ancestors are
+// the directories on the way, to end symbolic link cycles.
+func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.FileInfo) {
+	if w.stop() {
+		return
+	}
+	des, err := w.readDir(rel)
+	if err != nil {
+		w.problem(rel, err)
+		return
+	}
+	// The marker and the SKILL.md of a directory decide for its subtree, so
+	// look at them before descending.
+	var subdirs []string
+	var subinfo []os.FileInfo
+	holds := inSkill
+	for _, de := range des {
+		if de.Name() == manifest.MarkerFile && de.Type().IsRegular() {
+			return // an installed copy: skipped with all it holds
+		}
+	}
+	for _, de := range des {
+		p := path.Join(rel, de.Name())
+		typ := de.Type()
+		var fi os.FileInfo
+		if typ&fs.ModeSymlink != 0 {
+			// Resolved inside the root: a link leading out of it fails here.
+			if fi, err = w.root.Stat(p); err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					w.problem(p, err)
+				}
+				continue
+			}
+			typ = fi.Mode().Type()
+		}
+		switch {
+		case de.Name() == manifest.SkillFile:
+			if !typ.IsRegular() {
+				w.note(fmt.Sprintf("%s is not a regular file; left out", p))
+				continue
+			}
+			holds = true
+			if !inSkill && !w.seen[p] {
+				w.seen[p] = true
+				w.res.skills = append(w.res.skills, p)
+			}
+		case typ.IsDir():
+			if fi == nil {
+				if fi, err = de.Info(); err != nil {
+					continue
+				}
+			}
+			subdirs = append(subdirs, p)
+			subinfo = append(subinfo, fi)
+		}
+	}
+	for i, sub := range subdirs {
+		if w.stop() {
+			return
+		}
+		if depth+1 > w.lim.Depth {
+			if w.res.deep == "" {
+				w.res.deep = sub
+			}
+			continue
+		}
+		// A directory already on the way is a symbolic link cycle; lstat
+		// information of a plain directory cannot match an ancestor.
+		if slices.ContainsFunc(ancestors, func(a os.FileInfo) bool { return os.SameFile(a, subinfo[i]) }) {
+			continue
+		}
+		w.dir(sub, depth+1, holds, append(ancestors, subinfo[i]))
+	}
+}
