@@ -43,6 +43,29 @@ func scriptPM(t *testing.T, ws, name string, kind Source, answers map[string]any
 	return Discover(t.Context(), Options{Workspace: ws, Config: cfg, PMs: pms, Kinds: map[string]Source{name: kind}})
 }
 
+// tree builds files (path → content; content "->target" makes a symbolic
+// link) under a new directory.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if target, ok := strings.CutPrefix(c, "->"); ok {
+			err = os.Symlink(target, full)
+		} else {
+			err = os.WriteFile(full, []byte(c), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
 func plugin(res Result, pm, name string) *Plugin {
 	for i, p := range res.Plugins {
 		if p.ID.PM == pm && p.Name == name {

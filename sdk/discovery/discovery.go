@@ -101,9 +101,9 @@ type Options struct {
 	// LookupEnv is the environment predicates read (nil: the process's).
 	LookupEnv func(string) (string, bool)
 	// Limits bound the walk of each enabled plugin's skill groups; zero
-	// fields take the defaults (DefaultWalkDepth, DefaultWalkEntries,
-	// DefaultWalkTime).
-	Limits WalkLimits
+	// fields take the defaults (manifest.DefaultWalkDepth,
+	// DefaultWalkEntries, DefaultWalkTime).
+	Limits manifest.WalkLimits
 }
 
 // Discover runs discovery. It never fails as a whole: every problem is a
@@ -338,7 +338,7 @@ func contained(root *os.Root, rel string) error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil // absent: nothing to escape with
 	}
-	if leadsOutside(err) {
+	if manifest.LeadsOutside(err) {
 		return fmt.Errorf("source.path %q leads outside the plugin root", rel)
 	}
 	return fmt.Errorf("source.path %q cannot be followed inside the plugin root (%v)", rel, causeOf(err))
@@ -367,23 +367,23 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 	if len(groups) == 0 {
 		return 0
 	}
-	res := walkSkills(ctx, root, groups, d.o.Limits)
-	for _, pr := range res.problems {
+	res := manifest.WalkSkills(ctx, root, groups, d.o.Limits)
+	for _, pr := range res.Problems {
 		d.warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
 	}
-	if more := res.nproblems - len(res.problems); more > 0 {
+	if more := res.NProblems - len(res.Problems); more > 0 {
 		d.warnf("plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
 			p.ID, p.Root, more)
 	}
-	if res.deep != "" {
+	if res.Deep != "" {
 		d.warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
-			p.ID, p.Root, res.deep, d.o.Limits.withDefaults().Depth)
+			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, manifest.DefaultWalkDepth))
 	}
-	if res.bound != "" {
+	if res.Bound != "" {
 		d.warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
-			p.ID, p.Root, res.bound)
+			p.ID, p.Root, res.Bound)
 	}
-	return len(res.skills)
+	return len(res.Skills)
 }
 
 func (d *discoverer) evaluator(src Source) *manifest.Evaluator {
@@ -525,7 +525,7 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 		root, err := scope.open(rel)
 		if err != nil {
 			switch {
-			case leadsOutside(err):
+			case manifest.LeadsOutside(err):
 				d.warnf("%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
 			case !errors.Is(err, fs.ErrNotExist):
 				d.warnf("%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",

@@ -3,11 +3,12 @@ package discovery
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
 // MaxManifestSize bounds a SYMPOSIUM.toml the host reads itself (a
@@ -64,35 +65,10 @@ func (s *workspaceScope) open(rel string) (*os.Root, error) {
 }
 
 // readManifestIn reads name from root: a regular file (a link is followed
-// only inside root) of at most MaxManifestSize bytes. It returns
-// fs.ErrNotExist, wrapped, when there is no such file.
+// only inside root) of at most MaxManifestSize bytes. The error wraps
+// fs.ErrNotExist when there is no such file.
 func readManifestIn(root *os.Root, name string) ([]byte, error) {
-	fi, err := root.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	if fi.Size() > MaxManifestSize {
-		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", name, fi.Size(), MaxManifestSize)
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	if len(data) > MaxManifestSize {
-		return nil, fmt.Errorf("%s is over the limit of %d bytes", name, MaxManifestSize)
-	}
-	return data, nil
+	return manifest.ReadFileIn(root, name, MaxManifestSize)
 }
 
 // causeOf strips the operation and path from an os error, for messages that

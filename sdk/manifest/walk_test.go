@@ -1,6 +1,6 @@
 //go:build unix
 
-package discovery
+package manifest
 
 import (
 	"context"
@@ -99,26 +99,26 @@ func TestWalkSkills(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			res := walkSkills(context.Background(), root, tt.groups, tt.lim)
-			if tt.bound == "" && !slices.Equal(sorted(res.skills), sorted(tt.skills)) {
-				t.Errorf("skills = %q, want %q", res.skills, tt.skills)
+			res := WalkSkills(context.Background(), root, tt.groups, tt.lim)
+			if tt.bound == "" && !slices.Equal(sorted(res.Skills), sorted(tt.skills)) {
+				t.Errorf("skills = %q, want %q", res.Skills, tt.skills)
 			}
-			if tt.bound != "" && len(res.skills) >= 50 {
-				t.Errorf("counted %d skills past the bound", len(res.skills))
+			if tt.bound != "" && len(res.Skills) >= 50 {
+				t.Errorf("counted %d skills past the bound", len(res.Skills))
 			}
-			if len(res.problems) != len(tt.problems) {
-				t.Fatalf("problems = %q, want %d like %q", res.problems, len(tt.problems), tt.problems)
+			if len(res.Problems) != len(tt.problems) {
+				t.Fatalf("problems = %q, want %d like %q", res.Problems, len(tt.problems), tt.problems)
 			}
 			for i, want := range tt.problems {
-				if !strings.Contains(res.problems[i], want) {
-					t.Errorf("problem %d = %q, want it to contain %q", i, res.problems[i], want)
+				if !strings.Contains(res.Problems[i], want) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, res.Problems[i], want)
 				}
 			}
-			if res.bound != tt.bound {
-				t.Errorf("bound = %q, want %q", res.bound, tt.bound)
+			if res.Bound != tt.bound {
+				t.Errorf("bound = %q, want %q", res.Bound, tt.bound)
 			}
-			if res.deep != tt.deep {
-				t.Errorf("deep = %q, want %q", res.deep, tt.deep)
+			if res.Deep != tt.deep {
+				t.Errorf("deep = %q, want %q", res.Deep, tt.deep)
 			}
 		})
 	}
@@ -132,12 +132,12 @@ func TestWalkSkillsOfTheWholeMachineStops(t *testing.T) {
 		t.Skip(err)
 	}
 	defer root.Close()
-	res := walkSkills(context.Background(), root, []string{"."}, WalkLimits{Entries: 2000})
-	if res.bound == "" {
-		t.Fatalf("walking / finished without reaching a bound: %d skills, %d problems", len(res.skills), res.nproblems)
+	res := WalkSkills(context.Background(), root, []string{"."}, WalkLimits{Entries: 2000})
+	if res.Bound == "" {
+		t.Fatalf("walking / finished without reaching a bound: %d skills, %d problems", len(res.Skills), res.NProblems)
 	}
-	if len(res.problems) > maxProblems {
-		t.Errorf("%d problems kept, want at most %d", len(res.problems), maxProblems)
+	if len(res.Problems) > MaxWalkProblems {
+		t.Errorf("%d problems kept, want at most %d", len(res.Problems), MaxWalkProblems)
 	}
 }
 
@@ -149,7 +149,7 @@ func TestWalkSkillsCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if res := walkSkills(ctx, root, []string{"skills"}, WalkLimits{}); res.bound != "discovery was cancelled" || len(res.skills) != 0 {
+	if res := WalkSkills(ctx, root, []string{"skills"}, WalkLimits{}); res.Bound != "discovery was cancelled" || len(res.Skills) != 0 {
 		t.Errorf("walk after cancel: %+v", res)
 	}
 }
@@ -166,4 +166,34 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// The walks PMs and `symposium-pm validate` use stay inside the directory
+// they are given: a skill linking to a file outside, or a skills directory
+// linking to one outside, is neither found nor read.
+func TestSkillLinksLeavingTheRoot(t *testing.T) {
+	outside := tree(t, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: d\n---\n"})
+	const withSkills = "name = \"p\"\n\n[[skills]]\nsource.path = \"skills\"\n"
+	for name, files := range map[string]map[string]string{
+		"file link":      {"SYMPOSIUM.toml": withSkills, "skills/x/SKILL.md": "->/etc/passwd"},
+		"directory link": {"SYMPOSIUM.toml": withSkills, "skills": "->" + outside},
+		"nested link":    {"SYMPOSIUM.toml": withSkills, "skills/x": "->" + outside + "/a"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := tree(t, files)
+			if HasSkills(dir) {
+				t.Error("HasSkills found a skill outside the package")
+			}
+			if got := ScanSkills(dir); len(got) != 0 {
+				t.Errorf("ScanSkills = %q", got)
+			}
+			reps, err := CheckPath(dir, CheckOptions{Origin: OriginPackage})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(reps) != 1 || reps[0].Valid || !strings.Contains(fmt.Sprint(reps[0].Problems), "leads outside the plugin root") {
+				t.Errorf("CheckPath: %+v, want invalid, naming the link leading outside", reps)
+			}
+		})
+	}
 }

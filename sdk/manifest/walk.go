@@ -1,4 +1,4 @@
-package discovery
+package manifest
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
 // WalkLimits bound the walk of one plugin's skill groups. A walk that
@@ -27,6 +25,9 @@ type WalkLimits struct {
 	Entries int
 	// Time is how long the walk of one plugin may take.
 	Time time.Duration
+
+	// first ends the walk at the first skill found.
+	first bool
 }
 
 // The default walk bounds: far above any real skill tree (a handful of
@@ -52,21 +53,21 @@ func (l WalkLimits) withDefaults() WalkLimits {
 	return l
 }
 
-// walkResult is what the walk of one plugin's skill groups found.
-type walkResult struct {
-	// skills are the SKILL.md files counted, slash-separated and relative
-	// to the plugin root, in walk order without duplicates.
-	skills []string
-	// problems name the entries left out for leading outside the plugin
-	// root or not being what their name says (the first maxProblems), and
-	// nproblems counts them all.
-	problems  []string
-	nproblems int
-	// bound, when not empty, says which bound stopped the walk.
-	bound string
-	// deep, when not empty, names the first directory left out for lying
+// SkillWalk is what the walk of one plugin's skill groups found.
+type SkillWalk struct {
+	// Skills are the SKILL.md files counted, relative to the plugin root,
+	// in walk order without duplicates.
+	Skills []string
+	// Problems name the entries left out for leading outside the plugin
+	// root or not being what their name says (the first MaxWalkProblems),
+	// and NProblems counts them all.
+	Problems  []string
+	NProblems int
+	// Bound, when not empty, says which bound stopped the walk.
+	Bound string
+	// Deep, when not empty, names the first directory left out for lying
 	// below the depth bound (the walk goes on beside it).
-	deep string
+	Deep string
 }
 
 // skillWalker walks skill groups inside a plugin root opened as an os.Root,
@@ -78,20 +79,20 @@ type skillWalker struct {
 	deadline time.Time
 	entries  int
 	seen     map[string]bool
-	res      walkResult
+	res      SkillWalk
 }
 
-// walkSkills lists the SKILL.md files of the skill groups groups (paths
-// relative to root, slash-separated) as Symposium scans them: every regular
+// WalkSkills lists the SKILL.md files of the skill groups groups (paths
+// relative to root) as Symposium scans them: every regular
 // file named SKILL.md at any depth, skipping directories holding a
 // .symposium marker, and not counting a SKILL.md below the directory of
 // another one. Everything is read through root: a symbolic link leading out
 // of it is reported, never followed.
-func walkSkills(ctx context.Context, root *os.Root, groups []string, lim WalkLimits) walkResult {
+func WalkSkills(ctx context.Context, root *os.Root, groups []string, lim WalkLimits) SkillWalk {
 	lim = lim.withDefaults()
 	w := &skillWalker{ctx: ctx, root: root, lim: lim, deadline: time.Now().Add(lim.Time), seen: map[string]bool{}}
 	for _, g := range groups {
-		if w.res.bound != "" {
+		if w.res.Bound != "" {
 			break
 		}
 		fi, err := root.Stat(g)
@@ -111,46 +112,48 @@ func walkSkills(ctx context.Context, root *os.Root, groups []string, lim WalkLim
 
 // problem records an entry left out because of err.
 func (w *skillWalker) problem(rel string, err error) {
-	if leadsOutside(err) {
+	if LeadsOutside(err) {
 		w.note(fmt.Sprintf("%s leads outside the plugin root; left out", rel))
 		return
 	}
-	w.note(fmt.Sprintf("%s cannot be followed inside the plugin root (%v); left out", rel, causeOf(err)))
+	w.note(fmt.Sprintf("%s cannot be followed inside the plugin root (%v); left out", rel, pathCause(err)))
 }
 
-// note records a problem; past maxProblems only their number is kept.
+// note records a problem; past MaxWalkProblems only their number is kept.
 func (w *skillWalker) note(msg string) {
-	w.res.nproblems++
-	if len(w.res.problems) < maxProblems {
-		w.res.problems = append(w.res.problems, msg)
+	w.res.NProblems++
+	if len(w.res.Problems) < MaxWalkProblems {
+		w.res.Problems = append(w.res.Problems, msg)
 	}
 }
 
-// maxProblems is how many of a plugin's left-out entries are named, each in
-// a warning of its own; the rest are counted in one more.
-const maxProblems = 5
+// MaxWalkProblems is how many of a walk's left-out entries are named in
+// SkillWalk.Problems; the rest are only counted.
+const MaxWalkProblems = 5
 
-// leadsOutside reports whether err is os.Root refusing a path that resolves
+// LeadsOutside reports whether err is os.Root refusing a path that resolves
 // outside the root. The os package exports no value for it, so its message
 // is matched; an unmatched one is still reported, with the cause.
-func leadsOutside(err error) bool {
-	return err != nil && strings.Contains(causeOf(err).Error(), "path escapes from parent")
+func LeadsOutside(err error) bool {
+	return err != nil && strings.Contains(pathCause(err).Error(), "path escapes from parent")
 }
 
 // stop reports whether a bound or the context ends the walk, recording why.
 func (w *skillWalker) stop() bool {
-	if w.res.bound != "" {
+	if w.res.Bound != "" {
 		return true
 	}
 	switch {
+	case w.lim.first && len(w.res.Skills) > 0:
+		w.res.Bound = "the first skill"
 	case w.ctx.Err() != nil:
-		w.res.bound = "discovery was cancelled"
+		w.res.Bound = "discovery was cancelled"
 	case w.entries >= w.lim.Entries:
-		w.res.bound = fmt.Sprintf("the bound of %d directory entries", w.lim.Entries)
+		w.res.Bound = fmt.Sprintf("the bound of %d directory entries", w.lim.Entries)
 	case time.Now().After(w.deadline):
-		w.res.bound = fmt.Sprintf("the time bound of %v", w.lim.Time)
+		w.res.Bound = fmt.Sprintf("the time bound of %v", w.lim.Time)
 	}
-	return w.res.bound != ""
+	return w.res.Bound != ""
 }
 
 // readDir reads the entries of rel, up to what is left of the entry bound.
@@ -172,6 +175,9 @@ func (w *skillWalker) readDir(rel string) ([]fs.DirEntry, error) {
 			return out, err
 		}
 	}
+	// In name order, so that what a walk finds and reports is the same on
+	// every run.
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
 }
 
@@ -193,7 +199,7 @@ func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.Fi
 	var subinfo []os.FileInfo
 	holds := inSkill
 	for _, de := range des {
-		if de.Name() == manifest.MarkerFile && de.Type().IsRegular() {
+		if de.Name() == MarkerFile && de.Type().IsRegular() {
 			return // an installed copy: skipped with all it holds
 		}
 	}
@@ -212,7 +218,7 @@ func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.Fi
 			typ = fi.Mode().Type()
 		}
 		switch {
-		case de.Name() == manifest.SkillFile:
+		case de.Name() == SkillFile:
 			if !typ.IsRegular() {
 				w.note(fmt.Sprintf("%s is not a regular file; left out", p))
 				continue
@@ -220,7 +226,7 @@ func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.Fi
 			holds = true
 			if !inSkill && !w.seen[p] {
 				w.seen[p] = true
-				w.res.skills = append(w.res.skills, p)
+				w.res.Skills = append(w.res.Skills, p)
 			}
 		case typ.IsDir():
 			if fi == nil {
@@ -237,8 +243,8 @@ func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.Fi
 			return
 		}
 		if depth+1 > w.lim.Depth {
-			if w.res.deep == "" {
-				w.res.deep = sub
+			if w.res.Deep == "" {
+				w.res.Deep = sub
 			}
 			continue
 		}
@@ -250,3 +256,49 @@ func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.Fi
 		w.dir(sub, depth+1, holds, append(ancestors, subinfo[i]))
 	}
 }
+
+// pathCause strips the operation and path from an os error, for messages
+// that name the path themselves.
+func pathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// ReadFileIn reads name from root: a regular file (a symbolic link is
+// followed only while it stays inside root) of at most max bytes. A named
+// pipe or device is refused without being opened for reading. The error
+// wraps fs.ErrNotExist when there is no such file.
+func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
+	fi, err := root.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", name, fi.Size(), max)
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s grew over the limit of %d bytes while being read", name, max)
+	}
+	return data, nil
+}
+
+// MaxSkillFileSize bounds a SKILL.md read while checking a plugin.
+const MaxSkillFileSize = 1 << 20
