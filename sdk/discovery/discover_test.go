@@ -174,3 +174,26 @@ func TestDiscoverWalksOnlyEnabled(t *testing.T) {
 		t.Errorf("no warning naming the escaping skill in %q", res.Warnings)
 	}
 }
+
+// Walking is bounded over the whole discovery too: once the budget is
+// spent, the remaining enabled plugins are not walked, and a warning says
+// how many.
+func TestDiscoverWalkBudget(t *testing.T) {
+	const manifest = "name = \"%s\"\ndepends-on = \"*\"\n\n[[skills]]\nsource.path = \"skills\"\n"
+	reg := tree(t, map[string]string{
+		"a/SYMPOSIUM.toml": strings.Replace(manifest, "%s", "a", 1), "a/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n",
+		"b/SYMPOSIUM.toml": strings.Replace(manifest, "%s", "b", 1), "b/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n",
+	})
+	ws := t.TempDir()
+	pms := host.NewRegistry(host.Options{Workspace: ws})
+	defer pms.Close()
+	res := Discover(t.Context(), Options{Workspace: ws, Config: &config.Config{}, PMs: pms,
+		PathRegistries: []PathRegistry{{Name: "reg", Dir: reg}}, WalkBudget: 1})
+	a, b := plugin(res, "reg", "a"), plugin(res, "reg", "b")
+	if a == nil || b == nil || a.State != Enabled || b.State != Enabled || a.Skills+b.Skills != 1 {
+		t.Fatalf("plugins %+v, %+v: want both enabled, one walked", a, b)
+	}
+	if !warned(res, "walking skill groups took the whole budget of 1ns; the skills of 1 more enabled plugins are not counted") {
+		t.Errorf("no budget warning in %q", res.Warnings)
+	}
+}

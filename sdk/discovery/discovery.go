@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
@@ -104,7 +105,15 @@ type Options struct {
 	// fields take the defaults (manifest.DefaultWalkDepth,
 	// DefaultWalkEntries, DefaultWalkTime).
 	Limits manifest.WalkLimits
+	// WalkBudget bounds the time spent walking over all plugins of one
+	// discovery (zero: DefaultWalkBudget). Once it is spent, the remaining
+	// enabled plugins are not walked and a warning says how many.
+	WalkBudget time.Duration
 }
+
+// DefaultWalkBudget is the time one discovery spends walking skill groups
+// at most, over all its plugins.
+const DefaultWalkBudget = 5 * time.Second
 
 // Discover runs discovery. It never fails as a whole: every problem is a
 // warning, or an invalid plugin.
@@ -146,6 +155,10 @@ func Discover(ctx context.Context, o Options) Result {
 	slices.SortStableFunc(d.res.Plugins, func(a, b Plugin) int {
 		return cmp.Or(strings.Compare(a.ID.PM, b.ID.PM), strings.Compare(a.Name, b.Name), strings.Compare(a.ID.Version, b.ID.Version))
 	})
+	if d.unwalked > 0 {
+		d.warnf("walking skill groups took the whole budget of %v; the skills of %d more enabled plugins are not counted",
+			cmp.Or(o.WalkBudget, DefaultWalkBudget), d.unwalked)
+	}
 	if d.res.Warnings == nil {
 		d.res.Warnings = []string{}
 	}
@@ -162,6 +175,10 @@ type discoverer struct {
 	// queue holds the indices of plugins whose chained references are still
 	// to follow, once the first round of offers is in.
 	queue []int
+	// walked is the time spent walking so far, and unwalked counts the
+	// enabled plugins left unwalked once the budget was spent.
+	walked   time.Duration
+	unwalked int
 }
 
 func (d *discoverer) warn(ws []host.Warning) {
@@ -367,7 +384,13 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 	if len(groups) == 0 {
 		return 0
 	}
+	if d.walked >= cmp.Or(d.o.WalkBudget, DefaultWalkBudget) {
+		d.unwalked++
+		return 0
+	}
+	start := time.Now()
 	res := manifest.WalkSkills(ctx, root, groups, d.o.Limits)
+	d.walked += time.Since(start)
 	for _, pr := range res.Problems {
 		d.warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
 	}
