@@ -3,6 +3,12 @@
 // every PM for the plugins it activates, follow chained references, validate
 // every offer, and decide from configuration and provenance which plugins
 // run. PMs report what exists; this package alone decides what is enabled.
+//
+// Nothing a PM answers extends what the host reads: the workspace is the
+// directory the user opened (a PM's workspace answer may only narrow it),
+// each offered root is opened once as an os.Root and every look inside a
+// plugin goes through it, and only enabled plugins are walked, within the
+// bounds of manifest.WalkLimits and a budget per discovery.
 package discovery
 
 import (
