@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -118,7 +119,12 @@ func printDiscovery(w io.Writer, res discovery.Result, notes []string) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "PM\tNAME\tVERSION\tSOURCE\tSTATE\tSKILLS\tREASON")
 		for _, p := range res.Plugins {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", p.ID.PM, p.Name, shortVersion(p.ID.Version), p.Source, p.State, p.Skills, p.Reason)
+			// Only enabled plugins are walked, so only theirs are counted.
+			skills := "-"
+			if p.State == discovery.Enabled {
+				skills = strconv.Itoa(p.Skills)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID.PM, p.Name, shortVersion(p.ID.Version), p.Source, p.State, skills, p.Reason)
 		}
 		tw.Flush()
 	}

@@ -3,17 +3,27 @@
 // every PM for the plugins it activates, follow chained references, validate
 // every offer, and decide from configuration and provenance which plugins
 // run. PMs report what exists; this package alone decides what is enabled.
+//
+// Nothing a PM answers extends what the host reads: the workspace is the
+// directory the user opened (a PM's workspace answer may only narrow it),
+// each offered root is opened once as an os.Root and every look inside a
+// plugin goes through it, and only enabled plugins are walked, within the
+// bounds of manifest.WalkLimits and a budget per discovery.
 package discovery
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
@@ -62,7 +72,9 @@ type Plugin struct {
 	Source Source `json:"source"`
 	State  State  `json:"state"`
 	Reason string `json:"reason,omitempty"`
-	Skills int    `json:"skills"`
+	// Skills is the number of SKILL.md files in the plugin's skill groups.
+	// Only enabled plugins are walked: it is 0 for the others.
+	Skills int `json:"skills"`
 
 	plugin *manifest.Plugin
 }
@@ -95,7 +107,19 @@ type Options struct {
 	PathRegistries []PathRegistry
 	// LookupEnv is the environment predicates read (nil: the process's).
 	LookupEnv func(string) (string, bool)
+	// Limits bound the walk of each enabled plugin's skill groups; zero
+	// fields take the defaults (manifest.DefaultWalkDepth,
+	// DefaultWalkEntries, DefaultWalkTime).
+	Limits manifest.WalkLimits
+	// WalkBudget bounds the time spent walking over all plugins of one
+	// discovery (zero: DefaultWalkBudget). Once it is spent, the remaining
+	// enabled plugins are not walked and a warning says how many.
+	WalkBudget time.Duration
 }
+
+// DefaultWalkBudget is the time one discovery spends walking skill groups
+// at most, over all its plugins.
+const DefaultWalkBudget = 5 * time.Second
 
 // Discover runs discovery. It never fails as a whole: every problem is a
 // warning, or an invalid plugin.
@@ -109,11 +133,11 @@ func Discover(ctx context.Context, o Options) Result {
 	d.warn(warns)
 	for _, of := range offers {
 		src := cmp.Or(o.Kinds[of.PM], SourceDependency)
-		d.add(ctx, of.Offer, src, of.PM, nil)
+		d.add(ctx, of.Offer, src, of.PM, nil, nil)
 	}
 	for _, pr := range o.PathRegistries {
 		for _, of := range d.readPathRegistry(pr) {
-			d.add(ctx, of, SourceRegistry, pr.Name, nil)
+			d.add(ctx, of, SourceRegistry, pr.Name, nil, nil)
 		}
 	}
 	d.workspacePlugins(ctx)
@@ -137,6 +161,10 @@ func Discover(ctx context.Context, o Options) Result {
 	slices.SortStableFunc(d.res.Plugins, func(a, b Plugin) int {
 		return cmp.Or(strings.Compare(a.ID.PM, b.ID.PM), strings.Compare(a.Name, b.Name), strings.Compare(a.ID.Version, b.ID.Version))
 	})
+	if d.unwalked > 0 {
+		d.warnf("walking skill groups took the whole budget of %v; the skills of %d more enabled plugins are not counted",
+			cmp.Or(o.WalkBudget, DefaultWalkBudget), d.unwalked)
+	}
 	if d.res.Warnings == nil {
 		d.res.Warnings = []string{}
 	}
@@ -153,6 +181,10 @@ type discoverer struct {
 	// queue holds the indices of plugins whose chained references are still
 	// to follow, once the first round of offers is in.
 	queue []int
+	// walked is the time spent walking so far, and unwalked counts the
+	// enabled plugins left unwalked once the budget was spent.
+	walked   time.Duration
+	unwalked int
 }
 
 func (d *discoverer) warn(ws []host.Warning) {
@@ -187,12 +219,18 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 			d.warnf("pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
 			continue
 		}
-		d.add(ctx, of, SourceChained, id.PM, &from)
+		d.add(ctx, of, SourceChained, id.PM, &from, nil)
 	}
 }
 
-// add validates an offer and decides its state.
-func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin) {
+// add validates an offer and decides its state; only a plugin that ends up
+// enabled has its skill groups walked. root, when not nil, is the offer's
+// root already opened (and is closed here); otherwise the root is opened
+// once, here, and every later read of the plugin goes through it.
+func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) {
+	if root != nil {
+		defer root.Close()
+	}
 	at, dup := d.seen[of.ID]
 	if dup && !(src == SourceChained && d.res.Plugins[at].State == NeedsConsent) {
 		return // duplicates collapse
@@ -213,15 +251,27 @@ func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm 
 			d.queue = append(d.queue, at)
 		}
 	}()
-	plugin, reason := ValidateOffer(of, src, pm)
+	if root == nil {
+		var reason string
+		if root, reason = openOfferRoot(of, pm); root == nil {
+			p.State, p.Reason = Invalid, reason
+			d.res.Plugins = append(d.res.Plugins, p)
+			return
+		}
+		defer root.Close()
+	}
+	plugin, reason := validateIn(root, of, src)
 	if plugin == nil {
 		p.State, p.Reason = Invalid, reason
 		d.res.Plugins = append(d.res.Plugins, p)
 		return
 	}
 	p.plugin = plugin
-	p.Skills = countSkills(of.Root, plugin)
+	// Decide first: nothing is walked for a plugin that will not run.
 	p.State, p.Reason = d.decide(ctx, p, via)
+	if p.State == Enabled {
+		p.Skills = d.countSkills(ctx, p, root)
+	}
 	d.res.Plugins = append(d.res.Plugins, p)
 }
 
@@ -240,15 +290,39 @@ func origin(src Source) manifest.Origin {
 // valid for the source's origin, and every source.path inside the root even
 // through symlinks. It returns the validated plugin, or nil and the reason.
 func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
+	root, reason := openOfferRoot(of, pm)
+	if root == nil {
+		return nil, reason
+	}
+	defer root.Close()
+	return validateIn(root, of, src)
+}
+
+// openOfferRoot checks the offer's id and root and opens the root, once:
+// every later look at the plugin goes through the returned os.Root, so
+// nothing outside the root is reachable. It returns nil and the reason when
+// the offer is invalid.
+func openOfferRoot(of protocol.Offer, pm string) (*os.Root, string) {
 	if of.ID.PM != pm {
 		return nil, fmt.Sprintf("offered by pm %s under another pm's name %q", pm, of.ID.PM)
 	}
 	if !filepath.IsAbs(of.Root) {
 		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
 	}
-	if fi, err := os.Stat(of.Root); err != nil || !fi.IsDir() {
+	root, err := os.OpenRoot(of.Root)
+	if err != nil {
 		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
 	}
+	if fi, err := root.Stat("."); err != nil || !fi.IsDir() {
+		root.Close()
+		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
+	}
+	return root, ""
+}
+
+// validateIn checks the offer's manifest and that every source.path stays
+// inside root, lexically and through symbolic links.
+func validateIn(root *os.Root, of protocol.Offer, src Source) (*manifest.Plugin, string) {
 	raw := of.Manifest
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
@@ -270,7 +344,7 @@ func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, 
 		if g.Path == "" {
 			continue
 		}
-		if err := contained(of.Root, g.Path); err != nil {
+		if err := contained(root, g.Path); err != nil {
 			return nil, err.Error()
 		}
 	}
@@ -278,40 +352,67 @@ func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, 
 }
 
 // contained checks that rel, a source.path, stays inside root, lexically
-// and after resolving symlinks.
-func contained(root, rel string) error {
-	if filepath.IsAbs(rel) || !filepath.IsLocal(filepath.Clean(filepath.FromSlash(rel))) && filepath.Clean(rel) != "." {
+// and, resolved inside the os.Root, through symbolic links.
+func contained(root *os.Root, rel string) error {
+	if _, ok := localPath(rel); !ok {
 		return fmt.Errorf("source.path %q escapes the plugin root", rel)
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("resolving root %s: %v", root, err)
-	}
-	target, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
-	if os.IsNotExist(err) {
+	_, err := root.Stat(filepath.FromSlash(rel))
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil // absent: nothing to escape with
 	}
-	if err != nil {
-		return fmt.Errorf("resolving source.path %q: %v", rel, err)
+	if manifest.LeadsOutside(err) {
+		return fmt.Errorf("source.path %q leads outside the plugin root", rel)
 	}
-	if r, err := filepath.Rel(realRoot, target); err != nil || !filepath.IsLocal(r) && r != "." {
-		return fmt.Errorf("source.path %q resolves to %s, outside the plugin root", rel, target)
-	}
-	return nil
+	return fmt.Errorf("source.path %q cannot be followed inside the plugin root (%v)", rel, causeOf(err))
 }
 
-// countSkills counts the skills of the plugin's local skill groups, scanned
-// as Symposium scans them.
-func countSkills(root string, p *manifest.Plugin) int {
-	seen := map[string]bool{}
-	for _, g := range p.Skills {
-		if g.Path != "" {
-			for _, f := range manifest.ScanSkills(filepath.Join(root, filepath.FromSlash(g.Path))) {
-				seen[f] = true
-			}
+// localPath cleans rel, a slash-separated path, and reports whether it
+// stays below its base ("." included).
+func localPath(rel string) (string, bool) {
+	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return "", false
+	}
+	c := path.Clean(rel)
+	return c, c == "." || filepath.IsLocal(filepath.FromSlash(c))
+}
+
+// countSkills walks the plugin's local skill groups inside root and counts
+// their skills; what the walk left out, and a bound it reached, are warned
+// about, naming the plugin.
+func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) int {
+	var groups []string
+	for _, g := range p.plugin.Skills {
+		if c, ok := localPath(g.Path); ok && g.Path != "" {
+			groups = append(groups, filepath.FromSlash(c))
 		}
 	}
-	return len(seen)
+	if len(groups) == 0 {
+		return 0
+	}
+	if d.walked >= cmp.Or(d.o.WalkBudget, DefaultWalkBudget) {
+		d.unwalked++
+		return 0
+	}
+	start := time.Now()
+	res := manifest.WalkSkills(ctx, root, groups, d.o.Limits)
+	d.walked += time.Since(start)
+	for _, pr := range res.Problems {
+		d.warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
+	}
+	if more := res.NProblems - len(res.Problems); more > 0 {
+		d.warnf("plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
+			p.ID, p.Root, more)
+	}
+	if res.Deep != "" {
+		d.warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
+			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, manifest.DefaultWalkDepth))
+	}
+	if res.Bound != "" {
+		d.warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
+			p.ID, p.Root, res.Bound)
+	}
+	return len(res.Skills)
 }
 
 func (d *discoverer) evaluator(src Source) *manifest.Evaluator {
@@ -414,48 +515,91 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 	return out
 }
 
-// workspacePlugins offers the workspace root's and members' own plugins: a
-// directory with SYMPOSIUM.toml, or with a skills/ directory.
+// workspacePlugins offers the plugins of the workspace the user opened: its
+// own, and those of the members its PMs report, each a directory with
+// SYMPOSIUM.toml or with a skills/ directory. A PM's workspace answer may
+// only narrow the opened workspace: a root or member outside it (lexically,
+// or through a symbolic link) is refused with a warning naming the PM and
+// the directory, and nothing there is read.
 func (d *discoverer) workspacePlugins(ctx context.Context) {
-	dirs := []string{d.o.Workspace}
-	wss, warns := d.o.PMs.Workspaces(ctx)
+	scope, err := openScope(d.o.Workspace)
+	if err != nil {
+		d.warnf("workspace plugins are not looked for: %v", causeOf(err))
+		return
+	}
+	defer scope.root.Close()
+	dirs := []reportedDir{{dir: scope.dir}}
+	answers, warns := d.o.PMs.WorkspaceAnswers(ctx)
 	d.warn(warns)
-	for _, w := range wss {
-		if w.Root != "" {
-			dirs = append(dirs, w.Root)
+	for _, a := range answers {
+		if a.Root != "" {
+			dirs = append(dirs, reportedDir{pm: a.PM, what: "root", dir: a.Root})
 		}
-		for _, m := range w.Members {
-			dirs = append(dirs, m.Dir)
+		for _, m := range a.Members {
+			dirs = append(dirs, reportedDir{pm: a.PM, what: "member " + m.Name, dir: m.Dir})
 		}
 	}
 	done := map[string]bool{}
-	for _, dir := range dirs {
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil || done[real] {
+	for _, rd := range dirs {
+		rel, ok := scope.rel(rd.dir)
+		if !ok {
+			d.warnf("%s, outside the opened workspace %s; a PM may narrow the workspace, never extend it, so nothing there is trusted as a workspace plugin",
+				rd, scope.dir)
 			continue
 		}
-		done[real] = true
-		var raw json.RawMessage
-		if data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile)); err == nil {
-			m, err := manifest.DecodeTOML(data)
-			if err != nil {
-				d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
-				continue
-			}
-			if raw, err = m.WireJSON(); err != nil {
-				d.warnf("workspace plugin %s: %v", dir, err)
-				continue
-			}
-		} else if fi, err := os.Stat(filepath.Join(dir, manifest.DefaultSkillsPath)); err == nil && fi.IsDir() {
-			raw = json.RawMessage("{}")
-		} else {
+		if done[rel] {
 			continue
 		}
-		name := filepath.Base(dir)
-		if m, err := manifest.DecodeJSON(raw); err == nil && m.Name != "" {
-			name = m.Name
+		done[rel] = true
+		root, err := scope.open(rel)
+		if err != nil {
+			switch {
+			case manifest.LeadsOutside(err):
+				d.warnf("%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
+			case !errors.Is(err, fs.ErrNotExist):
+				d.warnf("%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",
+					rd, scope.dir, causeOf(err))
+			}
+			continue
 		}
-		d.add(ctx, protocol.Offer{ID: protocol.PackageID{PM: LocalPM, Name: name, Version: protocol.AnyVersion}, Root: dir, Manifest: raw},
-			SourceWorkspace, LocalPM, nil)
+		dir := filepath.Join(scope.dir, rel)
+		of, ok := d.workspaceOffer(root, dir)
+		if !ok {
+			root.Close()
+			continue
+		}
+		d.add(ctx, of, SourceWorkspace, LocalPM, nil, root)
 	}
+}
+
+// workspaceOffer makes the offer of the workspace directory dir, opened as
+// root, when it holds a plugin.
+func (d *discoverer) workspaceOffer(root *os.Root, dir string) (protocol.Offer, bool) {
+	var raw json.RawMessage
+	data, err := readManifestIn(root, manifest.ManifestFile)
+	switch {
+	case err == nil:
+		m, err := manifest.DecodeTOML(data)
+		if err != nil {
+			d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
+			return protocol.Offer{}, false
+		}
+		if raw, err = m.WireJSON(); err != nil {
+			d.warnf("workspace plugin %s: %v", dir, err)
+			return protocol.Offer{}, false
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), causeOf(err))
+		return protocol.Offer{}, false
+	default:
+		if fi, err := root.Stat(manifest.DefaultSkillsPath); err != nil || !fi.IsDir() {
+			return protocol.Offer{}, false
+		}
+		raw = json.RawMessage("{}")
+	}
+	name := filepath.Base(dir)
+	if m, err := manifest.DecodeJSON(raw); err == nil && m.Name != "" {
+		name = m.Name
+	}
+	return protocol.Offer{ID: protocol.PackageID{PM: LocalPM, Name: name, Version: protocol.AnyVersion}, Root: dir, Manifest: raw}, true
 }

@@ -57,6 +57,12 @@ type Timeouts struct {
 	Grace time.Duration
 	// Term is how long it has after SIGTERM, before SIGKILL.
 	Term time.Duration
+	// Drain is how long, once the PM has exited, the host keeps reading
+	// what is left of its stderr. The pipe ends when every process holding
+	// it is gone, and a process the PM started outside its process group
+	// (setsid) can hold it for as long as it lives: past Drain the host
+	// stops reading rather than wait for that.
+	Drain time.Duration
 }
 
 // DefaultTimeouts are the timeouts used for zero fields of Options.Timeouts.
@@ -72,6 +78,7 @@ var DefaultTimeouts = Timeouts{
 	Workspace:     10 * time.Second,
 	Grace:         2 * time.Second,
 	Term:          time.Second,
+	Drain:         time.Second,
 }
 
 // For returns the timeout of method.
@@ -115,6 +122,7 @@ func (t Timeouts) withDefaults() Timeouts {
 	fill(&t.Workspace, d.Workspace)
 	fill(&t.Grace, d.Grace)
 	fill(&t.Term, d.Term)
+	fill(&t.Drain, d.Drain)
 	return t
 }
 
@@ -150,6 +158,7 @@ type Conn struct {
 	ch     *clientChannel
 	stderr *ring
 	stdin  interface{ Close() error }
+	errR   *os.File // the read end of the PM's stderr
 
 	exited   chan struct{} // closed when the process has exited
 	waitErr  error         // the process's exit status, once exited is closed
@@ -227,7 +236,7 @@ func (c *Conn) spawn() error {
 	}
 	outW.Close()
 	errW.Close()
-	c.cmd, c.stdin = cmd, stdin
+	c.cmd, c.stdin, c.errR = cmd, stdin, errR
 
 	c.readers.Add(1)
 	go func() {
@@ -402,9 +411,11 @@ func (c *Conn) errorf(method, format string, args ...any) *Error {
 
 // Close shuts the PM down: it closes the PM's stdin, waits the grace period,
 // sends SIGTERM to the PM's process group, waits again, then SIGKILLs the
-// group. It returns once the process has exited and its output is drained.
-// Close is idempotent; it reports how the process ended when that was not a
-// clean exit.
+// group. It returns once the process has exited and its output is drained,
+// or, when a process the PM started outside its group still holds the
+// output open, once the Drain timeout has passed: Close never waits on a
+// pipe such a process holds. Close is idempotent; it reports how the
+// process ended when that was not a clean exit.
 func (c *Conn) Close() error {
 	c.closeMu.Lock()
 	defer c.closeMu.Unlock()
@@ -429,9 +440,23 @@ func (c *Conn) Close() error {
 	}
 	// Whatever the PM left in its process group goes with it.
 	signalGroup(c.cmd, sigKill)
+	// Closing the read end of stdout ends the reading of responses whoever
+	// else holds the write end.
 	c.ch.Close()
 	c.client.Close()
-	c.readers.Wait()
+	drained := make(chan struct{})
+	go func() {
+		c.readers.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(t.Drain):
+		c.log.Warn("the PM has exited but a process it started still holds its stderr open; no longer reading it", "drain", t.Drain)
+		c.errR.Close() // ends the pending read
+		<-drained
+	}
+	c.errR.Close()
 	if c.waitErr != nil {
 		c.closeErr = c.errorf("shutdown", "%s", exitDescription(c.waitErr))
 	}

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,58 +19,24 @@ const MarkerFile = ".symposium"
 // §6.5): every regular file named SKILL.md at any depth, skipping
 // directories that hold a .symposium marker, then dropping any whose
 // directory lies inside the directory of a shallower one. A missing
-// directory yields none. Paths are absolute when dir is.
+// directory yields none. Paths are absolute when dir is. The walk is
+// [WalkSkills] with the default bounds, inside dir opened as an os.Root: a
+// symbolic link leading out of dir is not followed.
 func ScanSkills(dir string) []string {
-	var found []string
-	visited := map[string]bool{}
-	var walk func(d string)
-	walk = func(d string) {
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			if visited[real] {
-				return
-			}
-			visited[real] = true
-		}
-		if isFile(filepath.Join(d, MarkerFile)) {
-			return
-		}
-		des, err := os.ReadDir(d)
-		if err != nil {
-			return
-		}
-		for _, de := range des {
-			p := filepath.Join(d, de.Name())
-			if de.Name() == SkillFile && isFile(p) {
-				found = append(found, p)
-			} else if isDir(de, p) {
-				walk(p)
-			}
-		}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil
 	}
-	walk(dir)
+	defer root.Close()
+	res := WalkSkills(context.Background(), root, []string{"."}, WalkLimits{})
+	out := make([]string, len(res.Skills))
+	for i, f := range res.Skills {
+		out[i] = filepath.Join(dir, f)
+	}
+	// Shallowest first, then by name, as Symposium lists them.
 	depth := func(p string) int { return strings.Count(filepath.ToSlash(p), "/") }
-	slices.SortStableFunc(found, func(a, b string) int {
-		if da, db := depth(a), depth(b); da != db {
-			return da - db
-		}
-		return strings.Compare(a, b)
-	})
-	var kept []string
-	for _, f := range found {
-		dir := filepath.Dir(f)
-		inside := false
-		for _, k := range kept {
-			kd := filepath.Dir(k)
-			if rel, err := filepath.Rel(kd, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-				inside = true
-				break
-			}
-		}
-		if !inside {
-			kept = append(kept, f)
-		}
-	}
-	return kept
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(depth(a)-depth(b), strings.Compare(a, b)) })
+	return out
 }
 
 // Report is the result of checking one plugin: a manifest file, a plugin
@@ -264,20 +232,43 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 	}
 	r.Plugin, r.Valid, r.Name, r.RequiresUse = p, true, p.Name, p.RequiresUse
 	strict := opts.Origin != OriginWorkspace
+	// Every look inside the plugin goes through its directory opened as an
+	// os.Root: a link leading out of it is a problem, never followed.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		r.Valid, r.Plugin = false, nil
+		return fail(Problem{Message: fmt.Sprintf("opening the plugin directory %s: %v", dir, pathCause(err))})
+	}
+	defer root.Close()
 	for i, g := range p.Skills {
 		if g.Path == "" {
 			continue // git groups are fetched by the host, not checked here
 		}
-		gdir := filepath.Join(dir, filepath.FromSlash(g.Path))
-		files := ScanSkills(gdir)
-		if len(files) == 0 {
-			field := indexPath("skills", i)
+		field := indexPath("skills", i)
+		rel := filepath.FromSlash(g.Path)
+		walk := WalkSkills(context.Background(), root, []string{rel}, WalkLimits{})
+		for _, pr := range walk.Problems {
+			r.Valid, r.Plugin = false, nil
+			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field,
+				Message: fmt.Sprintf("skill group %q: %s", g.Path, pr)})
+		}
+		if more := walk.NProblems - len(walk.Problems); more > 0 {
+			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field,
+				Message: fmt.Sprintf("skill group %q: %d more entries left out", g.Path, more)})
+		}
+		if walk.Bound != "" || walk.Deep != "" {
+			r.Valid, r.Plugin = false, nil
+			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field,
+				Message: fmt.Sprintf("skill group %q: the walk stopped at %s", g.Path, cmp.Or(walk.Bound, "the depth bound, at "+walk.Deep))})
+		}
+		if len(walk.Skills) == 0 && walk.NProblems == 0 {
 			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field, Warning: true,
 				Message: fmt.Sprintf("skill group %q contains no %s", g.Path, SkillFile)})
 			continue
 		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
+		for _, rf := range walk.Skills {
+			f := filepath.Join(dir, rf)
+			data, err := ReadFileIn(root, rf, MaxSkillFileSize)
 			if err == nil {
 				var s *Skill
 				if s, err = ParseSkillMD(data, strict); err == nil {

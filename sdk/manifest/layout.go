@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -126,39 +127,17 @@ func comparePaths(a, b string) int {
 }
 
 // HasSkills reports whether root/skills holds a regular file named SKILL.md
-// at any depth (following symbolic links to directories): the "does this
-// package embed skills" test of docs/manifests.md §11.
+// at any depth: the "does this package embed skills" test of docs/manifests.md
+// §11. The walk is [WalkSkills] with the default bounds inside root opened
+// as an os.Root, so symbolic links are followed only while they stay
+// inside root.
 func HasSkills(root string) bool {
-	found := false
-	visited := map[string]bool{}
-	var walk func(dir string)
-	walk = func(dir string) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			if visited[real] {
-				return
-			}
-			visited[real] = true
-		}
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, de := range des {
-			if found {
-				return
-			}
-			p := filepath.Join(dir, de.Name())
-			if de.Name() == SkillFile && isFile(p) {
-				found = true
-				return
-			}
-			if isDir(de, p) {
-				walk(p)
-			}
-		}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return false
 	}
-	walk(filepath.Join(root, "skills"))
-	return found
+	defer r.Close()
+	return len(WalkSkills(context.Background(), r, []string{DefaultSkillsPath}, WalkLimits{first: true}).Skills) > 0
 }
 
 // SynthesizeSkillPlugin builds the manifest of a bare-skill registry entry
