@@ -24,9 +24,12 @@
 // written). With [DefaultLimits]:
 //   - at most 1 GiB (1,073,741,824 bytes) decompressed in all;
 //   - at most 100,000 entries;
-//   - at most 100 × the archive's size + 16 MiB decompressed (the
+//   - at most 100 × the archive's size + 8 MiB decompressed (the
 //     compression-ratio cap over the whole archive): a 1 MB archive can
-//     never write more than about 116 MiB, a 10 MiB one about 1,016 MiB;
+//     never write more than about 108 MiB, a 10 MiB one about 1,008 MiB.
+//     The 8 MiB allowance lets small archives of very compressible text
+//     through; it is kept under 16 MiB so that a 16 KiB archive of 16 MiB
+//     of zeros (a bomb the PMs' test corpora hold) is still refused;
 //   - for gzip'd tar, at most 1 MiB of data after the tar archive's end.
 //
 // For a tar stream "decompressed" counts every byte of the tar stream
@@ -76,8 +79,8 @@ type Limits struct {
 }
 
 // DefaultLimits are generous for real packages and stop decompression
-// bombs: 1 GiB in all, 100,000 entries, 100 × the archive's size + 16 MiB.
-var DefaultLimits = Limits{MaxBytes: 1 << 30, MaxEntries: 100_000, Ratio: 100, Allowance: 16 << 20}
+// bombs: 1 GiB in all, 100,000 entries, 100 × the archive's size + 8 MiB.
+var DefaultLimits = Limits{MaxBytes: 1 << 30, MaxEntries: 100_000, Ratio: 100, Allowance: 8 << 20}
 
 // maxTrailing caps the decompressed data allowed after a tar archive's end
 // (tar tools pad to a 10 KiB record at most).

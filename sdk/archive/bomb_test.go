@@ -59,7 +59,7 @@ func tgzBomb(t testing.TB, mib int) []byte {
 
 // TestTgzBomb: a ~1 MB gzip'd tar expanding to 1 GiB (1,024 files of
 // 1 MiB, each under every per-entry check) is refused once it passes
-// 100 × its size + 16 MiB, never writing more than that, and leaves
+// 100 × its size + 8 MiB, never writing more than that, and leaves
 // nothing behind.
 func TestTgzBomb(t *testing.T) {
 	data := tgzBomb(t, 1024)
@@ -83,7 +83,7 @@ func TestTgzBomb(t *testing.T) {
 	if !IsContent(err) || !strings.Contains(err.Error(), "cap") {
 		t.Fatalf("err = %v, want a refusal over the cap", err)
 	}
-	budget := 100*int64(len(data)) + 16<<20
+	budget := DefaultLimits.Ratio*int64(len(data)) + DefaultLimits.Allowance
 	if written > budget || written == 0 {
 		t.Errorf("wrote %d bytes before refusing; the cap is %d", written, budget)
 	}
@@ -144,7 +144,7 @@ func TestZipBomb(t *testing.T) {
 // TestRatioAllowsOrdinaryArchives: text compressing 5× unpacks, and the
 // allowance lets a small archive of highly compressible data through.
 func TestRatioAllowsOrdinaryArchives(t *testing.T) {
-	data := zipBomb(t, 8, 0) // 8 MiB of zeros from ~8 KiB: under the allowance
+	data := zipBomb(t, 6, 0) // 6 MiB of zeros from ~6 KiB: under the allowance
 	if _, err := extract(t, "zip", data, Options{}); err != nil {
 		t.Fatal(err)
 	}

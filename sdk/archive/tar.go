@@ -45,7 +45,7 @@ func (m *meter) remaining() int64 { return m.limit - m.n }
 
 // overErr is the refusal once the meter passed its cap.
 func (x *extraction) overErr(entry string, limit int64) *Error {
-	return x.fail(entry, "expands past %d bytes, over the archive's cap (%s)", limit, x.capText())
+	return x.fail(entry, "expands past %d bytes, over the archive's cap (%s): refused as a decompression bomb", limit, x.capText())
 }
 
 func (x *extraction) capText() string {
@@ -130,7 +130,7 @@ func (x *extraction) tar(ctx context.Context, r io.Reader, size int64, gz bool) 
 			// The declared size must fit what is left: an honest bomb is
 			// refused before a byte of it is written.
 			if h.Size > m.remaining() {
-				return x.fail(h.Name, "declares %d bytes, over the archive's cap (%s)", h.Size, x.capText())
+				return x.fail(h.Name, "declares %d bytes, over what is left of the archive's cap (%s): refused as a decompression bomb", h.Size, x.capText())
 			}
 		}
 		rel, err := x.target(h.Name, k)

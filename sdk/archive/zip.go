@@ -59,7 +59,7 @@ func (x *extraction) zip(ctx context.Context, ra io.ReaderAt, size int64) error 
 		if !dir {
 			declared += f.UncompressedSize64
 			if declared > uint64(limit) {
-				return x.fail(f.Name, "brings the declared size past %d bytes, over the archive's cap (%s)", limit, x.capText())
+				return x.fail(f.Name, "brings the declared size past %d bytes, over the archive's cap (%s): refused as a decompression bomb", limit, x.capText())
 			}
 		}
 		k := kindFile

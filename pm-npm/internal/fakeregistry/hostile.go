@@ -20,7 +20,7 @@ type Hostile struct {
 
 // bombMiB is how much zero data the bombs of the corpus really carry,
 // decompressed: far over the extractor's ratio cap for a tarball of under
-// a megabyte (100 × its size + 16 MiB).
+// a megabyte (100 × its size + 8 MiB).
 const bombMiB = 600
 
 // HostileTarballs returns a corpus of malicious npm tarballs, each of which
