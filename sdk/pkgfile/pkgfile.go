@@ -48,50 +48,78 @@ func ReadFile(dir, name string, limit int64) ([]byte, error) {
 
 // ReadRoot is ReadFile inside an open root.
 func ReadRoot(root *os.Root, name string, limit int64) ([]byte, error) {
-	full := filepath.Join(root.Name(), filepath.FromSlash(name))
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%s: "+format, append([]any{full}, args...)...)
-	}
-	// Stat first (following links only inside the root), so that a FIFO
-	// or a device is never opened.
-	fi, err := root.Stat(name)
+	f, full, size, err := open(root, name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", full, fs.ErrNotExist)
-		}
-		if lfi, lerr := root.Lstat(name); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fail("%w", ErrOutside)
-		}
-		return nil, fmt.Errorf("reading %s: %w", full, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fail("%w (%s)", ErrNotRegular, describe(fi.Mode()))
-	}
-	if fi.Size() > limit {
-		return nil, fail("%d bytes, %w of %d bytes", fi.Size(), ErrTooLarge, limit)
-	}
-	// Open without blocking (the name may have been swapped for a FIFO
-	// since the stat) and check again what was opened.
-	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", full, err)
+		return nil, err
 	}
 	defer f.Close()
-	ofi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", full, err)
-	}
-	if !ofi.Mode().IsRegular() {
-		return nil, fail("%w (%s)", ErrNotRegular, describe(ofi.Mode()))
+	if size > limit {
+		return nil, fmt.Errorf("%s: %d bytes, %w of %d bytes", full, size, ErrTooLarge, limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", full, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fail("grew past %d bytes while read, %w", limit, ErrTooLarge)
+		return nil, fmt.Errorf("%s: grew past %d bytes while read, %w", full, limit, ErrTooLarge)
 	}
 	return data, nil
+}
+
+// Open opens name inside dir for reading under the rules of the package
+// doc but without a size cap, for callers that read only a bounded prefix
+// (the headers of a METADATA file, say).
+func Open(dir, name string) (*os.File, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, filepath.FromSlash(name)), err)
+	}
+	defer root.Close()
+	return OpenRoot(root, name)
+}
+
+// OpenRoot is Open inside an open root.
+func OpenRoot(root *os.Root, name string) (*os.File, error) {
+	f, _, _, err := open(root, name)
+	return f, err
+}
+
+// open opens name in root after checking it is a regular file inside the
+// root, and returns it with its full path (for errors) and its size.
+func open(root *os.Root, name string) (*os.File, string, int64, error) {
+	full := filepath.Join(root.Name(), filepath.FromSlash(name))
+	// Stat first (following links only inside the root), so that a FIFO
+	// or a device is never opened.
+	fi, err := root.Stat(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, full, 0, fmt.Errorf("%s: %w", full, fs.ErrNotExist)
+		}
+		if lfi, lerr := root.Lstat(name); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			return nil, full, 0, fmt.Errorf("%s: %w", full, ErrOutside)
+		}
+		return nil, full, 0, fmt.Errorf("reading %s: %w", full, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, full, 0, fmt.Errorf("%s: %w (%s)", full, ErrNotRegular, describe(fi.Mode()))
+	}
+	// Open without blocking (the name may have been swapped for a FIFO
+	// since the stat) and check again what was opened.
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, full, 0, fmt.Errorf("reading %s: %w", full, err)
+	}
+	ofi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, full, 0, fmt.Errorf("reading %s: %w", full, err)
+	}
+	if !ofi.Mode().IsRegular() {
+		f.Close()
+		return nil, full, 0, fmt.Errorf("%s: %w (%s)", full, ErrNotRegular, describe(ofi.Mode()))
+	}
+	// Reads of a regular file ignore O_NONBLOCK.
+	return f, full, ofi.Size(), nil
 }
 
 func describe(m fs.FileMode) string {
