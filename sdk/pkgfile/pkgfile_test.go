@@ -72,3 +72,21 @@ func TestReadFIFO(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOpen: Open applies the same rules without a size cap.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "METADATA"), make([]byte, 2<<20), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(dir, "out"))
+	f, err := Open(dir, "METADATA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := Open(dir, "out"); !errors.Is(err, ErrOutside) {
+		t.Errorf("link out: %v", err)
+	}
+	if _, err := Open(dir, "absent"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent: %v", err)
+	}
+}
