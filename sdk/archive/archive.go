@@ -62,6 +62,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -284,7 +285,7 @@ func (x *extraction) mkdir(rel string) error {
 
 // where is rel's full path, for errors.
 func (x *extraction) where(rel string) string {
-	return path.Join(x.root.Name(), rel)
+	return filepath.Join(x.root.Name(), filepath.FromSlash(rel))
 }
 
 // write writes the file rel from r, which yields its content (read errors

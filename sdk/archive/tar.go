@@ -16,7 +16,6 @@ import (
 type meter struct {
 	ctx   context.Context
 	r     io.Reader
-	x     *extraction
 	n     int64
 	limit int64
 	over  bool
@@ -85,7 +84,7 @@ func ExtractTar(ctx context.Context, r io.Reader, size int64, root *os.Root, opt
 }
 
 func (x *extraction) tar(ctx context.Context, r io.Reader, size int64, gz bool) error {
-	m := &meter{ctx: ctx, r: r, x: x, limit: x.budget(size)}
+	m := &meter{ctx: ctx, r: r, limit: x.budget(size)}
 	tr := tar.NewReader(m)
 	for {
 		h, err := tr.Next()

@@ -78,7 +78,7 @@ func (x *extraction) zip(ctx context.Context, ra io.ReaderAt, size int64) error 
 		}
 	}
 	// Every decompressed byte counts, whatever the headers said.
-	m := &meter{ctx: ctx, x: x, limit: limit}
+	m := &meter{ctx: ctx, limit: limit}
 	for _, p := range plan {
 		if err := ctx.Err(); err != nil {
 			return err
