@@ -125,7 +125,7 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 	}
 	dir, release, err := newProbeDir(base)
 	if err != nil {
-		return localCrate{}, fmt.Errorf("making a probe directory for %s: %w", id, err)
+		return localCrate{}, protocol.ErrResource("making a probe directory for "+id.String(), err)
 	}
 	defer release()
 	manifestPath := filepath.Join(dir, "Cargo.toml")
@@ -133,10 +133,10 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 		return os.WriteFile(manifestPath, []byte(fmt.Sprintf(probeManifest, id.Name, r)), 0o644)
 	}
 	if err := write(req); err != nil {
-		return localCrate{}, err
+		return localCrate{}, protocol.ErrResource("acquiring "+id.String(), err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "lib.rs"), nil, 0o644); err != nil {
-		return localCrate{}, err
+		return localCrate{}, protocol.ErrResource("acquiring "+id.String(), err)
 	}
 	run := func(args ...string) error {
 		return p.runCargo(ctx, cargo, append(args, "--manifest-path", manifestPath)...)
@@ -146,7 +146,7 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 		// A pinned yanked version: lock something else first, then move the
 		// lock to the pin as `cargo update --precise` allows.
 		if werr := write("*"); werr != nil {
-			return localCrate{}, werr
+			return localCrate{}, protocol.ErrResource("acquiring "+id.String(), werr)
 		}
 		if err = run("generate-lockfile"); err == nil {
 			if err = run("update", "-p", id.Name, "--precise", pin); err == nil {
@@ -159,6 +159,9 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 	}
 	lf, err := cargolock.ReadFile(filepath.Join(dir, "Cargo.lock"))
 	if err != nil {
+		if protocol.IsResource(err) {
+			return localCrate{}, protocol.ErrResource("reading the lockfile cargo wrote for "+id.String(), err)
+		}
 		return localCrate{}, fmt.Errorf("reading the lockfile cargo wrote for %s: %w", id, err)
 	}
 	var pkg *cargolock.Package

@@ -3,12 +3,15 @@ package cargopm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -82,7 +85,7 @@ func embedsPlugin(dir string) bool {
 		return true
 	}
 	// Parse the manifest only when it mentions the table at all.
-	if data, err := root.ReadFile("Cargo.toml"); err == nil && bytes.Contains(data, []byte("symposium")) {
+	if data, err := pkgfile.ReadRoot(root, "Cargo.toml", pkgfile.MaxManifest); err == nil && bytes.Contains(data, []byte("symposium")) {
 		if m, err := cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data); err == nil {
 			if _, ok := m.Metadata["symposium"].(map[string]any); ok {
 				return true
@@ -130,7 +133,13 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 			log.Warn("cargo: [package.metadata.symposium] is not a table; ignored", "crate", id.String())
 		}
 	}
-	if data, err := r.ReadFile(fileLayer); err == nil {
+	data, err := pkgfile.ReadRoot(r, fileLayer, pkgfile.MaxManifest)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Over the 1 MiB manifest cap, or changed since the check: this
+		// crate is refused, the others are still offered.
+		return protocol.Offer{}, protocol.ErrInvalidContent(id, err.Error())
+	}
+	if err == nil {
 		var tbl map[string]any
 		if err := tomlfile.Unmarshal(filepath.Join(root, fileLayer), data, &tbl); err != nil {
 			log.Warn("cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "err", err)
@@ -149,9 +158,10 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 	return protocol.Offer{ID: id, Root: root, Manifest: wire}, nil
 }
 
-// readManifestIn reads the Cargo.toml of the crate opened as r at dir.
+// readManifestIn reads the Cargo.toml of the crate opened as r at dir: a
+// regular file in the crate of at most pkgfile.MaxManifest (1 MiB).
 func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
-	data, err := r.ReadFile("Cargo.toml")
+	data, err := pkgfile.ReadRoot(r, "Cargo.toml", pkgfile.MaxManifest)
 	if err != nil {
 		return nil, err
 	}

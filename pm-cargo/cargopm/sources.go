@@ -1,12 +1,14 @@
 package cargopm
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -22,9 +24,15 @@ type pkgInfo struct {
 	manifest      *cargotoml.Manifest
 }
 
-// readPackage reads the [package] name and version of the crate in dir.
+// readPackage reads the [package] name and version of the crate in dir,
+// whose Cargo.toml must be a regular file in the crate (no link out of it)
+// of at most pkgfile.MaxManifest (1 MiB).
 func readPackage(dir string) (*pkgInfo, error) {
-	m, err := cargotoml.ReadFile(filepath.Join(dir, "Cargo.toml"))
+	data, err := pkgfile.ReadFile(dir, "Cargo.toml", pkgfile.MaxManifest)
+	if err != nil {
+		return nil, err
+	}
+	m, err := cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +102,13 @@ func (s *sources) candidates(name, exact string) []localCrate {
 			}
 			dir := filepath.Join(vd, e)
 			pi, err := readPackage(dir)
-			if err != nil || pi.name != name {
+			if err != nil {
+				if errors.Is(err, pkgfile.ErrTooLarge) || errors.Is(err, pkgfile.ErrNotRegular) || errors.Is(err, pkgfile.ErrOutside) {
+					s.p.session().Logger.Warn("cargo: vendored crate skipped", "crate", name, "err", err)
+				}
+				continue
+			}
+			if pi.name != name {
 				continue
 			}
 			out = append(out, localCrate{Name: name, Version: pi.version, Dir: dir})

@@ -91,10 +91,12 @@ func TestKilledMidDownload(t *testing.T) {
 	waitStalled(t, stalled, 1)
 	// Halfway: the first half is on its way to the temporary download.
 	tmp := filepath.Join(cache, Name, "tmp")
+	var partial string
 	for deadline := time.Now().Add(callTimeout); ; {
 		if ents, _ := os.ReadDir(tmp); len(ents) == 1 {
 			if fi, err := ents[0].Info(); err == nil && fi.Size() > 0 {
 				t.Logf("killing with %s at %d bytes", ents[0].Name(), fi.Size())
+				partial = filepath.Join(tmp, ents[0].Name())
 				break
 			}
 		}
@@ -112,6 +114,11 @@ func TestKilledMidDownload(t *testing.T) {
 	b := startPM(t, ws, cache, isolatedEnv(t, nil), env)
 	_, perr := b.fetch("bulky", "1.0.0", protocol.UpdateNone)
 	wantCode(t, "fetch none after the killed download", perr, protocol.CodeOffline)
+	// The next process removed the killed one's partial download when it
+	// started, minutes before any age limit.
+	if _, err := os.Stat(partial); err == nil {
+		t.Errorf("the killed process's partial download %s is still there", partial)
+	}
 	res, perr := b.fetch("bulky", "^1", protocol.UpdateCheck)
 	if perr != nil {
 		t.Fatalf("fetch after the killed download: %v\nstderr:\n%s", perr, b.Stderr())
@@ -248,4 +255,35 @@ func TestCacheDirDeletedBetweenCalls(t *testing.T) {
 	if bytes.Contains([]byte(p.Stderr()), []byte("level=ERROR")) {
 		t.Errorf("errors logged:\n%s", p.Stderr())
 	}
+}
+
+// TestCacheDirDeletedMidDownload removes the whole cache directory while a
+// tarball is halfway downloaded: the PM unpacks from the download it holds
+// into recreated directories and answers with the complete package, rather
+// than a bare file-system message.
+func TestCacheDirDeletedMidDownload(t *testing.T) {
+	reg := fakeregistry.New()
+	defer reg.Close()
+	body := publishBulky(reg, "bulky")
+	cache, ws := t.TempDir(), t.TempDir()
+	env := map[string]string{"npm_config_registry": reg.URL()}
+
+	stalled := reg.StallTarballs()
+	a := startPM(t, ws, cache, isolatedEnv(t, nil), env)
+	a.Send(protocol.MethodFetch, protocol.FetchParams{ID: npmID("bulky", "1.0.0"), Update: protocol.UpdateCheck})
+	waitStalled(t, stalled, 1)
+	if err := os.RemoveAll(filepath.Join(cache, Name)); err != nil {
+		t.Fatal(err)
+	}
+	reg.Unstall()
+	r := a.Next()
+	if r.Error != nil {
+		t.Fatalf("fetch with the cache removed mid-download: %v\nstderr:\n%s", r.Error, a.Stderr())
+	}
+	var res protocol.FetchResult
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	checkContent(t, res.Root, body)
+	a.close()
 }

@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/pm-npm/internal/tarball"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -61,7 +64,7 @@ func (p *PM) installedCopies(parents []string, name string) []candidate {
 	seen := map[string]bool{}
 	for _, d := range parents {
 		dir := filepath.Join(d, "node_modules", filepath.FromSlash(name))
-		pkg, err := packagejson.Read(filepath.Join(dir, "package.json"))
+		pkg, err := packagejson.ReadPackage(dir)
 		if err != nil || !validVersion(pkg.Version) {
 			continue
 		}
@@ -197,6 +200,10 @@ func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 // process is harmless (the first rename wins, both use its result). With
 // force the tarball is downloaded and verified again even when cached; the
 // cached directory is kept, so roots handed out earlier stay valid.
+// Failures of the machine (a full disk, the cache directory removed
+// underneath) are -32603 naming the path; when the cache directory
+// vanished while the tarball was downloading, the unpacking is tried once
+// more from the download already in hand.
 func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.PackageID, ver *registry.Version, force bool) (string, error) {
 	final := p.pkgDir(id.Name, id.Version)
 	if !force && isDir(final) {
@@ -205,14 +212,19 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 	if ver.Dist.Tarball == "" {
 		return "", protocol.ErrInvalidContent(id, "the registry lists no tarball for this version")
 	}
+	what := "fetching " + id.String()
 	tmpRoot := filepath.Join(p.cacheRoot, "tmp")
 	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
-		return "", err
+		return "", protocol.ErrResource(what, err)
 	}
-	sweepStale(tmpRoot)
-	f, err := os.CreateTemp(tmpRoot, "dl-*.tgz")
+	sweepStale(tmpRoot, p.log)
+	createTemp := os.CreateTemp
+	if p.createTemp != nil {
+		createTemp = p.createTemp
+	}
+	f, err := createTemp(tmpRoot, tempPrefix()+"dl-*.tgz")
 	if err != nil {
-		return "", err
+		return "", protocol.ErrResource(what, err)
 	}
 	defer func() {
 		f.Close()
@@ -220,25 +232,54 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 	}()
 	v := registry.NewVerifier()
 	if err := client.Download(ctx, ver.Dist.Tarball, io.MultiWriter(f, v)); err != nil {
+		if protocol.IsResource(err) {
+			return "", protocol.ErrResource(what, err)
+		}
 		return "", err
 	}
 	if err := v.Check(ver.Dist); err != nil {
 		return "", err
 	}
+	// The open file stays readable even when its name was removed.
+	fi, err := f.Stat()
+	if err != nil {
+		return "", protocol.ErrResource(what, err)
+	}
+	var root string
+	for attempt := 0; ; attempt++ {
+		root, err = p.unpackInto(ctx, f, fi.Size(), id, tmpRoot, final)
+		if err == nil || archive.IsContent(err) || attempt == 1 || !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		p.log.Warn("the cache directory vanished while unpacking; trying again", "package", id.Name, "version", id.Version, "err", err)
+	}
+	switch {
+	case err == nil:
+		return root, nil
+	case archive.IsContent(err):
+		return "", protocol.ErrInvalidContent(id, err.Error())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "", err
+	}
+	return "", protocol.ErrResource(what, err)
+}
+
+// unpackInto unpacks the tarball f (size bytes) into a new directory under
+// tmpRoot and renames it to final, recreating the directories it needs.
+func (p *PM) unpackInto(ctx context.Context, f *os.File, size int64, id protocol.PackageID, tmpRoot, final string) (string, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(tmpRoot, "x-*")
+	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(tmpRoot, tempPrefix()+"x-*")
 	if err != nil {
 		return "", err
 	}
-	if err := tarball.Extract(f, dir, tarball.DefaultLimits); err != nil {
+	if err := unpack(ctx, f, size, dir); err != nil {
 		os.RemoveAll(dir)
-		var ce *tarball.ContentError
-		if errors.As(err, &ce) {
-			return "", protocol.ErrInvalidContent(id, ce.Detail)
-		}
-		return "", fmt.Errorf("unpacking %s: %w", id, err)
+		return "", err
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
 		os.RemoveAll(dir)
@@ -253,28 +294,71 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 		if isDir(final) {
 			return final, nil // already cached, or another process won the race
 		}
-		return "", fmt.Errorf("caching %s: %w", id, err)
+		return "", err
 	}
 	p.log.Debug("cached package", "package", id.Name, "version", id.Version, "dir", final)
 	return final, nil
 }
 
-// staleAfter is how old a temporary download must be before any process
-// may remove it: only a killed process leaves one behind that long.
-const staleAfter = 24 * time.Hour
+// unpack extracts an npm tarball (entries under one top directory,
+// normally "package/", which is stripped; files at the top level are
+// dropped, as npm does) into the existing directory dir under the rules
+// and caps of sdk/archive.
+func unpack(ctx context.Context, r io.Reader, size int64, dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return archive.ExtractTarGz(ctx, r, size, root, archive.Options{Strip: 1})
+}
 
-// sweepStale removes temporary downloads and unpackings left by killed
-// processes.
-func sweepStale(tmpRoot string) {
+// staleAfter is how old a temporary download must be before any process
+// may remove it. A live download writes its file continuously and the
+// registry client gives up after ten minutes, so older ones were left by a
+// killed process.
+const staleAfter = 10 * time.Minute
+
+// tempPrefix starts the name of every temporary file or directory this
+// process makes in the cache: "p<pid>-", so that a later process knows
+// whose it was.
+func tempPrefix() string { return fmt.Sprintf("p%d-", os.Getpid()) }
+
+// sweepStale removes the temporary downloads and unpackings under tmpRoot
+// left by killed processes: those of a process that is no longer running,
+// and any older than staleAfter. It runs when the PM starts.
+func sweepStale(tmpRoot string, log *slog.Logger) {
 	ents, err := os.ReadDir(tmpRoot)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
-			os.RemoveAll(filepath.Join(tmpRoot, e.Name()))
+		stale := false
+		if pid, ok := tempOwner(e.Name()); ok && pid != os.Getpid() && !processAlive(pid) {
+			stale = true
+		} else if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			stale = true
+		}
+		if stale {
+			path := filepath.Join(tmpRoot, e.Name())
+			log.Debug("removing a temporary file a killed process left", "path", path)
+			os.RemoveAll(path)
 		}
 	}
+}
+
+// tempOwner returns the process id in a name made with tempPrefix.
+func tempOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "p")
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(digits)
+	return pid, err == nil && pid > 0
 }
 
 func isDir(p string) bool {

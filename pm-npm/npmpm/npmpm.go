@@ -60,6 +60,10 @@ type PM struct {
 	clientOnce sync.Once
 	client     *registry.Client
 	clientErr  error
+
+	// createTemp makes the temporary file a tarball downloads into; nil
+	// means os.CreateTemp. Tests replace it to inject write failures.
+	createTemp func(dir, pattern string) (*os.File, error)
 }
 
 // New returns an npm PM awaiting Initialize.
@@ -94,6 +98,10 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	p.env = s.Env
 	if s.Logger != nil {
 		p.log = s.Logger
+	}
+	if p.cacheRoot != "" {
+		// What a killed process left (up to a whole tarball) goes now.
+		sweepStale(filepath.Join(p.cacheRoot, "tmp"), p.log)
 	}
 	return nil
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -61,8 +63,15 @@ func (p *PM) localCopy(parents []string, dep protocol.PackageID) (candidate, boo
 	}
 	for _, d := range parents {
 		dir := filepath.Join(d, "node_modules", filepath.FromSlash(dep.Name))
-		pkg, err := packagejson.Read(filepath.Join(dir, "package.json"))
-		if err != nil || !validVersion(pkg.Version) || !want(pkg.Version) {
+		pkg, err := packagejson.ReadPackage(dir)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				// This one package is unusable; the others are still offered.
+				p.log.Warn("skipping a package whose package.json cannot be used", "package", dep.Name, "err", err)
+			}
+			continue
+		}
+		if !validVersion(pkg.Version) || !want(pkg.Version) {
 			continue
 		}
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
@@ -115,10 +124,10 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 	var jsonLayer, tomlLayer map[string]any
 	var err error
 	if pkg == nil {
-		pkg, err = packagejson.Read(filepath.Join(root, "package.json"))
+		pkg, err = packagejson.ReadPackage(root)
 	}
 	if err != nil {
-		p.log.Warn("cannot read package.json", "package", name, "root", root, "err", err)
+		p.log.Warn("cannot read package.json; its \"symposium\" layer is ignored", "package", name, "root", root, "err", err)
 	} else if len(pkg.Symposium) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(pkg.Symposium))
 		var v any
@@ -131,16 +140,18 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		}
 	}
 	tomlPath := filepath.Join(root, "SYMPOSIUM.toml")
-	if fi, err := os.Stat(tomlPath); err == nil && fi.Mode().IsRegular() {
+	data, err := pkgfile.ReadFile(root, "SYMPOSIUM.toml", pkgfile.MaxManifest)
+	switch {
+	case err == nil:
 		embeds = true
-		data, err := os.ReadFile(tomlPath)
-		if err == nil {
-			err = tomlfile.Unmarshal(tomlPath, data, &tomlLayer)
-		}
-		if err != nil {
+		if err := tomlfile.Unmarshal(tomlPath, data, &tomlLayer); err != nil {
 			tomlLayer = nil // a document that does not decode contributes nothing
 			p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		// Present but unusable (not a regular file, a link out of the
+		// package, over the cap): this package's layer only is dropped.
+		p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
 	if !embeds && manifest.HasSkills(root) {
 		embeds = true

@@ -9,7 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // Kind names one dependency map of package.json.
@@ -61,7 +64,23 @@ type raw struct {
 	Symposium            json.RawMessage `json:"symposium"`
 }
 
-// Read reads and parses the package.json at path.
+// ReadPackage reads and parses the package.json of the package unpacked
+// or installed at dir, which may be hostile: it must be a regular file
+// inside dir (no link out of it) of at most pkgfile.MaxManifest (1 MiB);
+// an absent file wraps fs.ErrNotExist.
+func ReadPackage(dir string) (*Manifest, error) {
+	data, err := pkgfile.ReadFile(dir, "package.json", pkgfile.MaxManifest)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "package.json"), err)
+	}
+	return m, nil
+}
+
+// Read reads and parses the package.json at path (the workspace's own).
 func Read(path string) (*Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -215,6 +215,8 @@ func decodePackument(body []byte) (*Packument, error) {
 }
 
 // Download streams the tarball at rawURL into w, at most MaxTarballBytes.
+// A failure of w (a full disk) is returned as w reported it, not as an
+// *HTTPError: it is the machine's, not the registry's.
 func (c *Client) Download(ctx context.Context, rawURL string, w io.Writer) error {
 	resp, err := c.get(ctx, rawURL, "application/octet-stream")
 	if err != nil {
@@ -224,7 +226,11 @@ func (c *Client) Download(ctx context.Context, rawURL string, w io.Writer) error
 	if resp.StatusCode != http.StatusOK {
 		return &HTTPError{URL: Redact(rawURL), Status: resp.StatusCode}
 	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, MaxTarballBytes+1))
+	tw := &trackedWriter{w: w}
+	n, err := io.Copy(tw, io.LimitReader(resp.Body, MaxTarballBytes+1))
+	if tw.err != nil {
+		return tw.err
+	}
 	if err != nil {
 		return &HTTPError{URL: Redact(rawURL), Err: err}
 	}
@@ -232,6 +238,21 @@ func (c *Client) Download(ctx context.Context, rawURL string, w io.Writer) error
 		return &HTTPError{URL: Redact(rawURL), Err: fmt.Errorf("tarball over %d bytes", MaxTarballBytes)}
 	}
 	return nil
+}
+
+// trackedWriter remembers its writer's failure, to tell it apart from the
+// response's.
+type trackedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackedWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil {
+		t.err = err
+	}
+	return n, err
 }
 
 // SearchResult is one hit of /-/v1/search.

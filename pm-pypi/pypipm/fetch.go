@@ -3,6 +3,7 @@ package pypipm
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
+	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -230,25 +232,35 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if c.file.SHA256 == "" {
 		return installed{}, protocol.ErrIntegrity(exact, "a sha256 published by the index", "none (the index publishes no hash for "+c.file.Filename+")")
 	}
+	what := "fetching " + exact.String()
 	tmpDir := filepath.Join(p.cache, "tmp")
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
-		return installed{}, err
+		return installed{}, protocol.ErrResource(what, err)
 	}
 	p.sweepStale(tmpDir, "download-")
-	tmp, err := os.CreateTemp(tmpDir, "download-*-"+safeBase(c.file.Filename))
-	if err != nil {
-		return installed{}, err
+	createTemp := os.CreateTemp
+	if p.createTemp != nil {
+		createTemp = p.createTemp
 	}
-	defer os.Remove(tmp.Name())
+	tmp, err := createTemp(tmpDir, "download-*-"+safeBase(c.file.Filename))
+	if err != nil {
+		return installed{}, protocol.ErrResource(what, err)
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
 	p.log.Debug("downloading", "id", exact, "url", simpleapi.Redact(c.file.URL))
 	sum, err := client.Download(ctx, c.file, tmp, MaxDownload)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		var re *simpleapi.RegistryError
-		if errors.As(err, &re) {
+		switch {
+		case errors.As(err, &re):
 			return installed{}, p.indexError(exact, err)
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			return installed{}, err
+		case protocol.IsResource(err):
+			return installed{}, protocol.ErrResource(what, err)
 		}
 		return installed{}, protocol.ErrInvalidContent(exact, err.Error())
 	}
@@ -256,44 +268,69 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 		return installed{}, protocol.ErrIntegrity(exact, "sha256:"+strings.ToLower(c.file.SHA256), "sha256:"+sum)
 	}
 	dest := p.distDir(name, c.version)
-	// Unpack into a staging tree under tmp (nothing appears under dist/
-	// unless everything succeeds), then swap it into place.
-	p.sweepStale(tmpDir, ".")
-	stage, err := os.MkdirTemp(tmpDir, "."+name+"-"+c.version+"-")
-	if err != nil {
-		return installed{}, err
-	}
-	os.Remove(stage)
-	defer os.RemoveAll(stage)
+	// Unpack from the open download (still readable when the cache
+	// directory was removed meanwhile) into a staging tree under tmp
+	// (nothing appears under dist/ unless everything succeeds); when the
+	// cache directory vanished, the directories are made again once.
 	var info *wheel.Info
-	if c.rank == 3 {
-		info, err = wheel.ExtractSdist(ctx, tmp.Name(), stage, wheel.DefaultLimits)
-	} else {
-		info, err = wheel.ExtractWheel(ctx, tmp.Name(), stage, wheel.DefaultLimits)
+	var stage string
+	for attempt := 0; ; attempt++ {
+		stage, info, err = p.unpack(ctx, tmp, c, tmpDir)
+		if err == nil || archive.IsContent(err) || attempt == 1 || !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		p.log.Warn("the cache directory vanished while unpacking; trying again", "id", exact, "err", err)
+	}
+	if stage != "" {
+		defer os.RemoveAll(stage)
 	}
 	if err != nil {
-		var ce *wheel.ContentError
-		if errors.As(err, &ce) {
-			return installed{}, protocol.ErrInvalidContent(exact, ce.Detail)
+		switch {
+		case archive.IsContent(err):
+			return installed{}, protocol.ErrInvalidContent(exact, err.Error())
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			return installed{}, err
 		}
-		return installed{}, err
+		return installed{}, protocol.ErrResource(what, err)
 	}
 	if info.Metadata.Normalized() != name || canon(info.Metadata.Version) != c.version {
 		return installed{}, protocol.ErrInvalidContent(exact, "the archive's metadata names "+info.Metadata.Name+" "+info.Metadata.Version)
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return installed{}, err
+		return installed{}, protocol.ErrResource(what, err)
 	}
 	// A replaced tree moved aside by a process killed mid-swap (.old-*).
 	p.sweepStale(filepath.Dir(dest), ".")
 	if err := swapInto(stage, dest, force); err != nil {
-		return installed{}, err
+		return installed{}, protocol.ErrResource(what, err)
 	}
 	in, ok := p.unpacked(name, c.version)
 	if !ok {
 		return installed{}, protocol.ErrInvalidContent(exact, "unpacked distribution has no metadata")
 	}
 	return in, nil
+}
+
+// unpack extracts the downloaded archive f (a wheel, or an sdist for
+// rank 3) into a new staging directory under tmpDir, which it makes when
+// missing, and returns the staging directory and what the archive holds.
+func (p *PM) unpack(ctx context.Context, f *os.File, c candidate, tmpDir string) (string, *wheel.Info, error) {
+	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+		return "", nil, err
+	}
+	p.sweepStale(tmpDir, ".")
+	stage, err := os.MkdirTemp(tmpDir, "."+safeBase(c.file.Filename)+"-")
+	if err != nil {
+		return "", nil, err
+	}
+	os.Remove(stage)
+	var info *wheel.Info
+	if c.rank == 3 {
+		info, err = wheel.ExtractSdistFile(ctx, f, c.file.Filename, stage, archive.DefaultLimits)
+	} else {
+		info, err = wheel.ExtractWheelFile(ctx, f, c.file.Filename, stage, archive.DefaultLimits)
+	}
+	return stage, info, err
 }
 
 // swapInto moves the finished tree stage to dest. When dest already exists

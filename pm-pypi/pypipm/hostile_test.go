@@ -102,19 +102,19 @@ func hostileCorpus(t *testing.T, abs string) []hostileCase {
 		f, d := hostileSdist(t, name, extra...)
 		cs = append(cs, hostileCase{name, d, f, want})
 	}
-	escapes := "escapes the archive root|unsafe"
+	escapes := "escapes the root|absolute path"
 	wh("w-dotdot", escapes, func(zw *zip.Writer) { zipEntry(zw, "../../escape.txt", 0, "x") })
 	wh("w-nested-dotdot", escapes, func(zw *zip.Writer) { zipEntry(zw, "w_nested_dotdot/../../../escape.txt", 0, "x") })
 	wh("w-absolute", escapes, func(zw *zip.Writer) { zipEntry(zw, abs, 0, "x") })
-	wh("w-backslash", "unsafe entry name", func(zw *zip.Writer) { zipEntry(zw, `..\..\escape.txt`, 0, "x") })
+	wh("w-backslash", "escapes the root|backslash", func(zw *zip.Writer) { zipEntry(zw, `..\..\escape.txt`, 0, "x") })
 	wh("w-symlink", "symbolic link", func(zw *zip.Writer) {
 		zipEntry(zw, "w_symlink/link", fs.ModeSymlink|0o777, "../../../../../../etc/passwd")
 	})
-	wh("w-chardev", "not a regular file", func(zw *zip.Writer) {
+	wh("w-chardev", "is a device", func(zw *zip.Writer) {
 		zipEntry(zw, "w_chardev/tty", fs.ModeDevice|fs.ModeCharDevice|0o666, "")
 	})
-	wh("w-blockdev", "not a regular file", func(zw *zip.Writer) { zipEntry(zw, "w_blockdev/sda", fs.ModeDevice|0o666, "") })
-	wh("w-fifo", "not a regular file", func(zw *zip.Writer) { zipEntry(zw, "w_fifo/p", fs.ModeNamedPipe|0o666, "") })
+	wh("w-blockdev", "is a device", func(zw *zip.Writer) { zipEntry(zw, "w_blockdev/sda", fs.ModeDevice|0o666, "") })
+	wh("w-fifo", "is a FIFO", func(zw *zip.Writer) { zipEntry(zw, "w_fifo/p", fs.ModeNamedPipe|0o666, "") })
 	wh("w-zipbomb", "bomb", func(zw *zip.Writer) { zipEntry(zw, "w_zipbomb/zeros", 0, string(make([]byte, 16<<20))) })
 	// A header claiming 10 bytes over 16 MiB of deflated zeros.
 	wh("w-lying-bomb", "header says|not a valid zip", func(zw *zip.Writer) {
@@ -129,29 +129,29 @@ func hostileCorpus(t *testing.T, abs string) []hostileCase {
 		}
 		w.Write(comp.Bytes())
 	})
-	wh("w-duplicate", "appears twice", func(zw *zip.Writer) {
+	wh("w-duplicate", "appears more than once", func(zw *zip.Writer) {
 		zipEntry(zw, "w_duplicate/x.py", 0, "a")
 		zipEntry(zw, "w_duplicate/x.py", 0, "b")
 	})
-	wh("w-case", "differ only in case", func(zw *zip.Writer) {
+	wh("w-case", "differing only in case", func(zw *zip.Writer) {
 		zipEntry(zw, "w_case/README.txt", 0, "a")
 		zipEntry(zw, "w_case/ReadMe.txt", 0, "b")
 	})
-	wh("w-case-dir", "differ only in case", func(zw *zip.Writer) { zipEntry(zw, "W_Case_Dir/x.py", 0, "a") })
+	wh("w-case-dir", "differing only in case", func(zw *zip.Writer) { zipEntry(zw, "W_Case_Dir/x.py", 0, "a") })
 
 	sd("s-dotdot", escapes, &tar.Header{Name: "TOP/../../escape.txt", Typeflag: tar.TypeReg})
 	sd("s-absolute", escapes, &tar.Header{Name: abs, Typeflag: tar.TypeReg})
-	sd("s-symlink-abs", "is a link", &tar.Header{Name: "TOP/etc", Typeflag: tar.TypeSymlink, Linkname: "/etc"})
-	sd("s-symlink-up", "is a link", &tar.Header{Name: "TOP/up", Typeflag: tar.TypeSymlink, Linkname: "../../../.."})
-	sd("s-hardlink-abs", "is a link", &tar.Header{Name: "TOP/passwd", Typeflag: tar.TypeLink, Linkname: "/etc/passwd"})
-	sd("s-hardlink-up", "is a link", &tar.Header{Name: "TOP/up", Typeflag: tar.TypeLink, Linkname: "../../escape.txt"})
-	sd("s-chardev", "not a regular file", &tar.Header{Name: "TOP/null", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3})
-	sd("s-blockdev", "not a regular file", &tar.Header{Name: "TOP/sda", Typeflag: tar.TypeBlock, Devmajor: 8})
-	sd("s-fifo", "not a regular file", &tar.Header{Name: "TOP/p", Typeflag: tar.TypeFifo})
+	sd("s-symlink-abs", "is a symbolic link", &tar.Header{Name: "TOP/etc", Typeflag: tar.TypeSymlink, Linkname: "/etc"})
+	sd("s-symlink-up", "is a symbolic link", &tar.Header{Name: "TOP/up", Typeflag: tar.TypeSymlink, Linkname: "../../../.."})
+	sd("s-hardlink-abs", "is a hard link", &tar.Header{Name: "TOP/passwd", Typeflag: tar.TypeLink, Linkname: "/etc/passwd"})
+	sd("s-hardlink-up", "is a hard link", &tar.Header{Name: "TOP/up", Typeflag: tar.TypeLink, Linkname: "../../escape.txt"})
+	sd("s-chardev", "is a device", &tar.Header{Name: "TOP/null", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3})
+	sd("s-blockdev", "is a device", &tar.Header{Name: "TOP/sda", Typeflag: tar.TypeBlock, Devmajor: 8})
+	sd("s-fifo", "is a FIFO", &tar.Header{Name: "TOP/p", Typeflag: tar.TypeFifo})
 	sd("s-gzipbomb", "bomb", &tar.Header{Name: "TOP/zeros", Typeflag: tar.TypeReg, Size: 16 << 20})
-	sd("s-duplicate", "appears twice", &tar.Header{Name: "TOP/x", Typeflag: tar.TypeReg, Size: 1},
+	sd("s-duplicate", "appears more than once", &tar.Header{Name: "TOP/x", Typeflag: tar.TypeReg, Size: 1},
 		&tar.Header{Name: "TOP/x", Typeflag: tar.TypeReg, Size: 2})
-	sd("s-case", "differ only in case", &tar.Header{Name: "TOP/a.txt", Typeflag: tar.TypeReg, Size: 1},
+	sd("s-case", "differing only in case", &tar.Header{Name: "TOP/a.txt", Typeflag: tar.TypeReg, Size: 1},
 		&tar.Header{Name: "TOP/A.txt", Typeflag: tar.TypeReg, Size: 1})
 	return cs
 }

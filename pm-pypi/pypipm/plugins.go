@@ -2,6 +2,8 @@ package pypipm
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -162,14 +165,18 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	var eps []distinfo.EntryPoint
 	var tops []string
 	if in.distInfo != "" {
-		if data, err := os.ReadFile(filepath.Join(in.distInfo, "entry_points.txt")); err == nil {
+		data, err := pkgfile.ReadFile(in.distInfo, "entry_points.txt", pkgfile.MaxManifest)
+		switch {
+		case err == nil:
 			groups, err := distinfo.ParseEntryPoints(data)
 			if err != nil {
 				p.log.Warn("ignoring entry points", "id", in.id, "err", err)
 			}
 			eps = groups[EntryPointGroup]
+		case !errors.Is(err, fs.ErrNotExist):
+			p.log.Warn("ignoring entry points", "id", in.id, "err", err)
 		}
-		tops = topLevel(in.distInfo)
+		tops = p.topLevel(in.id, in.distInfo)
 	}
 	var topDirs []string
 	for _, t := range tops {
@@ -260,7 +267,11 @@ func (p *PM) packageDir(in installed, module string) (string, bool) {
 // there is the one declared layer, merged over the defaults.
 func (p *PM) dirOffer(in installed, name, dir, what string) (protocol.Offer, bool) {
 	var layers []manifest.Layer
-	if tbl, ok := p.readTOML(filepath.Join(dir, ManifestFile)); ok {
+	tbl, ok, refused := p.readTOML(in.id, dir)
+	if refused {
+		return protocol.Offer{}, false
+	}
+	if ok {
 		layers = append(layers, manifest.Layer{Source: what + " " + ManifestFile, Table: tbl})
 	}
 	o, ok := p.buildOffer(in.id, name, dir, layers)
@@ -298,7 +309,10 @@ func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
 			layers = append(layers, manifest.Layer{Source: "pyproject.toml [tool.symposium]", Table: proj.Symposium})
 		}
 	}
-	tbl, ok := p.readTOML(filepath.Join(in.source, ManifestFile))
+	tbl, ok, refused := p.readTOML(in.id, in.source)
+	if refused {
+		return protocol.Offer{}, false
+	}
 	if ok {
 		layers = append(layers, manifest.Layer{Source: ManifestFile, Table: tbl})
 	}
@@ -312,17 +326,27 @@ func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
 	return o, ok
 }
 
-func (p *PM) readTOML(path string) (map[string]any, bool) {
-	data, err := os.ReadFile(path)
+// readTOML reads the SYMPOSIUM.toml of the plugin rooted at dir, when it
+// is a regular file inside dir (no link out of it, never a FIFO or a
+// device) of at most pkgfile.MaxManifest (1 MiB). One that breaks these
+// rules is refused (the package is not offered) with a warning naming the
+// package; one that does not decode is dropped with a warning; an absent
+// one silently.
+func (p *PM) readTOML(id protocol.PackageID, dir string) (tbl map[string]any, ok, refused bool) {
+	data, err := pkgfile.ReadFile(dir, ManifestFile, pkgfile.MaxManifest)
 	if err != nil {
-		return nil, false
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, false
+		}
+		p.log.Warn("not offering a package whose manifest cannot be read safely", "id", id, "err", err)
+		return nil, false, true
 	}
-	var tbl map[string]any
+	path := filepath.Join(dir, ManifestFile)
 	if err := tomlfile.Unmarshal(path, data, &tbl); err != nil {
-		p.log.Warn("ignoring malformed manifest", "err", err)
-		return nil, false
+		p.log.Warn("ignoring malformed manifest", "id", id, "err", err)
+		return nil, false, false
 	}
-	return tbl, true
+	return tbl, true, false
 }
 
 func (p *PM) buildOffer(id protocol.PackageID, name, dir string, layers []manifest.Layer) (protocol.Offer, bool) {
@@ -341,16 +365,29 @@ func (p *PM) buildOffer(id protocol.PackageID, name, dir string, layers []manife
 	return protocol.Offer{ID: id, Root: dir, Manifest: wire}, true
 }
 
-func topLevel(distInfo string) []string {
-	if data, err := os.ReadFile(filepath.Join(distInfo, "RECORD")); err == nil {
+// maxRecord caps an installed distribution's RECORD, which lists every
+// file (some list tens of thousands).
+const maxRecord = 16 << 20
+
+// topLevel lists a distribution's top-level import packages, from RECORD or
+// top_level.txt, each read with a cap.
+func (p *PM) topLevel(id protocol.PackageID, distInfo string) []string {
+	data, err := pkgfile.ReadFile(distInfo, "RECORD", maxRecord)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		p.log.Warn("ignoring RECORD", "id", id, "err", err)
+	}
+	if err == nil {
 		if rec, err := distinfo.ParseRecord(data); err == nil {
 			if t := distinfo.TopLevel(rec); len(t) > 0 {
 				return t
 			}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(distInfo, "top_level.txt"))
+	data, err = pkgfile.ReadFile(distInfo, "top_level.txt", pkgfile.MaxManifest)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			p.log.Warn("ignoring top_level.txt", "id", id, "err", err)
+		}
 		return nil
 	}
 	var out []string

@@ -18,23 +18,27 @@ func TestReadTOML(t *testing.T) {
 	p := newPM(t, dir, t.TempDir(), nil)
 	p.log = slog.New(slog.NewTextHandler(&logs, nil))
 
-	good := filepath.Join(dir, "good.toml")
-	os.WriteFile(good, []byte("name = \"x\"\n[[skills]]\nsource.path = \"guidance\"\n"), 0o644)
-	tbl, ok := p.readTOML(good)
+	id := pkgID("x", "1")
+	good := filepath.Join(dir, "good")
+	os.MkdirAll(good, 0o755)
+	os.WriteFile(filepath.Join(good, ManifestFile), []byte("name = \"x\"\n[[skills]]\nsource.path = \"guidance\"\n"), 0o644)
+	tbl, ok, _ := p.readTOML(id, good)
 	skills, _ := tbl["skills"].([]any)
 	if !ok || tbl["name"] != "x" || len(skills) != 1 {
 		t.Errorf("good manifest: %#v %v", tbl, ok)
 	}
 
-	bad := filepath.Join(dir, "bad.toml")
+	badDir := filepath.Join(dir, "bad")
+	os.MkdirAll(badDir, 0o755)
+	bad := filepath.Join(badDir, ManifestFile)
 	os.WriteFile(bad, []byte("name = \"x\"\n[[skills]\n"), 0o644)
-	if tbl, ok := p.readTOML(bad); ok || tbl != nil {
+	if tbl, ok, _ := p.readTOML(id, badDir); ok || tbl != nil {
 		t.Errorf("malformed manifest accepted: %#v", tbl)
 	}
 	if !strings.Contains(logs.String(), bad+":2: invalid TOML") {
 		t.Errorf("warning does not name %s:2:\n%s", bad, logs.String())
 	}
-	if _, ok := p.readTOML(filepath.Join(dir, "missing.toml")); ok {
+	if _, ok, _ := p.readTOML(id, filepath.Join(dir, "missing")); ok {
 		t.Error("missing manifest read")
 	}
 }

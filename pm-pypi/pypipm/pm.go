@@ -49,6 +49,10 @@ type PM struct {
 	depsErr  error
 
 	locks sync.Map // per-package *sync.Mutex for fetches
+
+	// createTemp makes the temporary file a distribution downloads into;
+	// nil means os.CreateTemp. Tests replace it to inject write failures.
+	createTemp func(dir, pattern string) (*os.File, error)
 }
 
 var (

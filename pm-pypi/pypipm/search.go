@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -173,7 +174,7 @@ func (p *PM) describe(ctx context.Context, name string) (*protocol.SearchHit, er
 		}
 	}
 	if in, ok := p.unpacked(name, c.version); ok && in.distInfo != "" {
-		if data, err := os.ReadFile(filepath.Join(in.distInfo, "METADATA")); err == nil {
+		if data, err := pkgfile.ReadFile(in.distInfo, "METADATA", pkgfile.MaxManifest); err == nil {
 			if m, err := distinfo.ParseMetadata(data); err == nil {
 				hit.Description = m.Summary
 				return hit, nil

@@ -374,6 +374,8 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 
 // Download streams f into w and returns the sha256 (hex) of what it wrote;
 // the caller compares it with f.SHA256. At most limit bytes are accepted.
+// A failure of w (a full disk) is returned as w reported it, not as a
+// *RegistryError: it is the machine's, not the index's.
 func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64) (string, error) {
 	resp, err := c.get(ctx, f.URL, "")
 	if err != nil {
@@ -384,7 +386,11 @@ func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64)
 		return "", &RegistryError{URL: Redact(f.URL), Status: resp.StatusCode}
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, limit+1))
+	tw := &trackedWriter{w: w}
+	n, err := io.Copy(io.MultiWriter(tw, h), io.LimitReader(resp.Body, limit+1))
+	if tw.err != nil {
+		return "", tw.err
+	}
 	if err != nil {
 		return "", &RegistryError{URL: Redact(f.URL), Err: err}
 	}
@@ -392,6 +398,21 @@ func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64)
 		return "", fmt.Errorf("%s is larger than the limit of %d bytes", f.Filename, limit)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// trackedWriter remembers its writer's failure, to tell it apart from the
+// response's.
+type trackedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackedWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil {
+		t.err = err
+	}
+	return n, err
 }
 
 // CoreMetadata fetches f's METADATA (PEP 658), when the index serves it.

@@ -7,8 +7,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // Env is a located virtual environment.
@@ -218,9 +221,11 @@ func (e *Env) LookupAll(names []string) map[string]Dist {
 // maxMetadataHeader bounds how much of a METADATA file is read.
 const maxMetadataHeader = 1 << 20
 
-// ReadMetadata reads the header of <distInfo>/METADATA.
+// ReadMetadata reads the header of <distInfo>/METADATA: a regular file
+// inside distInfo (never a FIFO or a device, no link out of it), of which
+// at most maxMetadataHeader bytes are read.
 func ReadMetadata(distInfo string) (distinfo.Metadata, error) {
-	f, err := os.Open(filepath.Join(distInfo, "METADATA"))
+	f, err := pkgfile.Open(distInfo, "METADATA")
 	if err != nil {
 		return distinfo.Metadata{}, err
 	}
@@ -245,10 +250,11 @@ func ReadMetadata(distInfo string) (distinfo.Metadata, error) {
 	return m, nil
 }
 
-// EntryPoints reads the dist's entry_points.txt (empty when absent).
+// EntryPoints reads the dist's entry_points.txt (empty when absent), a
+// regular file inside the dist-info of at most pkgfile.MaxManifest.
 func (d Dist) EntryPoints() (map[string][]distinfo.EntryPoint, error) {
-	data, err := os.ReadFile(filepath.Join(d.DistInfo, "entry_points.txt"))
-	if os.IsNotExist(err) {
+	data, err := pkgfile.ReadFile(d.DistInfo, "entry_points.txt", pkgfile.MaxManifest)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+	"github.com/symposium-dev/symposium-pm/sdk/archive"
 )
 
 func writeTemp(t *testing.T, name string, data []byte) string {
@@ -38,7 +39,7 @@ func TestExtractWheelKeepsExecutables(t *testing.T) {
 		w.Write([]byte("x"))
 	})
 	dest := filepath.Join(t.TempDir(), "out")
-	if _, err := ExtractWheel(context.Background(), writeTemp(t, "tool-1.0-py3-none-any.whl", data), dest, DefaultLimits); err != nil {
+	if _, err := ExtractWheel(context.Background(), writeTemp(t, "tool-1.0-py3-none-any.whl", data), dest, archive.DefaultLimits); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(filepath.Join(dest, "tool/hooks/run.sh")); err != nil || st.Mode().Perm()&0o100 == 0 {
@@ -55,7 +56,7 @@ func TestExtractWheel(t *testing.T) {
 		EntryPoints: "[symposium]\nd = demo_plugin\n"})
 	src := writeTemp(t, "demo_plugin-1.0-py3-none-any.whl", data)
 	dest := filepath.Join(t.TempDir(), "out")
-	info, err := ExtractWheel(context.Background(), src, dest, DefaultLimits)
+	info, err := ExtractWheel(context.Background(), src, dest, archive.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestExtractWheel(t *testing.T) {
 	}
 }
 
-func zipOf(t *testing.T, entries func(zw *zip.Writer)) []byte {
+func zipOf(t testing.TB, entries func(zw *zip.Writer)) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -137,10 +138,10 @@ func TestExtractWheelRejects(t *testing.T) {
 		src := writeTemp(t, "evil-1.0-py3-none-any.whl", data)
 		parent := t.TempDir()
 		dest := filepath.Join(parent, "out")
-		_, err := ExtractWheel(context.Background(), src, dest, DefaultLimits)
-		var ce *ContentError
+		_, err := ExtractWheel(context.Background(), src, dest, archive.DefaultLimits)
+		var ce *archive.Error
 		if !errors.As(err, &ce) {
-			t.Errorf("%s: got %v, want a ContentError", name, err)
+			t.Errorf("%s: got %v, want an archive.Error", name, err)
 		}
 		if ents, _ := os.ReadDir(parent); len(ents) != 0 {
 			t.Errorf("%s: left %d entries behind", name, len(ents))
@@ -154,9 +155,9 @@ func TestExtractWheelRejects(t *testing.T) {
 		addFile(zw, "evil-1.0.dist-info/METADATA", meta)
 		addFile(zw, "evil/big", strings.Repeat("x", 2000))
 	}))
-	for _, lim := range []Limits{{MaxEntries: 1, MaxFileSize: 1 << 20, MaxTotal: 1 << 20, MaxRatio: 200},
-		{MaxEntries: 10, MaxFileSize: 1000, MaxTotal: 1 << 20, MaxRatio: 200},
-		{MaxEntries: 10, MaxFileSize: 1 << 20, MaxTotal: 1000, MaxRatio: 200}} {
+	for _, lim := range []archive.Limits{{MaxEntries: 1, MaxBytes: 1 << 20, Ratio: 100, Allowance: 1 << 20},
+		{MaxEntries: 10, MaxBytes: 1000, Ratio: 100, Allowance: 1 << 20},
+		{MaxEntries: 10, MaxBytes: 1 << 20, Ratio: 1, Allowance: 100}} {
 		if _, err := ExtractWheel(context.Background(), src, filepath.Join(t.TempDir(), "o"), lim); err == nil {
 			t.Errorf("limits %+v not enforced", lim)
 		}
@@ -191,7 +192,7 @@ func TestExtractSdist(t *testing.T) {
 	data := fakeindex.BuildSdist(fakeindex.Package{Name: "thing", Version: "2.0", Files: map[string]string{"thing/SYMPOSIUM.toml": "name = \"t\"\n"}})
 	src := writeTemp(t, "thing-2.0.tar.gz", data)
 	dest := filepath.Join(t.TempDir(), "out")
-	info, err := ExtractSdist(context.Background(), src, dest, DefaultLimits)
+	info, err := ExtractSdist(context.Background(), src, dest, archive.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,8 +210,8 @@ func TestExtractSdist(t *testing.T) {
 		"not gz":  []byte("nope"),
 	} {
 		parent := t.TempDir()
-		_, err := ExtractSdist(context.Background(), writeTemp(t, "x-1.tar.gz", data), filepath.Join(parent, "o"), DefaultLimits)
-		var ce *ContentError
+		_, err := ExtractSdist(context.Background(), writeTemp(t, "x-1.tar.gz", data), filepath.Join(parent, "o"), archive.DefaultLimits)
+		var ce *archive.Error
 		if !errors.As(err, &ce) {
 			t.Errorf("%s: got %v", name, err)
 		}
@@ -235,17 +236,76 @@ func TestFilenames(t *testing.T) {
 	}
 }
 
+// FuzzExtractWheel builds a wheel from fuzzed parts (entry names, one per
+// line, with modes; METADATA, RECORD and entry_points.txt) and extracts
+// it: extraction either fails with an archive content error leaving
+// nothing, or succeeds with only regular files and directories inside its
+// destination. The parts are short strings rather than raw zip bytes: the
+// zip container is the standard library's, the rules are ours, and the
+// fuzzer's minimization, quadratic in an input's length, stays cheap, so
+// that it runs thousands of inputs in 10 s.
 func FuzzExtractWheel(f *testing.F) {
-	f.Add(fakeindex.BuildWheel(fakeindex.Package{Name: "a", Version: "1", Files: map[string]string{"a/x": "y"}}))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		dir := t.TempDir()
-		src := filepath.Join(dir, "a-1-py3-none-any.whl")
-		os.WriteFile(src, b, 0o644)
-		dest := filepath.Join(dir, "out")
-		if _, err := ExtractWheel(context.Background(), src, dest, Limits{MaxEntries: 100, MaxFileSize: 1 << 20, MaxTotal: 4 << 20, MaxRatio: 200}); err != nil {
-			if _, serr := os.Stat(dest); serr == nil {
-				t.Fatal("failed extraction left its destination")
+	f.Add("a/x\na/y.py", "Name: a\nVersion: 1\n", "", "", uint32(0))
+	f.Add("a/x", "Name: a\nVersion: 1\n", "a/x,sha256=AAAA,1\n", "[symposium]\na = a\n", uint32(0))
+	f.Add("../x\na/X\na/x", "Name: a\nVersion: 1\n", "", "", uint32(0o755))
+	f.Add("a/l", "Name: a\nVersion: 1\n", "", "", uint32(fs.ModeSymlink|0o777))
+	// One directory for every input: a fresh temporary directory per
+	// input costs more than most inputs' extraction.
+	base := f.TempDir()
+	f.Fuzz(func(t *testing.T, names, metadata, record, entryPoints string, mode uint32) {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		add := func(name, body string, m fs.FileMode) {
+			h := &zip.FileHeader{Name: name, Method: zip.Deflate}
+			if m != 0 {
+				h.SetMode(m)
+			}
+			if w, err := zw.CreateHeader(h); err == nil {
+				w.Write([]byte(body))
 			}
 		}
+		add("a-1.dist-info/METADATA", metadata, 0)
+		if record != "" {
+			add("a-1.dist-info/RECORD", record, 0)
+		}
+		if entryPoints != "" {
+			add("a-1.dist-info/entry_points.txt", entryPoints, 0)
+		}
+		for i, n := range strings.Split(names, "\n") {
+			m := fs.FileMode(0)
+			if i == 0 {
+				m = fs.FileMode(mode)
+			}
+			add(n, "x", m)
+		}
+		if err := zw.Close(); err != nil {
+			return
+		}
+		src, err := os.CreateTemp(base, "a-1-py3-none-any-*.whl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(src.Name())
+		src.Write(buf.Bytes())
+		dest := src.Name() + ".out"
+		defer os.RemoveAll(dest)
+		lim := archive.Limits{MaxEntries: 100, MaxBytes: 4 << 20, Ratio: 100, Allowance: 1 << 20}
+		_, err = ExtractWheelFile(context.Background(), src, "a-1-py3-none-any.whl", dest, lim)
+		src.Close()
+		if err != nil {
+			if ents, _ := os.ReadDir(base); len(ents) != 1 {
+				t.Fatalf("failed extraction left %d entries", len(ents)-1)
+			}
+			if !archive.IsContent(err) {
+				t.Fatalf("not a content error: %v", err)
+			}
+			return
+		}
+		filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !d.Type().IsRegular() {
+				t.Fatalf("extracted a non-regular file %s", p)
+			}
+			return nil
+		})
 	})
 }

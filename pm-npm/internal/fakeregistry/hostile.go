@@ -19,7 +19,8 @@ type Hostile struct {
 }
 
 // bombMiB is how much zero data the bombs of the corpus really carry,
-// decompressed: over the extractor's 512 MiB per-file cap.
+// decompressed: far over the extractor's ratio cap for a tarball of under
+// a megabyte (100 × its size + 8 MiB).
 const bombMiB = 600
 
 // HostileTarballs returns a corpus of malicious npm tarballs, each of which
