@@ -81,6 +81,10 @@ type PM struct {
 	log       *slog.Logger
 	cache     *gitcache.Cache
 	indexes   map[string]*index // by commit
+
+	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
+	// tests set it to simulate a full disk.
+	beforeWrite func(path string, n int) error
 }
 
 // New returns a PM configured by cfg; flags registered with RegisterFlags
@@ -257,7 +261,7 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 	}
 	c, err := gitcache.Open(ctx, gitcache.Config{
 		Root: p.root, Name: p.cfg.Name, URL: p.cfg.URL, Ref: p.cfg.Ref, Subdir: p.cfg.Subdir,
-		Getenv: p.getenv, Environ: p.environ, Logger: p.log,
+		Getenv: p.getenv, Environ: p.environ, Logger: p.log, BeforeWrite: p.beforeWrite,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registry %s: %w", p.cfg.Name, err)

@@ -65,18 +65,18 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 		}
 	}
 	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
-		return Snapshot{}, fmt.Errorf("create %s: %w", c.commitsDir, err)
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("create %s: %w", c.commitsDir, err)}
 	}
 	tmp, err := os.MkdirTemp(c.commitsDir, ".tmp-"+id[:12]+"-")
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("create temporary directory: %w", err)
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("create a directory in %s: %w", c.commitsDir, err)}
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: err}
 	}
-	w := &treeWriter{repo: repo, root: root, commit: id, c: c}
+	w := &treeWriter{repo: repo, root: root, dir: tmp, commit: id, c: c}
 	err = w.tree(tree, ".")
 	if err == nil {
 		w.links()
@@ -92,7 +92,7 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 		if _, ok := c.commitDir(id); ok {
 			return Snapshot{Commit: id, Dir: dir}, nil
 		}
-		return Snapshot{}, fmt.Errorf("install commit %s: %w", id, err)
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
 	}
 	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes)
 	return Snapshot{Commit: id, Dir: dir}, nil
@@ -103,6 +103,7 @@ type treeWriter struct {
 	c      *Cache
 	repo   *git.Repository
 	root   *os.Root
+	dir    string // the directory root is open on
 	commit string
 	files  int
 	bytes  int64
@@ -145,7 +146,7 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 					w.c.log.Warn("skipping directory whose name collides with another", "commit", w.commit, "path", p)
 					continue
 				}
-				return fmt.Errorf("commit %s: %w", w.commit, err)
+				return w.writeErr("create directory", p, err)
 			}
 			if err := w.tree(sub, p); err != nil {
 				return err
@@ -199,20 +200,35 @@ func (w *treeWriter) file(p string, e object.TreeEntry) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", w.commit, err)
+		return w.writeErr("create", p, err)
 	}
 	rd, err := blob.Reader()
-	if err == nil {
-		_, err = io.Copy(f, io.LimitReader(rd, blob.Size))
-		rd.Close()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("commit %s: write %s: %w", w.commit, p, err)
+		f.Close()
+		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
+	}
+	out := &hookWriter{w: f, path: filepath.Join(w.dir, filepath.FromSlash(p)), hook: w.c.cfg.BeforeWrite}
+	_, err = io.Copy(out, io.LimitReader(rd, blob.Size))
+	rd.Close()
+	cerr := f.Close()
+	switch {
+	case out.err != nil:
+		return w.writeErr("write", p, out.err)
+	case err != nil:
+		return fmt.Errorf("commit %s: read %s from the repository: %w", w.commit, p, err)
+	case cerr != nil:
+		return w.writeErr("write", p, cerr)
 	}
 	return nil
+}
+
+// writeErr reports a failure to write p below the commit's directory.
+func (w *treeWriter) writeErr(op, p string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is given below, in full
+	}
+	return &WriteError{Dir: w.c.dir, Err: fmt.Errorf("commit %s: %s %s: %w", w.commit, op, filepath.Join(w.dir, filepath.FromSlash(p)), err)}
 }
 
 func readBlob(b *object.Blob, max int64) ([]byte, error) {
