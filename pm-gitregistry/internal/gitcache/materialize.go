@@ -122,6 +122,10 @@ func (w *treeWriter) count() error {
 }
 
 func (w *treeWriter) tree(t *object.Tree, dir string) error {
+	// Names differing only in case are refused, as every other PM refuses
+	// them in a package: on a case-insensitive file system (macOS, Windows)
+	// one would silently replace or merge into the other.
+	folded := make(map[string]string, len(t.Entries))
 	for _, e := range t.Entries {
 		if err := checkName(e.Name); err != nil {
 			return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree entry in %s: %v", dir, err)}
@@ -131,6 +135,13 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 			continue
 		}
 		p := path.Join(dir, e.Name)
+		if e.Mode != filemode.Submodule {
+			low := strings.ToLower(e.Name)
+			if other, ok := folded[low]; ok {
+				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("paths %q and %q differ only in case: they cannot both be checked out on every system; rename one", path.Join(dir, other), p)}
+			}
+			folded[low] = e.Name
+		}
 		if err := w.count(); err != nil {
 			return err
 		}
@@ -142,9 +153,8 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 			}
 			if err := w.root.Mkdir(p, 0o755); err != nil {
 				if errors.Is(err, fs.ErrExist) {
-					// Names differing only in case, on a case-insensitive file system.
-					w.c.log.Warn("skipping directory whose name collides with another", "commit", w.commit, "path", p)
-					continue
+					// Names this file system takes for one (Unicode normalization).
+					return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("directory %q collides with another name on this file system", p)}
 				}
 				return w.writeErr("create directory", p, err)
 			}
@@ -196,8 +206,8 @@ func (w *treeWriter) file(p string, e object.TreeEntry) error {
 	}
 	f, err := w.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if errors.Is(err, fs.ErrExist) {
-		w.c.log.Warn("skipping file whose name collides with another", "commit", w.commit, "path", p)
-		return nil
+		// Names this file system takes for one (Unicode normalization).
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %q collides with another name on this file system", p)}
 	}
 	if err != nil {
 		return w.writeErr("create", p, err)
