@@ -123,7 +123,7 @@ func newPM(t *testing.T, cfg Config, cacheDir string, env map[string]string) (*P
 func code(err error) protocol.Code { return protocol.CodeOf(err) }
 
 var wantEntries = []string{
-	"group/data/pandas", "group/web/react", "group/web/vue", "legacy", "python",
+	"group/data/pandas", "group/web/react", "group/web/vue", "legacy", "oldskill", "python",
 	"rust", "standalone/git-hygiene", "wrongtype",
 }
 
@@ -202,6 +202,11 @@ func TestRecommendationsRegistry(t *testing.T) {
 	py := manifests["python"]
 	if py["name"] != "python-style" || fmt.Sprint(py["depends-on"]) != "[requests]" || fmt.Sprint(py["skills"]) != "[map[source:map[path:.]]]" {
 		t.Errorf("synthesized skill plugin: %v", py)
+	}
+	// A bare skill with the retired crates key is offered, the key carried
+	// into its manifest for the host to reject with the migration hint.
+	if fmt.Sprint(manifests["oldskill"]["crates"]) != "[serde tokio]" || manifests["oldskill"]["name"] != "old-style" {
+		t.Errorf("retired skill: %v", manifests["oldskill"])
 	}
 	// Entries that do not parse are reported on stderr, not offered.
 	for _, want := range []string{"entry=broken", "entry=badskill", "invalid TOML", "offering registry entry raw; the host will reject it\" registry=recs entry=wrongtype"} {

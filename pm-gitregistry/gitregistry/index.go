@@ -20,7 +20,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 3
+const indexFormat = 4
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
@@ -103,12 +103,20 @@ func loadEntry(root string, e manifest.Entry) entry {
 			return ent
 		}
 		sk, err := manifest.ParseSkillMD(data, true)
+		var m *manifest.Manifest
 		if err != nil {
-			ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
-			return ent
+			var rsk *manifest.Skill
+			m, rsk = retiredSkill(path.Base(e.Path), data, err)
+			if m == nil {
+				ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
+				return ent
+			}
+			ent.Note = retiredNote(err)
+			ent.Name, ent.Description = m.Name, rsk.Description
+		} else {
+			m = manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
+			ent.Name, ent.Description = m.Name, sk.Description
 		}
-		m := manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
-		ent.Name, ent.Description = m.Name, sk.Description
 		ent.Manifest, err = m.WireJSON()
 		if err != nil {
 			ent.Problem = err.Error()
