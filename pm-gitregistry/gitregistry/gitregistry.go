@@ -315,7 +315,9 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 }
 
 // current returns the registry as last updated, with no network; ok is false
-// for a registry never populated.
+// for a registry never populated. A never populated registry at a local path
+// that does not exist, or is not a repository, is an error: a registry that
+// cannot be read is a failure, not an empty registry.
 func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, bool, error) {
 	c, err := p.open(ctx)
 	if err != nil {
@@ -323,6 +325,11 @@ func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, b
 	}
 	snap, err := c.Current(ctx)
 	if errors.Is(err, gitcache.ErrNotCached) {
+		if lerr := c.CheckLocal(); lerr != nil {
+			var re *gitcache.RemoteError
+			errors.As(lerr, &re)
+			return nil, gitcache.Snapshot{}, false, protocol.ErrRegistry(nil, re.URL, 0, "registry %s: %v", p.cfg.Name, lerr)
+		}
 		return c, snap, false, nil
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/go-git/go-billy/v5"
@@ -240,4 +241,29 @@ func (h *hookWriter) Write(b []byte) (int, error) {
 		h.err = err
 	}
 	return n, err
+}
+
+// CheckLocal reports, without touching the network, a registry that can
+// already be seen to be unreadable: a local path or file:// URL that does
+// not exist or is not a git repository. Remote URLs are not checked.
+func (c *Cache) CheckLocal() error {
+	if c.remote.endpoint == nil || c.remote.endpoint.Protocol != "file" {
+		return nil
+	}
+	p := c.remote.endpoint.Path
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &RemoteError{URL: c.remote.url, Err: errors.New("no such file or directory")}
+	case err != nil:
+		return &RemoteError{URL: c.remote.url, Err: err}
+	case !fi.IsDir():
+		return &RemoteError{URL: c.remote.url, Err: errors.New("not a directory")}
+	}
+	for _, head := range []string{"HEAD", ".git"} {
+		if _, err := os.Stat(filepath.Join(p, head)); err == nil {
+			return nil
+		}
+	}
+	return &RemoteError{URL: c.remote.url, Err: errors.New("not a git repository")}
 }
