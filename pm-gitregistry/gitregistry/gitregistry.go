@@ -395,13 +395,16 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	case gitcache.IsCommitID(strings.ToLower(v)):
 		snap, err := c.Commit(ctx, strings.ToLower(v), update != protocol.UpdateNone)
 		return c, snap, p.mapErr(err, id)
-	case len(v) >= 7 && isHex(v):
+	case len(v) < 40 && isHex(v):
+		// Abbreviations are refused everywhere: an id's version is exact, and
+		// a prefix could name another commit once the repository grows.
+		hint := ""
 		if cur, err := c.Current(ctx); err == nil && strings.HasPrefix(cur.Commit, strings.ToLower(v)) {
-			return c, cur, nil
+			hint = fmt.Sprintf(" (it abbreviates the current commit %s)", cur.Commit)
 		}
-		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a full commit id of registry %s; use * or a 40-digit commit id", id, v, p.cfg.Name)
+		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is an abbreviated commit id%s; registry %s takes * or a full 40-digit commit id", id, v, hint, p.cfg.Name)
 	default:
-		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a commit of registry %s; use * or a 40-digit commit id", id, v, p.cfg.Name)
+		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a commit of registry %s; use * or a full 40-digit commit id", id, v, p.cfg.Name)
 	}
 }
 
@@ -459,12 +462,20 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	offers := []protocol.Offer{}
 	for _, e := range idx.match(id.Name) {
 		if e.Problem != "" {
-			p.log.Warn("cannot load registry entry", "entry", e.Path, "err", e.Problem)
-			continue
+			return nil, p.unreadable(id, snap, e)
 		}
 		offers = append(offers, p.offer(snap, e))
 	}
 	return offers, nil
+}
+
+// unreadable is the answer to load_plugin and fetch for an entry whose
+// manifest or SKILL.md cannot be read at all (so there is nothing to offer
+// for the host to judge): the same -32014 naming the entry and the problem
+// from both.
+func (p *PM) unreadable(id protocol.PackageID, snap gitcache.Snapshot, e entry) error {
+	eid := protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit}
+	return protocol.ErrInvalidContent(eid, fmt.Sprintf("%s: registry %s entry %s at commit %s cannot be read: %s", id, p.cfg.Name, e.Path, snap.Commit, e.Problem))
 }
 
 // Fetch returns the directory of the entry id names inside the commit's
@@ -487,6 +498,9 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	}
 	if len(m) > 1 {
 		p.log.Warn("several entries offer the plugin; fetching the first", "plugin", id.Name, "entry", m[0].Path)
+	}
+	if m[0].Problem != "" {
+		return protocol.FetchResult{}, p.unreadable(id, snap, m[0])
 	}
 	o := p.offer(snap, m[0])
 	return protocol.FetchResult{ID: o.ID, Root: o.Root}, nil
@@ -532,7 +546,7 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 
 // Refresh pulls the registry: at level check only when the ref moved, at
 // fetch always, at none not at all. With auto-update off it does nothing
-// unless forced. It reports whether an update ran.
+// unless forced. It reports whether the commit the registry serves changed.
 func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force bool) (bool, error) {
 	c, err := p.open(ctx)
 	if err != nil {
@@ -568,6 +582,10 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	}
 	if changed {
 		p.log.Info("registry updated", "commit", snap.Commit)
+	} else {
+		p.log.Debug("registry unchanged", "commit", snap.Commit)
 	}
-	return true, nil
+	// refreshed says whether the commit served changed, not whether the
+	// remote was asked.
+	return changed, nil
 }

@@ -168,7 +168,11 @@ func (e *RefNotFoundError) Error() string {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	return fmt.Sprintf("git remote %s has no ref %q", e.URL, ref)
+	msg := fmt.Sprintf("git remote %s has no ref %q", e.URL, ref)
+	if len(ref) >= 4 && len(ref) < 40 && strings.Trim(strings.ToLower(ref), "0123456789abcdef") == "" {
+		msg += " (a commit id must be given in full, 40 hex digits)"
+	}
+	return msg
 }
 
 // ContentError reports a commit whose tree cannot be materialized safely.
