@@ -557,7 +557,7 @@ func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 	}
 	if repo == nil {
 		spec := config.RefSpec("+" + name.String() + ":refs/symposium/fetched")
-		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec}, 1)
+		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec}, c.fetchDepth(old))
 		if err != nil {
 			return Snapshot{}, false, err
 		}
@@ -577,6 +577,26 @@ func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 	changed := old == nil || old.Commit != snap.Commit
 	c.log.Debug("registry updated", "url", c.remote.url, "ref", name.String(), "commit", snap.Commit, "changed", changed)
 	return snap, changed, nil
+}
+
+// fetchDepth is the depth of an update's fetch. A first fetch takes only the
+// ref's newest commit (depth 1). Later, a shallow fetch would bring the whole
+// tree of the new commit again (the server cannot subtract what the client
+// has across a deepen request), so when the repository still has the commit
+// served now, the fetch is not deepened and the server sends only the
+// commits and objects the repository lacks: the change.
+func (c *Cache) fetchDepth(old *state) int {
+	if old == nil {
+		return 1
+	}
+	repo, err := c.openRepo(false)
+	if err != nil {
+		return 1
+	}
+	if _, err := repo.CommitObject(plumbing.NewHash(old.Commit)); err != nil {
+		return 1
+	}
+	return 0
 }
 
 // updatePinned handles a ref that is a commit id: it is fetched only when

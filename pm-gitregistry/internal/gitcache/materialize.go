@@ -77,7 +77,8 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 		return Snapshot{}, &WriteError{Dir: c.dir, Err: err}
 	}
 	w := &treeWriter{repo: repo, root: root, dir: tmp, commit: id, c: c}
-	err = w.tree(tree, ".")
+	prev := w.previous(tree)
+	err = w.tree(tree, prev, ".")
 	if err == nil {
 		w.links()
 	}
@@ -94,7 +95,7 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 		}
 		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
 	}
-	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes)
+	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes, "linked", w.linked, "written", w.written)
 	return Snapshot{Commit: id, Dir: dir}, nil
 }
 
@@ -107,6 +108,11 @@ type treeWriter struct {
 	commit string
 	files  int
 	bytes  int64
+	// prevDir is the directory of the commit served before this one, whose
+	// unchanged files are hard-linked instead of written; empty for none.
+	prevDir string
+	linked  int   // files linked from prevDir
+	written int64 // bytes written (not linked)
 	// symlinks are created after every file so they can be checked.
 	symlinks []symlink
 }
@@ -121,7 +127,63 @@ func (w *treeWriter) count() error {
 	return nil
 }
 
-func (w *treeWriter) tree(t *object.Tree, dir string) error {
+// previous finds the commit the cache serves now (the one this commit
+// replaces), when it is materialized and its tree is in the repository, and
+// returns its tree (or subdir) so that unchanged files can be linked from its
+// directory: an update then writes in proportion to what changed. Commit
+// directories are never written after they are renamed into place, so a file
+// shared by two of them never changes under either.
+func (w *treeWriter) previous(tree *object.Tree) *object.Tree {
+	st, err := w.c.readState()
+	if err != nil || st.Commit == w.commit {
+		return nil
+	}
+	dir, ok := w.c.commitDir(st.Commit)
+	if !ok {
+		return nil
+	}
+	cm, err := w.repo.CommitObject(plumbing.NewHash(st.Commit))
+	if err != nil {
+		return nil
+	}
+	prev, err := cm.Tree()
+	if err != nil {
+		return nil
+	}
+	if w.c.cfg.Subdir != "" {
+		if prev, err = prev.Tree(w.c.cfg.Subdir); err != nil {
+			return nil
+		}
+	}
+	w.prevDir = dir
+	return prev
+}
+
+// linkPrevious hard-links p from the previous commit's directory when that
+// commit had the same blob there with the same mode; it reports whether it
+// did. Any failure (another file system, a damaged directory) is not an
+// error: the file is then written.
+func (w *treeWriter) linkPrevious(p string, e object.TreeEntry, prev map[string]object.TreeEntry, size int64) bool {
+	old, ok := prev[e.Name]
+	if !ok || old.Hash != e.Hash || old.Mode != e.Mode {
+		return false
+	}
+	from := filepath.Join(w.prevDir, filepath.FromSlash(p))
+	fi, err := os.Lstat(from)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
+		return false
+	}
+	return os.Link(from, filepath.Join(w.dir, filepath.FromSlash(p))) == nil
+}
+
+func (w *treeWriter) tree(t, prevTree *object.Tree, dir string) error {
+	var prev map[string]object.TreeEntry
+	if prevTree != nil {
+		prev = make(map[string]object.TreeEntry, len(prevTree.Entries))
+		for _, e := range prevTree.Entries {
+			prev[e.Name] = e
+		}
+	}
 	// Names differing only in case are refused, as every other PM refuses
 	// them in a package: on a case-insensitive file system (macOS, Windows)
 	// one would silently replace or merge into the other.
@@ -158,11 +220,15 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 				}
 				return w.writeErr("create directory", p, err)
 			}
-			if err := w.tree(sub, p); err != nil {
+			var prevSub *object.Tree
+			if old, ok := prev[e.Name]; ok && old.Mode == filemode.Dir {
+				prevSub, _ = object.GetTree(w.repo.Storer, old.Hash)
+			}
+			if err := w.tree(sub, prevSub, p); err != nil {
 				return err
 			}
 		case filemode.Regular, filemode.Deprecated, filemode.Executable:
-			if err := w.file(p, e); err != nil {
+			if err := w.file(p, e, prev); err != nil {
 				return err
 			}
 		case filemode.Symlink:
@@ -188,7 +254,7 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 	return nil
 }
 
-func (w *treeWriter) file(p string, e object.TreeEntry) error {
+func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.TreeEntry) error {
 	blob, err := w.repo.BlobObject(e.Hash)
 	if err != nil {
 		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
@@ -200,6 +266,11 @@ func (w *treeWriter) file(p string, e object.TreeEntry) error {
 	if w.bytes > MaxTotalSize {
 		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
 	}
+	if prev != nil && w.linkPrevious(p, e, prev, blob.Size) {
+		w.linked++
+		return nil
+	}
+	w.written += blob.Size
 	perm := os.FileMode(0o644)
 	if e.Mode == filemode.Executable {
 		perm = 0o755
