@@ -575,34 +575,36 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("after repair: %v", offerNames(offers))
 		}
 	})
-	t.Run("damaged-commit", func(t *testing.T) {
-		cache := t.TempDir()
-		p, _ := newPM(t, Config{URL: f.url}, cache, nil)
-		if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
-			t.Fatal(err)
-		}
-		offers, _ := p.ActivePlugins(ctx, nil)
-		p.Close()
-		// Part of the commit's tree deleted behind the PM's back; the
-		// persisted index still lists it.
-		rust := offers[slices.Index(offerNames(offers), "rust")].Root
-		os.RemoveAll(rust)
-		q, logs := newPM(t, Config{URL: f.url}, cache, nil)
-		n := f.srv.Requests.Load()
-		again, err := q.ActivePlugins(ctx, nil)
-		if err != nil || !slices.Equal(offerNames(again), wantEntries) {
-			t.Fatalf("after damage: %v %v", offerNames(again), err)
-		}
-		if _, err := os.Stat(filepath.Join(rust, "SYMPOSIUM.toml")); err != nil {
-			t.Fatalf("damaged entry not rebuilt: %v", err)
-		}
-		if !strings.Contains(logs.String(), "damaged") {
-			t.Fatalf("no warning:\n%s", logs.String())
-		}
-		if d := f.srv.Requests.Load() - n; d != 0 {
-			t.Fatalf("the repair used the network (%d requests)", d)
-		}
-	})
+	for _, gone := range []string{"rust", "group/web/react"} {
+		t.Run("damaged-commit/"+gone, func(t *testing.T) {
+			cache := t.TempDir()
+			p, _ := newPM(t, Config{URL: f.url}, cache, nil)
+			if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+				t.Fatal(err)
+			}
+			offers, _ := p.ActivePlugins(ctx, nil)
+			p.Close()
+			// Part of the commit's tree deleted behind the PM's back; the
+			// persisted index still lists it.
+			rust := offers[slices.Index(offerNames(offers), gone)].Root
+			os.RemoveAll(rust)
+			q, logs := newPM(t, Config{URL: f.url}, cache, nil)
+			n := f.srv.Requests.Load()
+			again, err := q.ActivePlugins(ctx, nil)
+			if err != nil || !slices.Equal(offerNames(again), wantEntries) {
+				t.Fatalf("after damage: %v %v", offerNames(again), err)
+			}
+			if _, err := os.Stat(filepath.Join(rust, "SYMPOSIUM.toml")); err != nil {
+				t.Fatalf("damaged entry not rebuilt: %v", err)
+			}
+			if !strings.Contains(logs.String(), "damaged") {
+				t.Fatalf("no warning:\n%s", logs.String())
+			}
+			if d := f.srv.Requests.Load() - n; d != 0 {
+				t.Fatalf("the repair used the network (%d requests)", d)
+			}
+		})
+	}
 	t.Run("config", func(t *testing.T) {
 		for _, tc := range []struct {
 			cfg  Config
