@@ -161,19 +161,23 @@ func (w *treeWriter) previous(tree *object.Tree) *object.Tree {
 
 // linkPrevious hard-links p from the previous commit's directory when that
 // commit had the same blob there with the same mode; it reports whether it
-// did. Any failure (another file system, a damaged directory) is not an
-// error: the file is then written.
-func (w *treeWriter) linkPrevious(p string, e object.TreeEntry, prev map[string]object.TreeEntry, size int64) bool {
+// did, and the file's size. Any failure (another file system, a damaged
+// directory) is not an error: the file is then written. A previous file
+// over the size limit cannot be there (it was refused when written).
+func (w *treeWriter) linkPrevious(p string, e object.TreeEntry, prev map[string]object.TreeEntry) (int64, bool) {
 	old, ok := prev[e.Name]
 	if !ok || old.Hash != e.Hash || old.Mode != e.Mode {
-		return false
+		return 0, false
 	}
 	from := filepath.Join(w.prevDir, filepath.FromSlash(p))
 	fi, err := os.Lstat(from)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
-		return false
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxFileSize {
+		return 0, false
 	}
-	return os.Link(from, filepath.Join(w.dir, filepath.FromSlash(p))) == nil
+	if os.Link(from, filepath.Join(w.dir, filepath.FromSlash(p))) != nil {
+		return 0, false
+	}
+	return fi.Size(), true
 }
 
 func (w *treeWriter) tree(t, prevTree *object.Tree, dir string) error {
@@ -255,6 +259,18 @@ func (w *treeWriter) tree(t, prevTree *object.Tree, dir string) error {
 }
 
 func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.TreeEntry) error {
+	if prev != nil {
+		// An unchanged blob is linked without reading it from the
+		// repository: its size is the previous file's.
+		if size, ok := w.linkPrevious(p, e, prev); ok {
+			w.bytes += size
+			if w.bytes > MaxTotalSize {
+				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
+			}
+			w.linked++
+			return nil
+		}
+	}
 	blob, err := w.repo.BlobObject(e.Hash)
 	if err != nil {
 		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
@@ -265,10 +281,6 @@ func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.T
 	w.bytes += blob.Size
 	if w.bytes > MaxTotalSize {
 		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
-	}
-	if prev != nil && w.linkPrevious(p, e, prev, blob.Size) {
-		w.linked++
-		return nil
 	}
 	w.written += blob.Size
 	perm := os.FileMode(0o644)
