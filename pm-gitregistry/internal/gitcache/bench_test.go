@@ -16,7 +16,7 @@ import (
 // clone with a work tree. Each iteration commits and pushes one change
 // outside the timer.
 //
-//	go test -run '^$' -bench RefreshOneChange -benchtime 5x ./internal/gitcache
+//	go test -run '^$' -bench RefreshOneChange -benchtime 3x ./internal/gitcache
 func BenchmarkRefreshOneChange(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		repo := gittest.NewRepo(b)
