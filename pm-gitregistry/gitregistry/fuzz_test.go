@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
 // FuzzRawManifest checks that any SYMPOSIUM.toml either is refused with an
@@ -27,6 +29,37 @@ func FuzzRawManifest(f *testing.F) {
 		var v map[string]any
 		if err := json.Unmarshal(raw, &v); err != nil {
 			t.Fatalf("manifest %q became invalid JSON %s: %v", data, raw, err)
+		}
+	})
+}
+
+// FuzzRetiredSkill checks that any SKILL.md the strict parser refuses for
+// its retired crates key either stays refused or becomes a manifest that
+// encodes and carries the key, without panicking.
+func FuzzRetiredSkill(f *testing.F) {
+	f.Add([]byte("---\nname: a\ndescription: b\ncrates: serde, tokio\n---\nbody\n"))
+	f.Add([]byte("---\ncrates: serde\nname: a\ndescription: b\ndepends-on: x\n---\n"))
+	f.Add([]byte("---\nname: a\ncrates: &c serde\ndescription: *c\n---\n"))
+	f.Add([]byte("\n\n---\nname: a\ndescription: b\ncrates: \"\"\n---"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := manifest.ParseSkillMD(data, true)
+		if err == nil {
+			return
+		}
+		m, sk := retiredSkill("dir", data, err)
+		if m == nil {
+			return
+		}
+		if sk == nil {
+			t.Fatalf("%q: a manifest without its skill", data)
+		}
+		raw, err := m.WireJSON()
+		if err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil || v["crates"] == nil {
+			t.Fatalf("%q became %s (%v): the retired key is lost", data, raw, err)
 		}
 	})
 }

@@ -81,6 +81,10 @@ type PM struct {
 	log       *slog.Logger
 	cache     *gitcache.Cache
 	indexes   map[string]*index // by commit
+
+	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
+	// tests set it to simulate a full disk.
+	beforeWrite func(path string, n int) error
 }
 
 // New returns a PM configured by cfg; flags registered with RegisterFlags
@@ -257,7 +261,7 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 	}
 	c, err := gitcache.Open(ctx, gitcache.Config{
 		Root: p.root, Name: p.cfg.Name, URL: p.cfg.URL, Ref: p.cfg.Ref, Subdir: p.cfg.Subdir,
-		Getenv: p.getenv, Environ: p.environ, Logger: p.log,
+		Getenv: p.getenv, Environ: p.environ, Logger: p.log, BeforeWrite: p.beforeWrite,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registry %s: %w", p.cfg.Name, err)
@@ -311,7 +315,9 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 }
 
 // current returns the registry as last updated, with no network; ok is false
-// for a registry never populated.
+// for a registry never populated. A never populated registry at a local path
+// that does not exist, or is not a repository, is an error: a registry that
+// cannot be read is a failure, not an empty registry.
 func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, bool, error) {
 	c, err := p.open(ctx)
 	if err != nil {
@@ -319,6 +325,11 @@ func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, b
 	}
 	snap, err := c.Current(ctx)
 	if errors.Is(err, gitcache.ErrNotCached) {
+		if lerr := c.CheckLocal(); lerr != nil {
+			var re *gitcache.RemoteError
+			errors.As(lerr, &re)
+			return nil, gitcache.Snapshot{}, false, protocol.ErrRegistry(nil, re.URL, 0, "registry %s: %v", p.cfg.Name, lerr)
+		}
 		return c, snap, false, nil
 	}
 	if err != nil {
@@ -384,13 +395,16 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	case gitcache.IsCommitID(strings.ToLower(v)):
 		snap, err := c.Commit(ctx, strings.ToLower(v), update != protocol.UpdateNone)
 		return c, snap, p.mapErr(err, id)
-	case len(v) >= 7 && isHex(v):
+	case len(v) < 40 && isHex(v):
+		// Abbreviations are refused everywhere: an id's version is exact, and
+		// a prefix could name another commit once the repository grows.
+		hint := ""
 		if cur, err := c.Current(ctx); err == nil && strings.HasPrefix(cur.Commit, strings.ToLower(v)) {
-			return c, cur, nil
+			hint = fmt.Sprintf(" (it abbreviates the current commit %s)", cur.Commit)
 		}
-		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a full commit id of registry %s; use * or a 40-digit commit id", id, v, p.cfg.Name)
+		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is an abbreviated commit id%s; registry %s takes * or a full 40-digit commit id", id, v, hint, p.cfg.Name)
 	default:
-		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a commit of registry %s; use * or a 40-digit commit id", id, v, p.cfg.Name)
+		return nil, gitcache.Snapshot{}, protocol.ErrNotFound(id, "%s: version %q is not a commit of registry %s; use * or a full 40-digit commit id", id, v, p.cfg.Name)
 	}
 }
 
@@ -448,12 +462,20 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	offers := []protocol.Offer{}
 	for _, e := range idx.match(id.Name) {
 		if e.Problem != "" {
-			p.log.Warn("cannot load registry entry", "entry", e.Path, "err", e.Problem)
-			continue
+			return nil, p.unreadable(id, snap, e)
 		}
 		offers = append(offers, p.offer(snap, e))
 	}
 	return offers, nil
+}
+
+// unreadable is the answer to load_plugin and fetch for an entry whose
+// manifest or SKILL.md cannot be read at all (so there is nothing to offer
+// for the host to judge): the same -32014 naming the entry and the problem
+// from both.
+func (p *PM) unreadable(id protocol.PackageID, snap gitcache.Snapshot, e entry) error {
+	eid := protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit}
+	return protocol.ErrInvalidContent(eid, fmt.Sprintf("%s: registry %s entry %s at commit %s cannot be read: %s", id, p.cfg.Name, e.Path, snap.Commit, e.Problem))
 }
 
 // Fetch returns the directory of the entry id names inside the commit's
@@ -476,6 +498,9 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	}
 	if len(m) > 1 {
 		p.log.Warn("several entries offer the plugin; fetching the first", "plugin", id.Name, "entry", m[0].Path)
+	}
+	if m[0].Problem != "" {
+		return protocol.FetchResult{}, p.unreadable(id, snap, m[0])
 	}
 	o := p.offer(snap, m[0])
 	return protocol.FetchResult{ID: o.ID, Root: o.Root}, nil
@@ -521,7 +546,7 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 
 // Refresh pulls the registry: at level check only when the ref moved, at
 // fetch always, at none not at all. With auto-update off it does nothing
-// unless forced. It reports whether an update ran.
+// unless forced. It reports whether the commit the registry serves changed.
 func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force bool) (bool, error) {
 	c, err := p.open(ctx)
 	if err != nil {
@@ -557,6 +582,10 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	}
 	if changed {
 		p.log.Info("registry updated", "commit", snap.Commit)
+	} else {
+		p.log.Debug("registry unchanged", "commit", snap.Commit)
 	}
-	return true, nil
+	// refreshed says whether the commit served changed, not whether the
+	// remote was asked.
+	return changed, nil
 }

@@ -123,7 +123,7 @@ func newPM(t *testing.T, cfg Config, cacheDir string, env map[string]string) (*P
 func code(err error) protocol.Code { return protocol.CodeOf(err) }
 
 var wantEntries = []string{
-	"group/data/pandas", "group/web/react", "group/web/vue", "legacy", "python",
+	"group/data/pandas", "group/web/react", "group/web/vue", "legacy", "oldskill", "python",
 	"rust", "standalone/git-hygiene", "wrongtype",
 }
 
@@ -202,6 +202,11 @@ func TestRecommendationsRegistry(t *testing.T) {
 	py := manifests["python"]
 	if py["name"] != "python-style" || fmt.Sprint(py["depends-on"]) != "[requests]" || fmt.Sprint(py["skills"]) != "[map[source:map[path:.]]]" {
 		t.Errorf("synthesized skill plugin: %v", py)
+	}
+	// A bare skill with the retired crates key is offered, the key carried
+	// into its manifest for the host to reject with the migration hint.
+	if fmt.Sprint(manifests["oldskill"]["crates"]) != "[serde tokio]" || manifests["oldskill"]["name"] != "old-style" {
+		t.Errorf("retired skill: %v", manifests["oldskill"])
 	}
 	// Entries that do not parse are reported on stderr, not offered.
 	for _, want := range []string{"entry=broken", "entry=badskill", "invalid TOML", "offering registry entry raw; the host will reject it\" registry=recs entry=wrongtype"} {
@@ -284,8 +289,23 @@ func TestLoadPluginAndFetch(t *testing.T) {
 	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "nothing", Version: "*"}); err != nil || len(got) != 0 {
 		t.Fatalf("load of a missing entry: %+v %v, want []", got, err)
 	}
-	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "broken", Version: "*"}); err != nil || len(got) != 0 {
-		t.Fatalf("load of an unparseable entry: %+v %v, want []", got, err)
+	// An entry that cannot be read: load_plugin and fetch give the same
+	// -32014 naming it and the problem (fetch used to hand out its root).
+	for _, name := range []string{"broken", "badskill"} {
+		id := protocol.PackageID{PM: "recs", Name: name, Version: "*"}
+		_, lerr := p.LoadPlugin(ctx, id)
+		res, ferr := p.Fetch(ctx, id, protocol.UpdateNone)
+		if code(lerr) != protocol.CodeInvalidContent || code(ferr) != protocol.CodeInvalidContent || lerr.Error() != ferr.Error() ||
+			!strings.Contains(lerr.Error(), "entry "+name+" at commit "+f.commit+" cannot be read") {
+			t.Fatalf("unreadable entry %s: load_plugin %v; fetch %+v %v; want the same -32014", name, lerr, res, ferr)
+		}
+	}
+	// An entry offered raw for the host to reject: both answer it.
+	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "legacy", Version: "*"}); err != nil || len(got) != 1 {
+		t.Fatalf("load of a raw entry: %+v %v", got, err)
+	}
+	if res, err := p.Fetch(ctx, protocol.PackageID{PM: "recs", Name: "legacy", Version: "*"}, protocol.UpdateNone); err != nil || res.ID.Name != "legacy" {
+		t.Fatalf("fetch of a raw entry: %+v %v", res, err)
 	}
 	if _, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: "^1.0"}); code(err) != protocol.CodeNotFound {
 		t.Fatalf("load with a non-commit version: %v, want -32010", err)
@@ -293,8 +313,20 @@ func TestLoadPluginAndFetch(t *testing.T) {
 	if _, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: strings.Repeat("0", 40)}); code(err) != protocol.CodeNotFound {
 		t.Fatalf("load at an unknown commit: %v, want -32010", err)
 	}
-	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "rust", Version: f.commit[:10]}); err != nil || len(got) != 1 {
-		t.Fatalf("load at an abbreviated current commit: %+v %v", got, err)
+	// Abbreviated commit ids are refused everywhere, with the full id when
+	// the prefix is the current commit's.
+	for _, v := range []string{f.commit[:7], f.commit[:10], f.commit[:39], "abcdef1"} {
+		id := protocol.PackageID{PM: "recs", Name: "rust", Version: v}
+		_, lerr := p.LoadPlugin(ctx, id)
+		_, ferr := p.Fetch(ctx, id, protocol.UpdateCheck)
+		for _, err := range []error{lerr, ferr} {
+			if code(err) != protocol.CodeNotFound || !strings.Contains(err.Error(), "abbreviated commit id") || !strings.Contains(err.Error(), "full 40-digit commit id") {
+				t.Fatalf("version %s: %v, want -32010 refusing the abbreviation", v, err)
+			}
+			if strings.HasPrefix(f.commit, v) != strings.Contains(err.Error(), "abbreviates the current commit "+f.commit) {
+				t.Fatalf("version %s: %v: the hint about the current commit is wrong", v, err)
+			}
+		}
 	}
 
 	for _, level := range []protocol.UpdateLevel{protocol.UpdateNone, protocol.UpdateCheck, protocol.UpdateFetch} {
@@ -338,9 +370,10 @@ func TestRefreshWhileRootsInUse(t *testing.T) {
 	}
 	before, _ := p.ActivePlugins(ctx, nil)
 
-	// Unchanged remote: check asks once (ls-remote), fetches nothing.
+	// Unchanged remote: check asks once (ls-remote), fetches nothing, and
+	// answers that nothing changed.
 	n := f.srv.Requests.Load()
-	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
+	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || done {
 		t.Fatal(done, err)
 	}
 	if d := f.srv.Requests.Load() - n; d != 1 {
@@ -542,34 +575,36 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("after repair: %v", offerNames(offers))
 		}
 	})
-	t.Run("damaged-commit", func(t *testing.T) {
-		cache := t.TempDir()
-		p, _ := newPM(t, Config{URL: f.url}, cache, nil)
-		if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
-			t.Fatal(err)
-		}
-		offers, _ := p.ActivePlugins(ctx, nil)
-		p.Close()
-		// Part of the commit's tree deleted behind the PM's back; the
-		// persisted index still lists it.
-		rust := offers[slices.Index(offerNames(offers), "rust")].Root
-		os.RemoveAll(rust)
-		q, logs := newPM(t, Config{URL: f.url}, cache, nil)
-		n := f.srv.Requests.Load()
-		again, err := q.ActivePlugins(ctx, nil)
-		if err != nil || !slices.Equal(offerNames(again), wantEntries) {
-			t.Fatalf("after damage: %v %v", offerNames(again), err)
-		}
-		if _, err := os.Stat(filepath.Join(rust, "SYMPOSIUM.toml")); err != nil {
-			t.Fatalf("damaged entry not rebuilt: %v", err)
-		}
-		if !strings.Contains(logs.String(), "damaged") {
-			t.Fatalf("no warning:\n%s", logs.String())
-		}
-		if d := f.srv.Requests.Load() - n; d != 0 {
-			t.Fatalf("the repair used the network (%d requests)", d)
-		}
-	})
+	for _, gone := range []string{"rust", "group/web/react"} {
+		t.Run("damaged-commit/"+gone, func(t *testing.T) {
+			cache := t.TempDir()
+			p, _ := newPM(t, Config{URL: f.url}, cache, nil)
+			if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+				t.Fatal(err)
+			}
+			offers, _ := p.ActivePlugins(ctx, nil)
+			p.Close()
+			// Part of the commit's tree deleted behind the PM's back; the
+			// persisted index still lists it.
+			rust := offers[slices.Index(offerNames(offers), gone)].Root
+			os.RemoveAll(rust)
+			q, logs := newPM(t, Config{URL: f.url}, cache, nil)
+			n := f.srv.Requests.Load()
+			again, err := q.ActivePlugins(ctx, nil)
+			if err != nil || !slices.Equal(offerNames(again), wantEntries) {
+				t.Fatalf("after damage: %v %v", offerNames(again), err)
+			}
+			if _, err := os.Stat(filepath.Join(rust, "SYMPOSIUM.toml")); err != nil {
+				t.Fatalf("damaged entry not rebuilt: %v", err)
+			}
+			if !strings.Contains(logs.String(), "damaged") {
+				t.Fatalf("no warning:\n%s", logs.String())
+			}
+			if d := f.srv.Requests.Load() - n; d != 0 {
+				t.Fatalf("the repair used the network (%d requests)", d)
+			}
+		})
+	}
 	t.Run("config", func(t *testing.T) {
 		for _, tc := range []struct {
 			cfg  Config
@@ -680,4 +715,28 @@ func TestSplitTreeURL(t *testing.T) {
 			t.Errorf("splitTreeURL(%+v) = %+v, want %+v", tc.in, got, tc.want)
 		}
 	}
+}
+
+// TestRefreshAnswersChange: refresh answers whether the commit served
+// changed, at check and at fetch alike (issue 17: check answered true when
+// the ref had not moved).
+func TestRefreshAnswersChange(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, _ := newPM(t, Config{URL: f.url}, t.TempDir(), nil)
+	step := func(level protocol.UpdateLevel, want bool, what string) {
+		t.Helper()
+		if got, err := p.Refresh(ctx, level, false); err != nil || got != want {
+			t.Fatalf("%s: refresh %s = %v, %v; want %v", what, level, got, err, want)
+		}
+	}
+	step(protocol.UpdateCheck, true, "first refresh")
+	step(protocol.UpdateCheck, false, "ref not moved")
+	step(protocol.UpdateFetch, false, "ref not moved, fetched anyway")
+	f.push(t, map[string]string{"later/SKILL.md": "---\nname: later\ndescription: L\n---\n"})
+	step(protocol.UpdateCheck, true, "after a push")
+	step(protocol.UpdateCheck, false, "again")
+	f.push(t, map[string]string{"later2/SKILL.md": "---\nname: later2\ndescription: L\n---\n"})
+	step(protocol.UpdateFetch, true, "fetch after a push")
+	step(protocol.UpdateNone, false, "none")
 }

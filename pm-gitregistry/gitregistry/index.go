@@ -20,7 +20,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 3
+const indexFormat = 4
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
@@ -103,12 +103,20 @@ func loadEntry(root string, e manifest.Entry) entry {
 			return ent
 		}
 		sk, err := manifest.ParseSkillMD(data, true)
+		var m *manifest.Manifest
 		if err != nil {
-			ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
-			return ent
+			var rsk *manifest.Skill
+			m, rsk = retiredSkill(path.Base(e.Path), data, err)
+			if m == nil {
+				ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
+				return ent
+			}
+			ent.Note = retiredNote(err)
+			ent.Name, ent.Description = m.Name, rsk.Description
+		} else {
+			m = manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
+			ent.Name, ent.Description = m.Name, sk.Description
 		}
-		m := manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
-		ent.Name, ent.Description = m.Name, sk.Description
 		ent.Manifest, err = m.WireJSON()
 		if err != nil {
 			ent.Problem = err.Error()
@@ -237,15 +245,35 @@ func (idx *index) report(log *slog.Logger) {
 	}
 }
 
-// present reports whether every entry's manifest or SKILL.md is still on
-// disk below dir.
+// present reports whether every entry's directory is still on disk below
+// dir. It lists each directory that holds entries once (names only, no stat
+// per entry), so a cache deleted in part is noticed on the hook path at the
+// cost of one directory read per group of entries, not one stat per entry.
+// An entry's files deleted while its directory stays are not noticed here;
+// the host then finds them missing.
 func (idx *index) present(dir string) bool {
+	listed := map[string]map[string]bool{}
 	for _, e := range idx.Entries {
-		file := manifest.ManifestFile
-		if e.Kind == "skill" {
-			file = manifest.SkillFile
+		parent, name := path.Split(e.Path)
+		names, ok := listed[parent]
+		if !ok {
+			names = map[string]bool{}
+			if f, err := os.Open(filepath.Join(dir, filepath.FromSlash(parent))); err == nil {
+				all, err := f.Readdirnames(-1)
+				f.Close()
+				if err != nil {
+					return false
+				}
+				for _, n := range all {
+					names[n] = true
+				}
+			}
+			listed[parent] = names
 		}
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(e.Path), file)); err != nil {
+		if e.Path == "" || e.Path == "." {
+			continue // the registry root itself
+		}
+		if !names[name] {
 			return false
 		}
 	}

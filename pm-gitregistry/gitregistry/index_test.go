@@ -1,8 +1,12 @@
 package gitregistry
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
 func TestRawManifest(t *testing.T) {
@@ -52,6 +56,56 @@ func TestRawManifest(t *testing.T) {
 			}
 			if (note != nil) != tt.wantNote {
 				t.Errorf("note %v, want one: %v", note, tt.wantNote)
+			}
+		})
+	}
+}
+
+// TestRetiredSkill: a bare skill whose front matter uses the retired
+// `crates` key is offered with the key carried into its synthesized
+// manifest (issue 16), so the host rejects it with the migration hint
+// instead of the entry vanishing; anything else wrong stays a problem.
+func TestRetiredSkill(t *testing.T) {
+	tests := []struct {
+		name    string
+		doc     string
+		wantRaw string // wire JSON of the offered manifest; "" for none
+	}{
+		{"crates", "---\nname: old\ndescription: Old\ncrates: serde, tokio\n---\nbody\n",
+			`{"crates":["serde","tokio"],"name":"old","skills":[{"source":{"path":"."}}]}`},
+		{"crates-first-with-depends-on", "---\ncrates: serde\nname: old\ndescription: Old\ndepends-on: tokio\n---\n",
+			`{"crates":["serde"],"depends-on":["tokio"],"name":"old","skills":[{"source":{"path":"."}}]}`},
+		{"crates-without-name", "---\ndescription: Old\ncrates: serde\n---\n", ""},
+		{"crates-and-bad-yaml-after", "---\nname: old\ndescription: Old\ncrates: serde\nx: [\n---\n", ""},
+		{"no-front-matter", "plain\n", ""},
+		{"bad-description", "---\nname: old\ndescription: \"\"\n---\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "e"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "e", "SKILL.md"), []byte(tc.doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ent := loadEntry(dir, manifest.Entry{Path: "e", Kind: manifest.EntrySkill})
+			if tc.wantRaw == "" {
+				if ent.Problem == "" || ent.Manifest != nil {
+					t.Fatalf("entry = %+v; want a problem and no manifest", ent)
+				}
+				return
+			}
+			if ent.Problem != "" || string(ent.Manifest) != tc.wantRaw || !strings.Contains(ent.Note, "crates was renamed") {
+				t.Fatalf("entry = problem %q note %q manifest %s; want manifest %s with a note", ent.Problem, ent.Note, ent.Manifest, tc.wantRaw)
+			}
+			m, err := manifest.DecodeJSON(ent.Manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, problems := manifest.Validate(m, manifest.ValidateOptions{Origin: manifest.OriginRegistry, DefaultName: "e"})
+			if len(problems) == 0 || !strings.Contains(problems[0].Error(), "crates was renamed: write depends-on") {
+				t.Fatalf("host validation = %v; want the migration hint", problems)
 			}
 		})
 	}

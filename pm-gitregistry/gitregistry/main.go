@@ -6,6 +6,12 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
+// example is what --help suggests to try the PM by hand: a registry has no
+// dependencies to list, and is empty until refreshed.
+const example = `symposium-pm call refresh '{"update":"check","force":true}' -- symposium-pm-gitregistry --name recs --url https://github.com/symposium-dev/recommendations` +
+	"` to fetch a registry, then `" +
+	`symposium-pm call active_plugins '{"deps":[]}' -- symposium-pm-gitregistry --name recs --url https://github.com/symposium-dev/recommendations`
+
 // Main is the whole main function of symposium-pm-gitregistry: it registers
 // the registry flags on flag.CommandLine and serves the PM on stdin and
 // stdout until end of input.
@@ -13,7 +19,7 @@ func Main() {
 	pm := New(Config{})
 	pm.RegisterFlags(flag.CommandLine)
 	defer pm.Close()
-	pmserver.Main(pm, pmserver.WithDescription(
+	pmserver.Main(pm, pmserver.WithExample(example), pmserver.WithDescription(
 		"Serves the plugins and skills of a git-hosted Symposium registry, cloned into the cache with go-git.\n"+
 			"Flags not given are read from the initialize env (SYMPOSIUM_GITREGISTRY_URL, _REF, _SUBDIR, _NO_AUTO_UPDATE)."))
 }

@@ -90,6 +90,10 @@ func hasLoggerOption(opts []Option) bool {
 
 func usage(fs *flag.FlagSet, prog string, pm PM, cfg *config) {
 	out := fs.Output()
+	example := cfg.example
+	if example == "" {
+		example = "symposium-pm call list_deps -- " + prog
+	}
 	fmt.Fprintf(out, "Usage: %s [flags]\n\n", prog)
 	if cfg.description != "" {
 		fmt.Fprintf(out, "%s\n\n", cfg.description)
@@ -97,8 +101,8 @@ func usage(fs *flag.FlagSet, prog string, pm PM, cfg *config) {
 	fmt.Fprintf(out, "%s is the %q package manager (PM) for Symposium. Symposium starts it with the\n"+
 		"workspace as working directory and speaks newline-delimited JSON-RPC 2.0 with it on\n"+
 		"stdin/stdout (protocol version 1); diagnostics go to stderr at the level in $%s.\n"+
-		"Try it by hand with `symposium-pm call list_deps -- %s`.\n\nFlags:\n",
-		prog, pm.Name(), LogEnv, prog)
+		"Try it by hand with `%s`.\n\nFlags:\n",
+		prog, pm.Name(), LogEnv, example)
 	fs.PrintDefaults()
 }
 

@@ -25,6 +25,7 @@ const DefaultConcurrency = 64
 type config struct {
 	version     string
 	description string
+	example     string // the command --help suggests; see WithExample
 	maxMessage  int
 	concurrency int
 	logger      *slog.Logger

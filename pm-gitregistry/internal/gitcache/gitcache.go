@@ -40,6 +40,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -85,6 +86,12 @@ type Config struct {
 	Environ []string
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// BeforeWrite, when set, is called before every write to a file of the
+	// cache (repository, commit directories, state) with the file's path and
+	// the number of bytes about to be written; an error it returns fails
+	// that write as the file system would. Tests use it to simulate a full
+	// disk and to count the bytes an update writes.
+	BeforeWrite func(path string, n int) error
 }
 
 // Snapshot is one materialized commit.
@@ -161,7 +168,11 @@ func (e *RefNotFoundError) Error() string {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	return fmt.Sprintf("git remote %s has no ref %q", e.URL, ref)
+	msg := fmt.Sprintf("git remote %s has no ref %q", e.URL, ref)
+	if len(ref) >= 4 && len(ref) < 40 && strings.Trim(strings.ToLower(ref), "0123456789abcdef") == "" {
+		msg += " (a commit id must be given in full, 40 hex digits)"
+	}
+	return msg
 }
 
 // ContentError reports a commit whose tree cannot be materialized safely.
@@ -386,18 +397,18 @@ func (c *Cache) writeState(st *state) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(c.statePath, append(b, '\n'))
+	return c.writeFileAtomic(c.statePath, append(b, '\n'))
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames it
 // into place.
-func writeFileAtomic(path string, data []byte) error {
+func (c *Cache) writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
 	if err != nil {
-		return err
+		return &WriteError{Dir: c.dir, Err: fmt.Errorf("write %s: %w", path, err)}
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	_, err = (&hookWriter{w: f, path: tmp, hook: c.cfg.BeforeWrite}).Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -406,14 +417,14 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return &WriteError{Dir: c.dir, Err: fmt.Errorf("write %s: %w", path, err)}
 	}
 	return nil
 }
 
 // WriteSidecar writes a sidecar file atomically.
 func (c *Cache) WriteSidecar(commit, suffix string, data []byte) error {
-	return writeFileAtomic(c.SidecarPath(commit, suffix), data)
+	return c.writeFileAtomic(c.SidecarPath(commit, suffix), data)
 }
 
 // Current returns the commit of the last update, materializing it from the
@@ -546,7 +557,7 @@ func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 	}
 	if repo == nil {
 		spec := config.RefSpec("+" + name.String() + ":refs/symposium/fetched")
-		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec}, 1)
+		repo, err = c.fetchRepaired(ctx, []config.RefSpec{spec}, c.fetchDepth(old))
 		if err != nil {
 			return Snapshot{}, false, err
 		}
@@ -566,6 +577,26 @@ func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 	changed := old == nil || old.Commit != snap.Commit
 	c.log.Debug("registry updated", "url", c.remote.url, "ref", name.String(), "commit", snap.Commit, "changed", changed)
 	return snap, changed, nil
+}
+
+// fetchDepth is the depth of an update's fetch. A first fetch takes only the
+// ref's newest commit (depth 1). Later, a shallow fetch would bring the whole
+// tree of the new commit again (the server cannot subtract what the client
+// has across a deepen request), so when the repository still has the commit
+// served now, the fetch is not deepened and the server sends only the
+// commits and objects the repository lacks: the change.
+func (c *Cache) fetchDepth(old *state) int {
+	if old == nil {
+		return 1
+	}
+	repo, err := c.openRepo(false)
+	if err != nil {
+		return 1
+	}
+	if _, err := repo.CommitObject(plumbing.NewHash(old.Commit)); err != nil {
+		return 1
+	}
+	return 0
 }
 
 // updatePinned handles a ref that is a commit id: it is fetched only when
@@ -705,7 +736,7 @@ func peel(repo *git.Repository, h plumbing.Hash) (plumbing.Hash, error) {
 // openRepo opens the bare repository, creating it when create is true and
 // it is missing or unreadable.
 func (c *Cache) openRepo(create bool) (*git.Repository, error) {
-	repo, err := git.PlainOpen(c.repoDir)
+	repo, err := c.openStorage()
 	if err == nil {
 		return repo, nil
 	}
@@ -721,14 +752,14 @@ func (c *Cache) openRepo(create bool) (*git.Repository, error) {
 // initRepo replaces the repository with an empty one.
 func (c *Cache) initRepo() (*git.Repository, error) {
 	if err := os.RemoveAll(c.repoDir); err != nil {
-		return nil, fmt.Errorf("remove damaged repository %s: %w", c.repoDir, err)
+		return nil, &WriteError{Dir: c.dir, Err: fmt.Errorf("remove damaged repository %s: %w", c.repoDir, err)}
 	}
-	repo, err := git.PlainInit(c.repoDir, true)
+	repo, err := c.initStorage()
 	if err != nil {
-		return nil, fmt.Errorf("create repository %s: %w", c.repoDir, err)
+		return nil, &WriteError{Dir: c.dir, Err: fmt.Errorf("create repository %s: %w", c.repoDir, err)}
 	}
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{c.remote.url}}); err != nil {
-		return nil, fmt.Errorf("configure repository %s: %w", c.repoDir, err)
+		return nil, &WriteError{Dir: c.dir, Err: fmt.Errorf("configure repository %s: %w", c.repoDir, err)}
 	}
 	return repo, nil
 }
@@ -743,6 +774,10 @@ func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec, depth
 		if err = c.fetch(ctx, repo, specs, depth); err == nil {
 			return repo, nil
 		}
+		var we *WriteError
+		if errors.As(err, &we) {
+			return nil, err // the repository is fine; the disk is not
+		}
 		if ctx.Err() != nil {
 			return nil, &RemoteError{URL: c.remote.url, Err: err}
 		}
@@ -753,9 +788,19 @@ func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec, depth
 		return nil, err
 	}
 	if err := c.fetch(ctx, repo, specs, depth); err != nil {
-		return nil, &RemoteError{URL: c.remote.url, Err: err}
+		return nil, c.fetchErr(err)
 	}
 	return repo, nil
+}
+
+// fetchErr classifies a failed fetch: a cache write failure stays one,
+// anything else is the remote's.
+func (c *Cache) fetchErr(err error) error {
+	var we *WriteError
+	if errors.As(err, &we) {
+		return err
+	}
+	return &RemoteError{URL: c.remote.url, Err: err}
 }
 
 // allRefs are the refspecs that bring every branch and tag, to find a
@@ -785,7 +830,7 @@ func (c *Cache) fetchCommit(ctx context.Context, h plumbing.Hash) (*git.Reposito
 		return nil, err
 	}
 	if err := c.fetch(ctx, repo, allRefs, 0); err != nil {
-		return nil, &RemoteError{URL: c.remote.url, Err: err}
+		return nil, c.fetchErr(err)
 	}
 	if _, err := repo.CommitObject(h); err != nil {
 		return nil, fmt.Errorf("commit %s on %s: %w", h, c.remote.url, ErrCommitNotFound)
@@ -793,7 +838,15 @@ func (c *Cache) fetchCommit(ctx context.Context, h plumbing.Hash) (*git.Reposito
 	return repo, nil
 }
 
+// fetch fetches specs into repo. A failure to write the repository (see
+// fetchStorage) is a *WriteError.
 func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.RefSpec, depth int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, _ := repo.Storer.(*fetchStorage)
+	if st != nil {
+		st.begin(cancel)
+	}
 	err := repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName:   "origin",
 		RemoteURL:    c.remote.url,
@@ -804,8 +857,22 @@ func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.
 		Force:        true,
 		ProxyOptions: c.remote.proxy(c.cfg.Getenv),
 	})
+	if st != nil {
+		if werr := st.end(); werr != nil {
+			return &WriteError{Dir: c.dir, Err: werr}
+		}
+	}
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil
 	}
+	if isWriteFailure(err) {
+		return &WriteError{Dir: c.dir, Err: err}
+	}
 	return c.remote.scrub(err)
+}
+
+// isWriteFailure reports a local file system failure (disk full, quota,
+// read-only) that go-git returned after the pack was read.
+func isWriteFailure(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
 }

@@ -603,6 +603,9 @@ func TestHostileTrees(t *testing.T) {
 		{"backslash", "100644 blob %s\ta\\\\b\n", true},
 		{"dotgit", "100644 blob %s\t.git\n100644 blob %s\tSKILL.md\n", false},
 		{"dotgit-upper", "040000 tree %[2]s\t.GIT\n100644 blob %[1]s\tSKILL.md\n", false},
+		{"case-files", "100644 blob %[1]s\tSKILL.md\n100644 blob %[1]s\tskill.md\n", true},
+		{"case-dirs", "040000 tree %[2]s\tDocs\n040000 tree %[2]s\tdocs\n100644 blob %[1]s\tSKILL.md\n", true},
+		{"case-file-dir", "100644 blob %[1]s\tNotes\n040000 tree %[2]s\tnotes\n100644 blob %[1]s\tSKILL.md\n", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := gittest.NewRepo(t)
@@ -633,6 +636,9 @@ func TestHostileTrees(t *testing.T) {
 			if tc.refuse {
 				if !errors.As(err, &ce) {
 					t.Fatalf("err = %v, want ContentError", err)
+				}
+				if strings.HasPrefix(tc.name, "case-") && (strings.Count(err.Error(), `"entry/`) != 2 || !strings.Contains(err.Error(), "differ only in case")) {
+					t.Fatalf("err = %v, want both paths named", err)
 				}
 				ents, _ := os.ReadDir(filepath.Join(c.Path(), "commits"))
 				if len(ents) != 0 {

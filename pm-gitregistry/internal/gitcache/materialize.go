@@ -65,19 +65,20 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 		}
 	}
 	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
-		return Snapshot{}, fmt.Errorf("create %s: %w", c.commitsDir, err)
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("create %s: %w", c.commitsDir, err)}
 	}
 	tmp, err := os.MkdirTemp(c.commitsDir, ".tmp-"+id[:12]+"-")
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("create temporary directory: %w", err)
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("create a directory in %s: %w", c.commitsDir, err)}
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: err}
 	}
-	w := &treeWriter{repo: repo, root: root, commit: id, c: c}
-	err = w.tree(tree, ".")
+	w := &treeWriter{repo: repo, root: root, dir: tmp, commit: id, c: c}
+	prev := w.previous(tree)
+	err = w.tree(tree, prev, ".")
 	if err == nil {
 		w.links()
 	}
@@ -92,9 +93,9 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 		if _, ok := c.commitDir(id); ok {
 			return Snapshot{Commit: id, Dir: dir}, nil
 		}
-		return Snapshot{}, fmt.Errorf("install commit %s: %w", id, err)
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
 	}
-	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes)
+	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes, "linked", w.linked, "written", w.written)
 	return Snapshot{Commit: id, Dir: dir}, nil
 }
 
@@ -103,9 +104,15 @@ type treeWriter struct {
 	c      *Cache
 	repo   *git.Repository
 	root   *os.Root
+	dir    string // the directory root is open on
 	commit string
 	files  int
 	bytes  int64
+	// prevDir is the directory of the commit served before this one, whose
+	// unchanged files are hard-linked instead of written; empty for none.
+	prevDir string
+	linked  int   // files linked from prevDir
+	written int64 // bytes written (not linked)
 	// symlinks are created after every file so they can be checked.
 	symlinks []symlink
 }
@@ -120,7 +127,71 @@ func (w *treeWriter) count() error {
 	return nil
 }
 
-func (w *treeWriter) tree(t *object.Tree, dir string) error {
+// previous finds the commit the cache serves now (the one this commit
+// replaces), when it is materialized and its tree is in the repository, and
+// returns its tree (or subdir) so that unchanged files can be linked from its
+// directory: an update then writes in proportion to what changed. Commit
+// directories are never written after they are renamed into place, so a file
+// shared by two of them never changes under either.
+func (w *treeWriter) previous(tree *object.Tree) *object.Tree {
+	st, err := w.c.readState()
+	if err != nil || st.Commit == w.commit {
+		return nil
+	}
+	dir, ok := w.c.commitDir(st.Commit)
+	if !ok {
+		return nil
+	}
+	cm, err := w.repo.CommitObject(plumbing.NewHash(st.Commit))
+	if err != nil {
+		return nil
+	}
+	prev, err := cm.Tree()
+	if err != nil {
+		return nil
+	}
+	if w.c.cfg.Subdir != "" {
+		if prev, err = prev.Tree(w.c.cfg.Subdir); err != nil {
+			return nil
+		}
+	}
+	w.prevDir = dir
+	return prev
+}
+
+// linkPrevious hard-links p from the previous commit's directory when that
+// commit had the same blob there with the same mode; it reports whether it
+// did, and the file's size. Any failure (another file system, a damaged
+// directory) is not an error: the file is then written. A previous file
+// over the size limit cannot be there (it was refused when written).
+func (w *treeWriter) linkPrevious(p string, e object.TreeEntry, prev map[string]object.TreeEntry) (int64, bool) {
+	old, ok := prev[e.Name]
+	if !ok || old.Hash != e.Hash || old.Mode != e.Mode {
+		return 0, false
+	}
+	from := filepath.Join(w.prevDir, filepath.FromSlash(p))
+	fi, err := os.Lstat(from)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxFileSize {
+		return 0, false
+	}
+	if os.Link(from, filepath.Join(w.dir, filepath.FromSlash(p))) != nil {
+		return 0, false
+	}
+	return fi.Size(), true
+}
+
+func (w *treeWriter) tree(t, prevTree *object.Tree, dir string) error {
+	var prev map[string]object.TreeEntry
+	if prevTree != nil {
+		prev = make(map[string]object.TreeEntry, len(prevTree.Entries))
+		for _, e := range prevTree.Entries {
+			prev[e.Name] = e
+		}
+	}
+	// Names differing only in case are refused, as every other PM refuses
+	// them in a package: on a case-insensitive file system (macOS, Windows)
+	// one would silently replace or merge into the other.
+	folded := make(map[string]string, len(t.Entries))
 	for _, e := range t.Entries {
 		if err := checkName(e.Name); err != nil {
 			return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree entry in %s: %v", dir, err)}
@@ -130,6 +201,13 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 			continue
 		}
 		p := path.Join(dir, e.Name)
+		if e.Mode != filemode.Submodule {
+			low := strings.ToLower(e.Name)
+			if other, ok := folded[low]; ok {
+				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("paths %q and %q differ only in case: they cannot both be checked out on every system; rename one", path.Join(dir, other), p)}
+			}
+			folded[low] = e.Name
+		}
 		if err := w.count(); err != nil {
 			return err
 		}
@@ -141,17 +219,20 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 			}
 			if err := w.root.Mkdir(p, 0o755); err != nil {
 				if errors.Is(err, fs.ErrExist) {
-					// Names differing only in case, on a case-insensitive file system.
-					w.c.log.Warn("skipping directory whose name collides with another", "commit", w.commit, "path", p)
-					continue
+					// Names this file system takes for one (Unicode normalization).
+					return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("directory %q collides with another name on this file system", p)}
 				}
-				return fmt.Errorf("commit %s: %w", w.commit, err)
+				return w.writeErr("create directory", p, err)
 			}
-			if err := w.tree(sub, p); err != nil {
+			var prevSub *object.Tree
+			if old, ok := prev[e.Name]; ok && old.Mode == filemode.Dir {
+				prevSub, _ = object.GetTree(w.repo.Storer, old.Hash)
+			}
+			if err := w.tree(sub, prevSub, p); err != nil {
 				return err
 			}
 		case filemode.Regular, filemode.Deprecated, filemode.Executable:
-			if err := w.file(p, e); err != nil {
+			if err := w.file(p, e, prev); err != nil {
 				return err
 			}
 		case filemode.Symlink:
@@ -177,7 +258,19 @@ func (w *treeWriter) tree(t *object.Tree, dir string) error {
 	return nil
 }
 
-func (w *treeWriter) file(p string, e object.TreeEntry) error {
+func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.TreeEntry) error {
+	if prev != nil {
+		// An unchanged blob is linked without reading it from the
+		// repository: its size is the previous file's.
+		if size, ok := w.linkPrevious(p, e, prev); ok {
+			w.bytes += size
+			if w.bytes > MaxTotalSize {
+				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
+			}
+			w.linked++
+			return nil
+		}
+	}
 	blob, err := w.repo.BlobObject(e.Hash)
 	if err != nil {
 		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
@@ -189,30 +282,46 @@ func (w *treeWriter) file(p string, e object.TreeEntry) error {
 	if w.bytes > MaxTotalSize {
 		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
 	}
+	w.written += blob.Size
 	perm := os.FileMode(0o644)
 	if e.Mode == filemode.Executable {
 		perm = 0o755
 	}
 	f, err := w.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if errors.Is(err, fs.ErrExist) {
-		w.c.log.Warn("skipping file whose name collides with another", "commit", w.commit, "path", p)
-		return nil
+		// Names this file system takes for one (Unicode normalization).
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %q collides with another name on this file system", p)}
 	}
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", w.commit, err)
+		return w.writeErr("create", p, err)
 	}
 	rd, err := blob.Reader()
-	if err == nil {
-		_, err = io.Copy(f, io.LimitReader(rd, blob.Size))
-		rd.Close()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("commit %s: write %s: %w", w.commit, p, err)
+		f.Close()
+		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
+	}
+	out := &hookWriter{w: f, path: filepath.Join(w.dir, filepath.FromSlash(p)), hook: w.c.cfg.BeforeWrite}
+	_, err = io.Copy(out, io.LimitReader(rd, blob.Size))
+	rd.Close()
+	cerr := f.Close()
+	switch {
+	case out.err != nil:
+		return w.writeErr("write", p, out.err)
+	case err != nil:
+		return fmt.Errorf("commit %s: read %s from the repository: %w", w.commit, p, err)
+	case cerr != nil:
+		return w.writeErr("write", p, cerr)
 	}
 	return nil
+}
+
+// writeErr reports a failure to write p below the commit's directory.
+func (w *treeWriter) writeErr(op, p string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is given below, in full
+	}
+	return &WriteError{Dir: w.c.dir, Err: fmt.Errorf("commit %s: %s %s: %w", w.commit, op, filepath.Join(w.dir, filepath.FromSlash(p)), err)}
 }
 
 func readBlob(b *object.Blob, max int64) ([]byte, error) {

@@ -25,3 +25,15 @@ func TestRedactUnparsable(t *testing.T) {
 		}
 	}
 }
+
+// TestRefNotFoundAbbreviation: a --ref that looks like an abbreviated
+// commit id is not found as a ref, and the message says ids are given in
+// full (issue 17: abbreviations are refused everywhere).
+func TestRefNotFoundAbbreviation(t *testing.T) {
+	for ref, hint := range map[string]bool{"abc1234": true, "ABC1234def": true, "main": false, "": false, "dead": true, "face-1": false} {
+		msg := (&RefNotFoundError{URL: "u", Ref: ref}).Error()
+		if got := strings.Contains(msg, "a commit id must be given in full, 40 hex digits"); got != hint {
+			t.Errorf("ref %q: %q; hint %v, want %v", ref, msg, got, hint)
+		}
+	}
+}

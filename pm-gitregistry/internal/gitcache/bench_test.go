@@ -1,0 +1,75 @@
+package gitcache
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
+)
+
+// BenchmarkRefreshOneChange measures an update after a one-entry change to
+// a registry of 1,000 and 10,000 entries (issue 19 item 3), beside the
+// same change taken by git itself with `git fetch` and `git checkout` in a
+// clone with a work tree. Each iteration commits and pushes one change
+// outside the timer.
+//
+//	go test -run '^$' -bench RefreshOneChange -benchtime 3x ./internal/gitcache
+func BenchmarkRefreshOneChange(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		repo := gittest.NewRepo(b)
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("g%02d/s%05d/SKILL.md", i%50, i)] = fmt.Sprintf("---\nname: s%05d\ndescription: Skill number %d\n---\nBody of skill %d.\n", i, i, i)
+		}
+		repo.Write(files)
+		repo.Commit("registry")
+		bare := repo.Bare()
+		change := 0
+		push := func() {
+			change++
+			repo.Write(map[string]string{"g00/s00000/SKILL.md": fmt.Sprintf("---\nname: s00000\ndescription: Changed %d\n---\n", change)})
+			repo.Commit("change")
+			repo.Push(bare)
+		}
+
+		b.Run(fmt.Sprintf("entries=%d/gitcache", n), func(b *testing.B) {
+			c, err := Open(context.Background(), Config{Root: b.TempDir(), Name: "bench", URL: bare})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			if _, _, err := c.Update(context.Background(), Check); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				push()
+				b.StartTimer()
+				if _, changed, err := c.Update(context.Background(), Check); err != nil || !changed {
+					b.Fatalf("update: %v %v", changed, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("entries=%d/git-fetch-checkout", n), func(b *testing.B) {
+			clone := filepath.Join(b.TempDir(), "clone")
+			gittest.Run(b, filepath.Dir(clone), "clone", "-q", bare, clone)
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				push()
+				b.StartTimer()
+				for _, args := range [][]string{{"fetch", "-q", "origin"}, {"checkout", "-q", "--detach", "origin/main"}} {
+					cmd := exec.Command("git", args...)
+					cmd.Dir, cmd.Env = clone, gittest.Env()
+					if out, err := cmd.CombinedOutput(); err != nil {
+						b.Fatalf("git %v: %v\n%s", args, err, out)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,269 @@
+package gitcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// WriteError is a failure to write the cache itself: a full disk, a
+// read-only or vanished directory. It is a fault of the machine, not of the
+// registry's content or of the remote.
+type WriteError struct {
+	// Dir is the cache directory.
+	Dir string
+	// Err is the cause, normally naming the file that could not be written.
+	Err error
+}
+
+// Error names the cache and the cause.
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("cannot write the registry cache %s: %v", e.Dir, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// fetchStorage is the bare repository's storage. It exists because of how a
+// fetch fails when the disk is full: go-git stops reading the pack stream at
+// the first write error and then waits for the transport to finish, but the
+// server side (git-upload-pack, for a local repository) is blocked writing
+// the rest of the pack into a pipe nobody reads, so the fetch never returns
+// and the server process never exits. During a fetch, therefore, the first
+// write error is recorded instead of returned, the fetch's context is
+// cancelled (go-git then stops reading and kills the server process), and
+// the recorded error is what the fetch reports.
+type fetchStorage struct {
+	*filesystem.Storage
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the fetch in progress, or nil
+	err    error              // the first write error of that fetch
+}
+
+// begin marks the start of a fetch whose context cancel ends.
+func (s *fetchStorage) begin(cancel context.CancelFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancel, s.err = cancel, nil
+}
+
+// end marks the end of the fetch and returns its first write error.
+func (s *fetchStorage) end() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.err
+	s.cancel, s.err = nil, nil
+	return err
+}
+
+// fail records err during a fetch (and returns nil), or returns it outside
+// one.
+func (s *fetchStorage) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel == nil {
+		return err
+	}
+	if s.err == nil {
+		s.err = err
+	}
+	s.cancel()
+	return nil
+}
+
+// PackfileWriter returns a writer for the fetched pack whose write failures
+// are deferred to the end of the fetch.
+func (s *fetchStorage) PackfileWriter() (io.WriteCloser, error) {
+	w, err := s.Storage.PackfileWriter()
+	if err != nil {
+		if err := s.fail(err); err != nil {
+			return nil, err
+		}
+		return &packWriter{s: s, failed: true}, nil
+	}
+	return &packWriter{s: s, w: w}, nil
+}
+
+// SetShallow records the shallow boundary; go-git writes it before reading
+// the pack, so its failure is deferred too.
+func (s *fetchStorage) SetShallow(commits []plumbing.Hash) error {
+	return s.fail(s.Storage.SetShallow(commits))
+}
+
+// packWriter forwards a pack to the storage until a write fails, and then
+// swallows the rest.
+type packWriter struct {
+	s      *fetchStorage
+	w      io.WriteCloser // nil when the storage could not open one
+	failed bool
+}
+
+func (p *packWriter) Write(b []byte) (int, error) {
+	if p.failed {
+		return len(b), nil
+	}
+	if _, err := p.w.Write(b); err != nil {
+		if err := p.s.fail(err); err != nil {
+			return 0, err
+		}
+		p.failed = true
+	}
+	return len(b), nil
+}
+
+func (p *packWriter) Close() error {
+	if p.w == nil {
+		return nil
+	}
+	err := p.w.Close()
+	if p.failed {
+		return nil // the recorded error is the one to report
+	}
+	return err
+}
+
+// repoFS returns the file system the bare repository is stored on.
+func (c *Cache) repoFS() billy.Filesystem {
+	fs := osfs.New(c.repoDir)
+	if c.cfg.BeforeWrite != nil {
+		fs = &hookFS{Filesystem: fs, base: c.repoDir, hook: c.cfg.BeforeWrite}
+	}
+	return fs
+}
+
+// openStorage opens the bare repository, which must exist.
+func (c *Cache) openStorage() (*git.Repository, error) {
+	fi, err := os.Stat(c.repoDir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, git.ErrRepositoryNotExists
+		}
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", c.repoDir)
+	}
+	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault())}
+	return git.Open(st, nil)
+}
+
+// initStorage creates an empty bare repository in a directory that does
+// not exist.
+func (c *Cache) initStorage() (*git.Repository, error) {
+	if err := os.MkdirAll(c.repoDir, 0o755); err != nil {
+		return nil, err
+	}
+	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault())}
+	return git.Init(st, nil)
+}
+
+// hookFS calls a hook before every write to a file, so tests can make
+// writes fail as on a full disk.
+type hookFS struct {
+	billy.Filesystem
+	base string
+	hook func(path string, n int) error
+}
+
+func (h *hookFS) wrap(f billy.File, err error) (billy.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &hookFile{File: f, path: h.Filesystem.Join(h.base, f.Name()), hook: h.hook}, nil
+}
+
+func (h *hookFS) Create(name string) (billy.File, error) {
+	return h.wrap(h.Filesystem.Create(name))
+}
+
+func (h *hookFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+	return h.wrap(h.Filesystem.OpenFile(name, flag, perm))
+}
+
+func (h *hookFS) TempFile(dir, prefix string) (billy.File, error) {
+	return h.wrap(h.Filesystem.TempFile(dir, prefix))
+}
+
+func (h *hookFS) Chroot(p string) (billy.Filesystem, error) {
+	fs, err := h.Filesystem.Chroot(p)
+	if err != nil {
+		return nil, err
+	}
+	return &hookFS{Filesystem: fs, base: h.Filesystem.Join(h.base, p), hook: h.hook}, nil
+}
+
+type hookFile struct {
+	billy.File
+	path string
+	hook func(path string, n int) error
+}
+
+func (f *hookFile) Write(b []byte) (int, error) {
+	if err := f.hook(f.path, len(b)); err != nil {
+		return 0, err
+	}
+	return f.File.Write(b)
+}
+
+// hookWriter calls a hook before every write to w, and remembers the first
+// write error.
+type hookWriter struct {
+	w    io.Writer
+	path string
+	hook func(path string, n int) error
+	err  error
+}
+
+func (h *hookWriter) Write(b []byte) (int, error) {
+	if h.hook != nil {
+		if err := h.hook(h.path, len(b)); err != nil {
+			h.err = err
+			return 0, err
+		}
+	}
+	n, err := h.w.Write(b)
+	if err != nil && h.err == nil {
+		h.err = err
+	}
+	return n, err
+}
+
+// CheckLocal reports, without touching the network, a registry that can
+// already be seen to be unreadable: a local path or file:// URL that does
+// not exist or is not a git repository. Remote URLs are not checked.
+func (c *Cache) CheckLocal() error {
+	if c.remote.endpoint == nil || c.remote.endpoint.Protocol != "file" {
+		return nil
+	}
+	p := c.remote.endpoint.Path
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &RemoteError{URL: c.remote.url, Err: errors.New("no such file or directory")}
+	case err != nil:
+		return &RemoteError{URL: c.remote.url, Err: err}
+	case !fi.IsDir():
+		return &RemoteError{URL: c.remote.url, Err: errors.New("not a directory")}
+	}
+	for _, head := range []string{"HEAD", ".git"} {
+		if _, err := os.Stat(filepath.Join(p, head)); err == nil {
+			return nil
+		}
+	}
+	return &RemoteError{URL: c.remote.url, Err: errors.New("not a git repository")}
+}
