@@ -45,6 +45,7 @@ var checkNames = []string{
 	"no-network",
 	"eof-drain",
 	"concurrency",
+	"schema",
 }
 
 // suite is one run of the checks.
@@ -113,6 +114,9 @@ func (s *suite) run(ctx context.Context) {
 			continue
 		}
 		g.run(ctx)
+	}
+	if s.want("schema") {
+		s.schemaCheck()
 	}
 }
 

@@ -24,7 +24,11 @@
 // update "none" making no network connection (verified with proxy variables
 // pointing at a loopback listener that records connections); every request
 // answered and exit status 0 when input ends; concurrent requests all
-// answered under their own ids; and a bounded stderr.
+// answered under their own ids; a bounded stderr; and, in the schema check,
+// every message the PM sent during all the others matching the protocol's
+// JSON Schema (protocol.SchemaJSON, docs/protocol.schema.json), so that a
+// key the protocol does not define or a value of the wrong type fails even
+// where a lenient decoder would let it pass.
 //
 // Each check starts the PM afresh (a few share one run), so that one failure
 // does not hide the others.
@@ -142,6 +146,7 @@ type config struct {
 	concurrency int
 	maxStderr   int64
 	run         *regexp.Regexp
+	schema      *schemaLog
 }
 
 // WithWorkspace sets the workspace: the PM's working directory and the
@@ -233,6 +238,7 @@ func newConfig(command []string, opts []Option) (*config, func(), error) {
 		maxMessage:  framing.DefaultMaxMessage,
 		concurrency: 32,
 		maxStderr:   1 << 20,
+		schema:      newSchemaLog(),
 	}
 	for _, o := range opts {
 		o(c)
