@@ -29,7 +29,7 @@ type schemaLog struct {
 	mu         sync.Mutex
 	methods    map[*proc]map[string]string // per run: request id key → method
 	checked    int
-	unchecked  int      // answers to methods outside the protocol
+	unchecked  int          // answers to methods outside the protocol
 	violations []*violation // distinct violations, in the order first seen
 	failed     int
 }
