@@ -40,6 +40,17 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "symposium-pm-node: running %s: %v\n", script, err)
 			os.Exit(1)
 		},
+		// The Python PM of examples/pm-python, run by python3 from this checkout.
+		"symposium-pm-python": func() {
+			_, file, _, _ := runtime.Caller(0)
+			script := filepath.Join(filepath.Dir(file), "..", "examples", "pm-python", "symposium-pm-python")
+			python, err := exec.LookPath("python3")
+			if err == nil {
+				err = syscall.Exec(python, append([]string{python, script}, os.Args[1:]...), os.Environ())
+			}
+			fmt.Fprintf(os.Stderr, "symposium-pm-python: running %s: %v\n", script, err)
+			os.Exit(1)
+		},
 	}))
 }
 
