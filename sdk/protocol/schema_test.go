@@ -389,3 +389,69 @@ func resolve(doc schemaDoc, ref string, v any) map[string]any {
 	}
 	return s
 }
+
+// TestSchemaAcceptsManifestWireForms validates the manifest package's
+// golden wire forms against the manifest definition.
+func TestSchemaAcceptsManifestWireForms(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "manifest", "testdata", "golden", "*.wire.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join("..", "manifest", "testdata", "gizmo-wire.json"))
+	if len(files) < 10 {
+		t.Fatalf("found only %d wire forms: %v", len(files), files)
+	}
+	sch, err := compile(t).Compile(protocol.SchemaID + "#/$defs/Manifest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%s does not match $defs/Manifest: %v", f, err)
+		}
+	}
+	// A known key of the wrong type does not match.
+	inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"name":"x","skills":[{"source":{"path":7}}]}`))
+	if err := sch.Validate(inst); err == nil {
+		t.Error("a skill source path given as a number matches $defs/Manifest")
+	}
+}
+
+// TestSchemaAcceptsGoRequests validates the requests a host builds from
+// the Go parameter types against each method's request definition.
+func TestSchemaAcceptsGoRequests(t *testing.T) {
+	id := protocol.PackageID{PM: "cargo", Name: "serde", Version: "^1"}
+	params := map[string]any{
+		protocol.MethodInitialize:    protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: "/w", CacheDir: "/c", Env: map[string]string{"HOME": "/h"}},
+		protocol.MethodActivePlugins: protocol.ActivePluginsParams{Deps: []protocol.PackageID{id}},
+		protocol.MethodLoadPlugin:    protocol.LoadPluginParams{ID: id},
+		protocol.MethodListDeps:      struct{}{},
+		protocol.MethodSearch:        protocol.SearchParams{Query: "serde"},
+		protocol.MethodFetch:         protocol.FetchParams{ID: id, Update: protocol.UpdateCheck},
+		protocol.MethodRefresh:       protocol.RefreshParams{Update: protocol.UpdateNone, Force: true},
+		protocol.MethodWorkspace:     struct{}{},
+	}
+	c := compile(t)
+	for i, m := range protocol.Methods {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": params[m]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile(protocol.SchemaID + "#/$defs/" + camelCase(m) + "Request")
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+}
