@@ -134,7 +134,12 @@ func TestConformanceFixtureModes(t *testing.T) {
 			"eof-drain":   `the PM exited \(exit status 0\) without answering .*a PM answers every request it has read before exiting$`,
 			"eof-answers": `^piped initialize, 6 requests and 3 invalid ones, then closed stdin \(run 1 of 3\): .* got no answer; .*every request read gets exactly one answer before the PM exits \(last stderr: fixture: mode exit-at-eof: input ended; exiting without waiting for answers\)$`}},
 		{mode: "foreign-id", only: true, fail: map[string]string{
-			"own-ids": `^ids minted under another pm than "fixture", the name the PM announced: list_deps answered cargo:rust-skills@1.2.0; list_deps answered cargo:undeclared@\*; active_plugins answered cargo:rust-skills@1.2.0; and \d+ more$`}},
+			"own-ids": `^ids minted under another pm than "fixture", the name the PM announced: list_deps answered cargo:rust-skills@1.2.0; list_deps answered cargo:undeclared@\*; active_plugins answered cargo:rust-skills@1.2.0; and \d+ more$`,
+			"schema":  `response to list_deps \(id \d+\) .*violates #/\$defs/ListDepsResponse: at /result/0: additional properties 'was' not allowed`}},
+		{mode: "extra-field", only: true, fail: map[string]string{
+			"schema": `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): response to list_deps \(id \d+\) \(and \d+ more like it\) violates #/\$defs/ListDepsResponse: at /result/0: additional properties 'channel' not allowed; .* \| response to active_plugins \(id \d+\) .*violates #/\$defs/ActivePluginsResponse: at /result/0/id: additional properties 'channel' not allowed`}},
+		{mode: "mistyped-field", only: true, fail: map[string]string{
+			"schema": `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): response to initialize \(id 1\) \(and \d+ more like it\) violates #/\$defs/InitializeResponse: at /result/version: got null, want string; the message: `}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -40,13 +41,47 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "symposium-pm-node: running %s: %v\n", script, err)
 			os.Exit(1)
 		},
+		// The Python PM of examples/pm-python, run by python3 from this checkout.
+		"symposium-pm-python": func() {
+			_, file, _, _ := runtime.Caller(0)
+			script := filepath.Join(filepath.Dir(file), "..", "examples", "pm-python", "symposium-pm-python")
+			// The interpreter TestScripts resolved: a version manager's shim
+			// (pyenv's python3 is a shell script) started here, in the process
+			// group the host gives a PM, may not pass stdin through.
+			python, err := os.Getenv("SYMPOSIUM_TEST_PYTHON3"), error(nil)
+			if python == "" {
+				python, err = exec.LookPath("python3")
+			}
+			if err == nil {
+				err = syscall.Exec(python, append([]string{python, script}, os.Args[1:]...), os.Environ())
+			}
+			fmt.Fprintf(os.Stderr, "symposium-pm-python: running %s: %v\n", script, err)
+			os.Exit(1)
+		},
 	}))
 }
 
 func TestScripts(t *testing.T) {
+	python := realPython3()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			if python != "" {
+				env.Setenv("SYMPOSIUM_TEST_PYTHON3", python)
+			}
+			return nil
+		},
 	})
+}
+
+// realPython3 returns the interpreter python3 on PATH runs, as Python itself
+// reports it (not a version manager's shim), or "" when there is none.
+func realPython3() string {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

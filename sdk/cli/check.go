@@ -21,7 +21,9 @@ Runs the conformance suite (package pmtest) against the PM started by
 COMMAND, in any language: the handshake and version negotiation, error codes,
 announced capabilities and empty answers, ids and exact versions, fetch
 idempotence, no network with update "none", end-of-input drain and
-concurrent requests. Each check starts the PM afresh in the workspace.
+concurrent requests; and every message the PM sends, in every check, is
+validated against the protocol's JSON Schema (docs/protocol.schema.json).
+Each check starts the PM afresh in the workspace.
 
 Prints one line per check (PASS, FAIL or SKIP, with what was seen), or with
 --json the report as {"command","pm","capabilities","checks":[{"name",

@@ -45,7 +45,7 @@ var checkNames = append([]string{
 	"no-network",
 	"eof-drain",
 	"concurrency",
-}, edgeChecks...)
+}, append(edgeChecks, "schema")...)
 
 // suite is one run of the checks.
 type suite struct {
@@ -114,6 +114,9 @@ func (s *suite) run(ctx context.Context) {
 			continue
 		}
 		g.run(ctx)
+	}
+	if s.want("schema") {
+		s.schemaCheck()
 	}
 }
 

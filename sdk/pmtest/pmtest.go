@@ -31,7 +31,11 @@
 // requests get -32600 under their id (null when the id itself is invalid);
 // a line that is not valid UTF-8 gets -32700 with a null id and nothing of it
 // is echoed; a batch is refused with one array of -32600 answers and nothing
-// in it runs; two requests with one id get two answers.
+// in it runs; two requests with one id get two answers. Last, the schema check:
+// every message the PM sent during all the others matching the protocol's
+// JSON Schema (protocol.SchemaJSON, docs/protocol.schema.json), so that a
+// key the protocol does not define or a value of the wrong type fails even
+// where a lenient decoder would let it pass.
 //
 // Each check starts the PM afresh (a few share one run), so that one failure
 // does not hide the others.
@@ -149,6 +153,7 @@ type config struct {
 	concurrency int
 	maxStderr   int64
 	run         *regexp.Regexp
+	schema      *schemaLog
 }
 
 // WithWorkspace sets the workspace: the PM's working directory and the
@@ -240,6 +245,7 @@ func newConfig(command []string, opts []Option) (*config, func(), error) {
 		maxMessage:  framing.DefaultMaxMessage,
 		concurrency: 32,
 		maxStderr:   1 << 20,
+		schema:      newSchemaLog(),
 	}
 	for _, o := range opts {
 		o(c)

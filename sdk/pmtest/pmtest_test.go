@@ -87,7 +87,8 @@ func TestViolations(t *testing.T) {
 		{"unannounced-deps", map[string]string{
 			"method/list_deps": `list_deps is not announced, so it must answer the empty result \[\]; it answered "\[\{`}},
 		{"null-deps", map[string]string{
-			"method/list_deps": `list_deps answered a result that is not an array of ids: the result is null`}},
+			"method/list_deps": `list_deps answered a result that is not an array of ids: the result is null`,
+			"schema":           `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): response to list_deps \(id \d+\) \(and \d+ more like it\) violates #/\$defs/ListDepsResponse: at /result: got null, want array; the message: "\{\\"id\\":\d+,\\"jsonrpc\\":\\"2.0\\",\\"result\\":null\}"$`}},
 		{"bad-root", map[string]string{
 			"method/active_plugins": `active_plugins offered raw:alpha@1.0.0 with root "plugins/alpha", which is not an absolute path`,
 			"fetch-idempotent":      `fetch raw:alpha@1.0.0 answered root "plugins/alpha", which is not an absolute path`}},

@@ -146,6 +146,7 @@ func (p *proc) deliver(line []byte, unterminated bool) error {
 		}
 		return fmt.Errorf("the PM wrote a line that is not a JSON-RPC message on stdout: %s", quote(line))
 	}
+	p.cfg.schema.received(p, line)
 	switch {
 	case msg.JSONRPC == nil || *msg.JSONRPC != "2.0":
 		return fmt.Errorf(`the PM wrote a message without "jsonrpc":"2.0": %s`, quote(line))
@@ -272,6 +273,7 @@ func (p *proc) write(lines ...[]byte) error {
 	defer p.wmu.Unlock()
 	var buf bytes.Buffer
 	for _, l := range lines {
+		p.cfg.schema.sent(p, l)
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}

@@ -1,0 +1,249 @@
+package pmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// schemaLog validates every message the PM under test sends, in every run
+// of the suite, against the protocol's JSON Schema (docs/protocol.schema.json,
+// embedded in package protocol), and keeps what does not match for the
+// "schema" check. A response is validated against the definition of the
+// method its id answers, <Method>Response, or NullIDResponse for a null id;
+// an answer to a method outside the protocol is left to the unknown-method
+// check. A nil *schemaLog records nothing.
+type schemaLog struct {
+	schemas map[string]*jsonschema.Schema // definition name → compiled
+	err     error                         // the schema could not be compiled
+
+	mu         sync.Mutex
+	methods    map[*proc]map[string]string // per run: request id key → method
+	checked    int
+	unchecked  int          // answers to methods outside the protocol
+	violations []*violation // distinct violations, in the order first seen
+	failed     int
+}
+
+// violation is one way messages broke the schema: the definition and the
+// causes, with how many messages did so and the first of them.
+type violation struct {
+	def, causes string
+	count       int
+	first       string // what the first message answered
+	line        []byte
+}
+
+// maxViolations is how many distinct violations the schema check describes.
+const maxViolations = 5
+
+// newSchemaLog compiles the definitions the check validates against.
+func newSchemaLog() *schemaLog {
+	l := &schemaLog{schemas: map[string]*jsonschema.Schema{}, methods: map[*proc]map[string]string{}}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(protocol.SchemaJSON()))
+	if err != nil {
+		l.err = fmt.Errorf("reading the protocol schema: %w", err)
+		return l
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(protocol.SchemaID, doc); err != nil {
+		l.err = fmt.Errorf("loading the protocol schema: %w", err)
+		return l
+	}
+	defs := []string{"NullIDResponse"}
+	for _, m := range protocol.Methods {
+		defs = append(defs, responseDef(m))
+	}
+	for _, d := range defs {
+		sch, err := c.Compile(protocol.SchemaID + "#/$defs/" + d)
+		if err != nil {
+			l.err = fmt.Errorf("compiling the protocol schema's %s: %w", d, err)
+			return l
+		}
+		l.schemas[d] = sch
+	}
+	return l
+}
+
+// responseDef names the schema definition of method's response:
+// active_plugins → ActivePluginsResponse.
+func responseDef(method string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(method, "_") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String() + "Response"
+}
+
+// sent notes the method of a request line written to p, so that its
+// answer is validated against that method's response.
+func (l *schemaLog) sent(p *proc, line []byte) {
+	if l == nil {
+		return
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(line, &req) != nil || req.Method == "" {
+		return
+	}
+	key := framing.IDKey(req.ID)
+	if key == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.methods[p] == nil {
+		l.methods[p] = map[string]string{}
+	}
+	l.methods[p][key] = req.Method
+}
+
+// received validates one message line p wrote.
+func (l *schemaLog) received(p *proc, line []byte) {
+	if l == nil || l.err != nil {
+		return
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(line, &msg)
+	key := framing.IDKey(msg.ID)
+	l.mu.Lock()
+	method, known := l.methods[p][key]
+	delete(l.methods[p], key)
+	l.mu.Unlock()
+	def, what := "NullIDResponse", "response with a null id"
+	switch {
+	case key == "":
+	case !known:
+		// An id never sent: the connection breaks on it, and the check
+		// that sent the request reports it.
+		return
+	case !slices.Contains(protocol.Methods, method):
+		l.mu.Lock()
+		l.unchecked++
+		l.mu.Unlock()
+		return
+	default:
+		def, what = responseDef(method), fmt.Sprintf("response to %s (id %s)", method, key)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	if err != nil {
+		return // not JSON: deliver reports it
+	}
+	err = l.schemas[def].Validate(inst)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.checked++
+	if err == nil {
+		return
+	}
+	l.failed++
+	causes := violationCauses(err)
+	for _, v := range l.violations {
+		if v.def == def && v.causes == causes {
+			v.count++
+			return
+		}
+	}
+	l.violations = append(l.violations, &violation{def: def, causes: causes, count: 1, first: what, line: slices.Clone(line)})
+}
+
+// violationCauses renders a validation error as its innermost causes, each
+// with the JSON pointer of the offending value.
+func violationCauses(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			ptr := jsonPointer(e.InstanceLocation)
+			msg := e.Error()
+			if i := strings.Index(msg, "': "); strings.HasPrefix(msg, "at '") && i >= 0 {
+				msg = msg[i+3:]
+			}
+			leaves = append(leaves, fmt.Sprintf("at %s: %s", ptr, msg))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	slices.Sort(leaves)
+	leaves = slices.Compact(leaves)
+	if len(leaves) > 3 {
+		leaves = append(leaves[:3], fmt.Sprintf("and %d more", len(leaves)-3))
+	}
+	return strings.Join(leaves, "; ")
+}
+
+// jsonPointer renders an instance location as a JSON pointer (RFC 6901);
+// the whole message is "/" rather than the empty pointer, for readability.
+func jsonPointer(tokens []string) string {
+	if len(tokens) == 0 {
+		return "/"
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	}
+	return b.String()
+}
+
+// schemaCheck reports the messages of the whole run that do not match the
+// schema.
+func (s *suite) schemaCheck() {
+	const name = "schema"
+	l := s.cfg.schema
+	if l.err != nil {
+		s.fail(name, "%v", l.err)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed > 0 {
+		var parts []string
+		for i, v := range l.violations {
+			if i == maxViolations {
+				parts = append(parts, fmt.Sprintf("and %d other kinds of violation", len(l.violations)-i))
+				break
+			}
+			times := ""
+			if v.count > 1 {
+				times = fmt.Sprintf(" (and %d more like it)", v.count-1)
+			}
+			parts = append(parts, fmt.Sprintf("%s%s violates #/$defs/%s: %s; the message: %s", v.first, times, v.def, v.causes, quote(v.line)))
+		}
+		verb := "do"
+		if l.failed == 1 {
+			verb = "does"
+		}
+		s.fail(name, "%s of %d the PM sent %s not match the protocol's JSON Schema (docs/protocol.schema.json): %s",
+			plural(l.failed, "message", "messages"), l.checked, verb, strings.Join(parts, " | "))
+		return
+	}
+	msg := fmt.Sprintf("all %s the PM sent match the protocol's JSON Schema (docs/protocol.schema.json)", plural(l.checked, "message", "messages"))
+	if l.unchecked > 0 {
+		msg += fmt.Sprintf("; %s to methods outside the protocol left to unknown-method", plural(l.unchecked, "answer", "answers"))
+	}
+	s.pass(name, "%s", msg)
+}
