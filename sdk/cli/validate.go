@@ -56,16 +56,8 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	asJSON := fs.Bool("json", false, "print a JSON report instead of lines")
 	origin := fs.String("origin", "registry", "rules for manifest files and plugin directories: registry, workspace or package (registry entries always use registry)")
 	name := fs.String("name", "", "default plugin name for the workspace and package origins (default: the directory name)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "symposium-pm validate: no PATH given")
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}); !ok {
+		return code
 	}
 	opts := manifest.CheckOptions{DefaultName: *name}
 	switch *origin {
@@ -168,15 +160,8 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Usage = func() { fmt.Fprint(stderr, manifestUsage); fs.PrintDefaults() }
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	pkg := fs.String("package", "", "merge FILE as the SYMPOSIUM.toml layer of package `NAME`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, arity{1, 1, "FILE"}); !ok {
+		return code
 	}
 	file := fs.Arg(0)
 	data, err := os.ReadFile(file)

@@ -217,7 +217,7 @@ source.path = "skills"
 			code:  ExitOK,
 			out:   "checked 2 plugins: 2 valid, 0 invalid, 0 warnings\n",
 		},
-		{name: "no path", args: nil, code: ExitUsage, err: "no PATH given"},
+		{name: "no path", args: nil, code: ExitUsage, err: "missing PATH..."},
 		{name: "bad origin", args: []string{"--origin", "moon", "x"}, code: ExitUsage, err: `unknown origin "moon"`},
 		{name: "help", args: []string{"--help"}, code: ExitOK, err: "Usage: symposium-pm validate"},
 	}
