@@ -167,6 +167,7 @@ func TestStrict(t *testing.T) {
 		{"defaults typo", "[defaults]\nuser-plugin = false\n", `c.toml:2: [defaults] has no key "user-plugin"; did you mean "user-plugins"?`},
 		{"unknown top-level key", "\nwhatever = 1\n", `c.toml:2: unknown key "whatever" (known: auto-sync,`},
 		{"auto-enable at the top", "# consent\nauto-enable = [{pm = \"cargo\", name = \"my-skills\"}]\n", `c.toml:2: auto-enable belongs in the [plugins] table: write it under a [plugins] header`},
+		{"auto-enable after defaults", "[defaults]\nuser-plugins = false\nauto-enable = [\"x\"]\n", `c.toml:3: auto-enable belongs in the [plugins] table, not [defaults]: put a [plugins] header on a line of its own before it`},
 		{"use at the top", "use = [\"x\"]\n", `c.toml:1: use belongs in the [plugins] table`},
 		{"disable at the top", "disable = [\"x\"]\n", `c.toml:1: disable belongs in the [plugins] table`},
 		{"plugins typo", "[plugins]\nauto-enabel = []\n", `c.toml:2: [plugins] has no key "auto-enabel"; did you mean "auto-enable"?`},

@@ -194,7 +194,11 @@ func checkKeys(t map[string]any, fields []field, at *positions, path []string, w
 	for _, k := range sortedKeys(t, at, path...) {
 		i := slices.Index(names, k)
 		kp := append(append([]string{}, path...), k)
-		if i < 0 {
+		switch {
+		case i < 0 && slices.Contains(pluginsKeys, k):
+			errs = append(errs, &Error{at.at(kp...), fmt.Sprintf("%s belongs in the [plugins] table, not %s: put a [plugins] header on a line of its own before it", k, where)})
+			continue
+		case i < 0:
 			errs = append(errs, &Error{at.at(kp...), unknownKey(where, k, names)})
 			continue
 		}
