@@ -48,11 +48,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, "symposium-pm: missing COMMAND\n\n")
 		usage(stderr, cmds)
-		if len(args) == 0 {
-			return ExitUsage
-		}
+		return ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, cmds)
 		return ExitOK
 	}
 	if args[0] == "--version" || args[0] == "version" {
