@@ -14,7 +14,8 @@ import (
 
 // contractEnv is the scratch directory every row of the exit-code table of
 // docs/cli.md runs in: a fixture PM eco and a path registry reg, and the
-// variants SYMPOSIUM_HOME selects.
+// variants SYMPOSIUM_HOME selects. The built-in PMs are replaced by empty
+// fixtures, so that no row depends on the network.
 const contractEnv = `
 -- home/config.toml --
 [defaults]
@@ -29,6 +30,22 @@ args = ["--name", "eco", "--data", "../deps"]  # from the workspace
 [[registry]]
 name = "reg"
 path = "../reg"  # from the config directory
+
+# The built-in PMs would search the network: empty stand-ins keep it offline.
+[[package-manager]]
+name = "cargo"
+command = "symposium-pm-fixture"
+args = ["--name", "cargo"]
+
+[[package-manager]]
+name = "npm"
+command = "symposium-pm-fixture"
+args = ["--name", "npm"]
+
+[[package-manager]]
+name = "pypi"
+command = "symposium-pm-fixture"
+args = ["--name", "pypi"]
 
 [plugins]
 use = ["used"]
@@ -47,6 +64,21 @@ user-plugins = false
 name = "eco"
 command = "symposium-pm-fixture"
 args = ["--name", "eco", "--mode", "exit"]
+
+[[package-manager]]
+name = "cargo"
+command = "symposium-pm-fixture"
+args = ["--name", "cargo", "--mode", "exit"]
+
+[[package-manager]]
+name = "npm"
+command = "symposium-pm-fixture"
+args = ["--name", "npm", "--mode", "exit"]
+
+[[package-manager]]
+name = "pypi"
+command = "symposium-pm-fixture"
+args = ["--name", "pypi", "--mode", "exit"]
 -- noreg/config.toml --
 [defaults]
 symposium-recommendations = false

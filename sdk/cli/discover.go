@@ -136,7 +136,7 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 				continue
 			}
 			if c := registryCache(s.opts.CacheDir, r); !c.Fetched {
-				notes = append(notes, fmt.Sprintf("registry %s (%s) has never been fetched, so it offers nothing yet; run `symposium-pm discover --refresh` or `symposium-pm sync` to fetch it", r.Name, r.Git))
+				notes = append(notes, fmt.Sprintf("registry %s (%s) has never been fetched, so it offers nothing yet; run `symposium-pm discover --refresh` to fetch it", r.Name, r.Git))
 			}
 		}
 	}

@@ -50,9 +50,10 @@ func registryCache(cacheDir string, r config.Registry) cachedRegistry {
 		}
 		found = append(found, st)
 	}
-	// A github tree URL is split into URL and subdir by the registry PM, so
-	// the URL recorded may differ: one cache under the name is this one.
-	if len(found) == 1 && strings.HasPrefix(r.Git, found[0].URL) {
+	// The registry PM may record the URL otherwise (a github tree URL split
+	// into URL and subdir, a local path made absolute): one cache under the
+	// name is this one.
+	if len(found) == 1 {
 		return cachedRegistry{Fetched: true, Commit: found[0].Commit, FetchedAt: found[0].FetchedAt}
 	}
 	return cachedRegistry{}

@@ -30,7 +30,7 @@ are not acquired here: run symposium-pm sync.
 
 Then lists each plugin registry: the built-in ones that are on and every
 [[registry]] entry, with, for a git registry, the commit cached and how old
-it is (symposium-pm discover --refresh or sync fetches it), and for a path
+it is (symposium-pm discover --refresh fetches it), and for a path
 registry whether the directory exists.
 
 Exit code 0 when every configured PM (and every built-in one installed)
@@ -186,7 +186,7 @@ func registryRows(s *session, now time.Time) []registryStatus {
 				at := c.FetchedAt
 				row.FetchedAt = &at
 			} else {
-				row.Error = "never fetched; run `symposium-pm discover --refresh` or `symposium-pm sync` to fetch it"
+				row.Error = "never fetched; run `symposium-pm discover --refresh` to fetch it"
 			}
 		}
 		out = append(out, row)

@@ -427,6 +427,11 @@ func decodeRegistry(m map[string]any, at *positions, header string, i int, dir s
 	if r.Path != "" && !filepath.IsAbs(r.Path) {
 		r.Path = filepath.Join(dir, r.Path)
 	}
+	// A local repository written as a relative path is relative to the
+	// config directory too, not to wherever the registry PM runs.
+	if strings.HasPrefix(r.Git, "./") || strings.HasPrefix(r.Git, "../") {
+		r.Git = filepath.Join(dir, r.Git)
+	}
 	return r, nil
 }
 

@@ -37,6 +37,10 @@ auto-update = false
 name = "local"
 path = "mine"
 
+[[registry]]
+name = "checkout"
+git = "../repos/plugins"
+
 [plugins]
 disable = ["chatty", { pm = "cargo", name = "noisy" }]
 auto-enable = [{ pm = "npm", name = "*" }]
@@ -55,7 +59,7 @@ use = [{ name = "x", workspace = "/w" }]
 	for _, r := range c.Registries {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, ","); got != "symposium-recommendations,team,local" {
+	if got := strings.Join(names, ","); got != "symposium-recommendations,team,local,checkout" {
 		t.Errorf("registries %s", got)
 	}
 	if r := c.Registries[1]; r.AutoUpdates() || r.Ref != "stable" || r.Pos.Line != 20 {
@@ -63,6 +67,9 @@ use = [{ name = "x", workspace = "/w" }]
 	}
 	if p := c.Registries[2].Path; p != "/home/u/.symposium/mine" {
 		t.Errorf("relative path resolved to %s", p)
+	}
+	if g := c.Registries[3].Git; g != "/home/u/repos/plugins" {
+		t.Errorf("relative git path resolved to %s", g)
 	}
 	if len(c.Plugins.Disable) != 2 || c.Plugins.Disable[1].PM != "cargo" || c.Plugins.Use[0].Workspace != "/w" {
 		t.Errorf("plugins: %+v", c.Plugins)
