@@ -23,8 +23,9 @@ type session struct {
 	cfg  *config.Config
 	set  discovery.Set
 	pms  *host.Registry
-	// warnings are the configuration's and the set-up's.
-	warnings []Warning
+	// warnings are the configuration's and the set-up's; cfgWarnings the
+	// configuration's alone.
+	warnings, cfgWarnings []Warning
 }
 
 // openSession loads configuration and prepares (but does not start) the PMs.
@@ -52,9 +53,9 @@ func openSession(cmd string, cf *commonFlags, asJSON bool, stdout, stderr io.Wri
 		exeDir = filepath.Dir(exe)
 	}
 	set := discovery.Setup(cfg, exeDir, opts.CacheDir)
-	warnings := configWarnings(cfg.UnknownPMs(append(slices.Clone(discovery.BuiltinPMs), discovery.LocalPM)...))
-	warnings = append(warnings, stringWarnings(set.Warnings)...)
-	return &session{opts: opts, cfg: cfg, set: set, pms: host.NewRegistry(opts, set.Specs...), warnings: warnings}, ExitOK
+	cfgWarnings := configWarnings(cfg.UnknownPMs(append(slices.Clone(discovery.BuiltinPMs), discovery.LocalPM)...))
+	warnings := append(slices.Clone(cfgWarnings), stringWarnings(set.Warnings)...)
+	return &session{opts: opts, cfg: cfg, set: set, pms: host.NewRegistry(opts, set.Specs...), warnings: warnings, cfgWarnings: cfgWarnings}, ExitOK
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

@@ -131,7 +131,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if rows == nil {
 			rows = []pmStatus{}
 		}
-		doc := statusDoc{Version: JSONVersion, PackageManagers: rows, Registries: regs, Warnings: s.warnings}
+		doc := statusDoc{Version: JSONVersion, PackageManagers: rows, Registries: regs, Warnings: s.cfgWarnings}
 		if err := printJSON(stdout, doc); err != nil {
 			fmt.Fprintf(stderr, "symposium-pm status: %v\n", err)
 			return ExitFailure
@@ -139,9 +139,10 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	} else {
 		printStatus(stdout, rows, *noStart)
 		printRegistries(stdout, regs, time.Now())
-		if len(s.warnings) > 0 {
-			fmt.Fprintf(stdout, "\nWarnings (%d):\n", len(s.warnings))
-			for _, w := range s.warnings {
+		// The set-up's warnings are the rows' problems already.
+		if len(s.cfgWarnings) > 0 {
+			fmt.Fprintf(stdout, "\nWarnings (%d):\n", len(s.cfgWarnings))
+			for _, w := range s.cfgWarnings {
 				fmt.Fprintf(stdout, "  - %s\n", indentTail(w.Message))
 			}
 		}
