@@ -147,7 +147,9 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !slices.Contains(s.pms.Names(), id.PM) {
 		return fail(stdout, stderr, *asJSON, "load", fmt.Errorf("no package manager %q (configured: %s)", id.PM, strings.Join(s.pms.Names(), ", ")))
 	}
+	done := progress(stderr, fmt.Sprintf("loading %s (it may be fetched)", id))
 	offers, err := s.pms.LoadPlugin(ctx, id)
+	done()
 	if err != nil {
 		return fail(stdout, stderr, *asJSON, "load", err)
 	}
