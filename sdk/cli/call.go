@@ -91,9 +91,11 @@ func defaultCacheDir() string { return config.CacheDir(os.Getenv) }
 const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMMAND [ARGS...]
 
 Spawns COMMAND as a PM, initializes it, sends one METHOD request with
-PARAMS-JSON (default {}), prints the result as JSON on stdout and shuts the PM
-down. On failure the reason, with the PM's last stderr lines, goes to stderr
-and the exit code is 1.
+PARAMS-JSON (default {}), prints the result as JSON on stdout (the PM's
+answer as is) and shuts the PM down. On failure the reason, with the PM's
+last stderr lines, goes to stderr and the exit code is 1. Flags go anywhere
+before the --; a relative COMMAND path is resolved from the current
+directory, though the PM runs in the workspace.
 
 Example:
   symposium-pm call list_deps -- symposium-pm-cargo
@@ -118,15 +120,12 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	if err := fs.Parse(args[:dash]); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
-	}
 	command := args[dash+1:]
-	if fs.NArg() < 1 || fs.NArg() > 2 || len(command) == 0 {
-		fs.Usage()
+	if code, ok := parseArgs(fs, args[:dash], arity{1, 2, "METHOD [PARAMS-JSON]"}); !ok {
+		return code
+	}
+	if len(command) == 0 {
+		usageError(fs, "missing the PM COMMAND after --")
 		return ExitUsage
 	}
 	method := fs.Arg(0)
@@ -134,7 +133,7 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 2 {
 		params = json.RawMessage(fs.Arg(1))
 		if !json.Valid(params) {
-			fmt.Fprintf(stderr, "symposium-pm call: params %q are not valid JSON\n", fs.Arg(1))
+			usageError(fs, "PARAMS-JSON %q is not valid JSON", fs.Arg(1))
 			return ExitUsage
 		}
 	}
@@ -143,7 +142,16 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
 		return ExitUsage
 	}
-	conn, err := host.Start(ctx, host.Spec{Command: command[0], Args: command[1:]}, opts)
+	// A relative command path is the user's, from the current directory
+	// (as check has it), not from the workspace the PM runs in.
+	bin := command[0]
+	if strings.ContainsRune(bin, filepath.Separator) && !filepath.IsAbs(bin) {
+		if bin, err = filepath.Abs(bin); err != nil {
+			fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
+			return ExitUsage
+		}
+	}
+	conn, err := host.Start(ctx, host.Spec{Command: bin, Args: command[1:]}, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
 		return ExitFailure

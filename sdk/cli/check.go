@@ -26,8 +26,8 @@ validated against the protocol's JSON Schema (docs/protocol.schema.json).
 Each check starts the PM afresh in the workspace.
 
 Prints one line per check (PASS, FAIL or SKIP, with what was seen), or with
---json the report as {"command","pm","capabilities","checks":[{"name",
-"status","message"}]}. Exit code 0 when no check failed, 1 when one did, 2
+--json the report as {"version":1,"command","pm","capabilities","checks":
+[{"name","status","message"}]}. Exit code 0 when no check failed, 1 when one did, 2
 for a bad command line.
 
 Without --cache-dir the PM gets a fresh temporary cache, removed afterwards.
@@ -149,7 +149,10 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if *asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
+		b, err := json.MarshalIndent(struct {
+			Version int `json:"version"`
+			*pmtest.Report
+		}{JSONVersion, rep}, "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
 			return ExitFailure

@@ -38,7 +38,7 @@ func commands() map[string]command {
 // Exit codes of symposium-pm.
 const (
 	ExitOK      = 0 // success
-	ExitFailure = 1 // the operation failed (a PM error, an invalid manifest, ...)
+	ExitFailure = 1 // the command's job failed (every PM failed, invalid configuration, a named thing does not exist)
 	ExitUsage   = 2 // the command line was wrong
 )
 
@@ -48,11 +48,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, "symposium-pm: missing COMMAND\n\n")
 		usage(stderr, cmds)
-		if len(args) == 0 {
-			return ExitUsage
-		}
+		return ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr, cmds)
 		return ExitOK
 	}
 	if args[0] == "--version" || args[0] == "version" {
@@ -84,8 +86,10 @@ func usage(w io.Writer, cmds map[string]command) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'symposium-pm COMMAND --help' for a command's flags. Exit codes: 0 success,")
-	fmt.Fprintln(w, "1 failure, 2 bad usage.")
+	fmt.Fprintln(w, "Run 'symposium-pm COMMAND --help' for a command's flags; flags may come before")
+	fmt.Fprintln(w, "or after the arguments. Exit codes: 0 success, 1 the command's job failed")
+	fmt.Fprintln(w, "(every PM failed, the configuration is invalid, a named thing does not exist),")
+	fmt.Fprintln(w, "2 bad usage. --json documents carry \"version\": 1. See docs/cli.md.")
 }
 
 // stringList is a repeatable flag.
@@ -102,24 +106,3 @@ func flagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	return fs
 }
-
-// parseArgs parses a subcommand's arguments, of which nargs positional ones
-// are accepted. When it reports false, the command returns code at once.
-func parseArgs(fs *flag.FlagSet, args []string, nargs func(int) bool) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK, false
-		}
-		return ExitUsage, false
-	}
-	if !nargs(fs.NArg()) {
-		fs.Usage()
-		return ExitUsage, false
-	}
-	return ExitOK, true
-}
-
-// none, one and anyNumber say how many positional arguments a subcommand takes.
-func none(n int) bool    { return n == 0 }
-func one(n int) bool     { return n == 1 }
-func anyNumber(int) bool { return true }

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -24,18 +24,29 @@ type session struct {
 	cfg  *config.Config
 	set  discovery.Set
 	pms  *host.Registry
+	// warnings are the configuration's and the set-up's; cfgWarnings the
+	// configuration's alone.
+	warnings, cfgWarnings []Warning
 }
 
 // openSession loads configuration and prepares (but does not start) the PMs.
-func openSession(cf *commonFlags, stderr io.Writer) (*session, int) {
+// On failure it has reported why (as a JSON error document too when
+// asJSON) and returns the exit code.
+func openSession(cmd string, cf *commonFlags, asJSON bool, stdout, stderr io.Writer) (*session, int) {
 	opts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm: %v\n", err)
+		fmt.Fprintf(stderr, "symposium-pm %s: %v\n", cmd, err)
+		if asJSON {
+			printJSON(stdout, errorDoc{Version: JSONVersion, Error: err.Error(), Problems: problemsOf(err)})
+		}
 		return nil, ExitUsage
 	}
 	cfg, err := config.Load(os.Getenv, opts.Workspace)
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm: configuration errors:\n%v\n", indent(err.Error()))
+		fmt.Fprintf(stderr, "symposium-pm %s: configuration errors:\n%v\n", cmd, indent(err.Error()))
+		if asJSON {
+			printJSON(stdout, errorDoc{Version: JSONVersion, Error: "configuration errors", Problems: problemsOf(err)})
+		}
 		return nil, ExitFailure
 	}
 	exeDir := ""
@@ -43,7 +54,9 @@ func openSession(cf *commonFlags, stderr io.Writer) (*session, int) {
 		exeDir = filepath.Dir(exe)
 	}
 	set := discovery.Setup(cfg, exeDir, opts.CacheDir)
-	return &session{opts: opts, cfg: cfg, set: set, pms: host.NewRegistry(opts, set.Specs...)}, ExitOK
+	cfgWarnings := configWarnings(cfg.UnknownPMs(append(slices.Clone(discovery.BuiltinPMs), discovery.LocalPM)...))
+	warnings := append(slices.Clone(cfgWarnings), stringWarnings(set.Warnings)...)
+	return &session{opts: opts, cfg: cfg, set: set, pms: host.NewRegistry(opts, set.Specs...), warnings: warnings, cfgWarnings: cfgWarnings}, ExitOK
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
@@ -57,16 +70,45 @@ your configuration. Offline unless --refresh.
 
 Each plugin gets a state:
   enabled        it runs (a trusted source, or a dependency you consented to)
-  needs consent  embedded in a dependency; add it to [plugins] auto-enable or use
+  needs-consent  embedded in a dependency; add it to [plugins] auto-enable or use
   disabled       named in [plugins] disable (which beats every other entry)
   dormant        waits for [plugins] use, or its depends-on gate does not hold
   invalid        the offer or its manifest is broken (the reason says how)
 
-Exit codes: 0 discovery ran (warnings do not fail it), 1 configuration errors,
-2 bad usage.
+A PM that fails, a registry that cannot be read or a configured source that
+cannot be used is a warning: discovery goes on with the others. Exit codes:
+0 discovery ran (with or without warnings), 1 the configuration is invalid,
+or --strict and there were warnings, 2 bad usage.
+
+With --json prints {"version":1,"plugins":[{"id","name","root","source",
+"state","reason","skills"}],"warnings":[{"pm","message","file","line"}],
+"notes":[...]}; see docs/cli.md.
 
 Flags:
 `
+
+// discoverDoc is the --json output of discover.
+type discoverDoc struct {
+	Version  int             `json:"version"`
+	Plugins  []pluginJSON    `json:"plugins"`
+	Warnings []Warning       `json:"warnings"`
+	Notes    []string        `json:"notes"`
+	Consent  []consentChoice `json:"-"`
+}
+
+// pluginJSON is one plugin of discover --json.
+type pluginJSON struct {
+	ID     protocol.PackageID `json:"id"`
+	Name   string             `json:"name"`
+	Root   string             `json:"root"`
+	Source discovery.Source   `json:"source"`
+	State  string             `json:"state"`
+	Reason string             `json:"reason,omitempty"`
+	Skills int                `json:"skills"`
+}
+
+// consentChoice is a plugin waiting for consent, for the hint.
+type consentChoice struct{ pm, name string }
 
 func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flagSet("discover", discoverUsage, stderr)
@@ -74,22 +116,33 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	refresh := fs.Bool("refresh", false, "refresh registries (update level check) before discovering")
-	if code, ok := parseArgs(fs, args, none); !ok {
+	strict := fs.Bool("strict", false, "exit 1 when there are warnings (for CI)")
+	if code, ok := parseArgs(fs, args, noArgs()); !ok {
 		return code
 	}
-	s, code := openSession(&cf, stderr)
+	s, code := openSession("discover", &cf, *asJSON, stdout, stderr)
 	if s == nil {
 		return code
 	}
 	defer s.pms.Close()
-	done := progress(stderr, fmt.Sprintf("discovering plugins with %d package managers", len(s.set.Specs)))
-	warnings := append([]string{}, s.set.Warnings...)
+	warnings := slices.Clone(s.warnings)
+	var notes []string
 	if *refresh {
 		isRegistry := func(name string) bool { return s.set.Kinds[name] == discovery.SourceRegistry }
-		for _, w := range s.pms.Refresh(ctx, protocol.UpdateCheck, false, isRegistry) {
-			warnings = append(warnings, w.String())
+		done := progress(stderr, "refreshing registries")
+		warnings = append(warnings, hostWarnings(s.pms.Refresh(ctx, protocol.UpdateCheck, false, isRegistry))...)
+		done()
+	} else {
+		for _, r := range s.cfg.Registries {
+			if r.Git == "" || s.set.Kinds[r.Name] != discovery.SourceRegistry {
+				continue
+			}
+			if c := registryCache(s.opts.CacheDir, r); !c.Fetched {
+				notes = append(notes, fmt.Sprintf("registry %s (%s) has never been fetched, so it offers nothing yet; run `symposium-pm discover --refresh` to fetch it", r.Name, r.Git))
+			}
 		}
 	}
+	done := progress(stderr, fmt.Sprintf("discovering plugins with %d package managers", len(s.set.Specs)))
 	res := discovery.Discover(ctx, discovery.Options{
 		Workspace:      s.opts.Workspace,
 		Config:         s.cfg,
@@ -98,46 +151,74 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		PathRegistries: s.set.PathRegistries,
 	})
 	done()
-	res.Warnings = append(warnings, res.Warnings...)
+	doc := discoverDoc{Version: JSONVersion, Plugins: []pluginJSON{}, Warnings: append(warnings, stringWarnings(res.Warnings)...)}
+	for _, p := range res.Plugins {
+		doc.Plugins = append(doc.Plugins, pluginJSON{ID: p.ID, Name: p.Name, Root: p.Root, Source: p.Source, State: StateID(p.State), Reason: p.Reason, Skills: p.Skills})
+		if p.State == discovery.NeedsConsent {
+			doc.Consent = append(doc.Consent, consentChoice{p.ID.PM, p.Name})
+		}
+	}
+	doc.Notes = append(append(notes, s.set.Notes...), consentHint(doc.Consent, s.cfg)...)
+	if doc.Notes == nil {
+		doc.Notes = []string{}
+	}
 	if *asJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
+		if err := printJSON(stdout, doc); err != nil {
 			fmt.Fprintf(stderr, "symposium-pm discover: %v\n", err)
 			return ExitFailure
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
-		return ExitOK
+	} else {
+		printDiscovery(stdout, doc)
 	}
-	printDiscovery(stdout, res, s.set.Notes)
+	if *strict && len(doc.Warnings) > 0 {
+		fmt.Fprintf(stderr, "symposium-pm discover: %d warning(s) and --strict\n", len(doc.Warnings))
+		return ExitFailure
+	}
 	return ExitOK
 }
 
-func printDiscovery(w io.Writer, res discovery.Result, notes []string) {
-	if len(res.Plugins) == 0 {
+// consentHint is a note holding the [plugins] snippet that consents to
+// every plugin waiting for it, ready to paste into the user config.
+func consentHint(choices []consentChoice, cfg *config.Config) []string {
+	if len(choices) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s (or merge into its [plugins] table):\n", filepath.Join(cfg.Dir, config.FileName))
+	b.WriteString("[plugins]\nauto-enable = [\n")
+	for _, c := range choices {
+		fmt.Fprintf(&b, "  { pm = %q, name = %q },\n", c.pm, c.name)
+	}
+	b.WriteString("]")
+	return []string{b.String()}
+}
+
+func printDiscovery(w io.Writer, doc discoverDoc) {
+	if len(doc.Plugins) == 0 {
 		fmt.Fprintln(w, "No plugins found.")
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "PM\tNAME\tVERSION\tSOURCE\tSTATE\tSKILLS\tREASON")
-		for _, p := range res.Plugins {
+		for _, p := range doc.Plugins {
 			// Only enabled plugins are walked, so only theirs are counted.
 			skills := "-"
-			if p.State == discovery.Enabled {
+			if p.State == "enabled" {
 				skills = strconv.Itoa(p.Skills)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID.PM, p.Name, shortVersion(p.ID.Version), p.Source, p.State, skills, p.Reason)
 		}
 		tw.Flush()
 	}
-	if len(res.Warnings) > 0 {
-		fmt.Fprintf(w, "\nWarnings (%d):\n", len(res.Warnings))
-		for _, x := range res.Warnings {
-			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(x, "\n", "\n    "))
+	if len(doc.Warnings) > 0 {
+		fmt.Fprintf(w, "\nWarnings (%d):\n", len(doc.Warnings))
+		for _, x := range doc.Warnings {
+			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(x.Message, "\n", "\n    "))
 		}
 	}
-	if len(notes) > 0 {
+	if len(doc.Notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
-		for _, n := range notes {
-			fmt.Fprintf(w, "  - %s\n", n)
+		for _, n := range doc.Notes {
+			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(n, "\n", "\n      "))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +19,11 @@ import (
 const searchUsage = `Usage: symposium-pm search [flags] QUERY
 
 Asks every package manager that can search (and every path registry) for
-packages matching QUERY, a fragment of a name, and prints the hits.
+packages matching QUERY, a fragment of a name, and prints the hits. A source
+whose search fails is a warning; when every source failed the exit code is 1.
+
+With --json prints {"version":1,"hits":[{"id","description"}],"warnings":
+[{"pm","message","file","line"}]}.
 
 Flags:
 `
@@ -27,24 +33,40 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the hits as JSON")
-	if code, ok := parseArgs(fs, args, one); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, 1, "QUERY"}); !ok {
 		return code
 	}
 	query := fs.Arg(0)
-	s, code := openSession(&cf, stderr)
+	s, code := openSession("search", &cf, *asJSON, stdout, stderr)
 	if s == nil {
 		return code
 	}
 	defer s.pms.Close()
 	done := progress(stderr, "searching")
-	hits, warns := s.pms.Search(ctx, query)
+	hits, hw := s.pms.Search(ctx, query)
 	done()
+	warns := append(slices.Clone(s.warnings), hostWarnings(hw)...)
+	// The sources that searched: PMs announcing search whose search did not
+	// fail, and path registries that could be read.
+	failed := map[string]bool{}
+	for _, w := range hw {
+		failed[w.PM] = true
+	}
+	searched, tried := 0, len(hw)
+	for _, name := range s.pms.Names() {
+		if c, err := s.pms.Conn(ctx, name); err == nil && c.Has(protocol.CapSearch) && !failed[name] {
+			searched++
+			tried++
+		}
+	}
 	for _, pr := range s.set.PathRegistries {
+		tried++
 		entries, err := manifest.Enumerate(pr.Dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "warning: registry %s: %v\n", pr.Name, err)
+			warns = append(warns, Warning{PM: pr.Name, Message: fmt.Sprintf("registry %s: %v", pr.Name, err), File: pr.Dir})
 			continue
 		}
+		searched++
 		for _, e := range entries {
 			if strings.Contains(strings.ToLower(e.Path), strings.ToLower(query)) {
 				hits = append(hits, protocol.SearchHit{ID: protocol.PackageID{PM: pr.Name, Name: e.Path, Version: protocol.AnyVersion}})
@@ -52,20 +74,27 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	for _, w := range warns {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
+		fmt.Fprintf(stderr, "warning: %s\n", w.Message)
+	}
+	code = ExitOK
+	if tried > 0 && searched == 0 {
+		fmt.Fprintf(stderr, "symposium-pm search: every source's search failed (%d)\n", tried)
+		code = ExitFailure
 	}
 	if *asJSON {
 		if hits == nil {
 			hits = []protocol.SearchHit{}
 		}
-		if err := printJSON(stdout, hits); err != nil {
+		if err := printJSON(stdout, searchDoc{Version: JSONVersion, Hits: hits, Warnings: warns}); err != nil {
 			return ExitFailure
 		}
-		return ExitOK
+		return code
 	}
 	if len(hits) == 0 {
-		fmt.Fprintf(stdout, "No package matches %q.\n", query)
-		return ExitOK
+		if code == ExitOK {
+			fmt.Fprintf(stdout, "No package matches %q.\n", query)
+		}
+		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PM\tNAME\tVERSION\tDESCRIPTION")
@@ -73,14 +102,26 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID.PM, h.ID.Name, shortVersion(h.ID.Version), h.Description)
 	}
 	tw.Flush()
-	return ExitOK
+	return code
+}
+
+// searchDoc is the --json output of search.
+type searchDoc struct {
+	Version  int                  `json:"version"`
+	Hits     []protocol.SearchHit `json:"hits"`
+	Warnings []Warning            `json:"warnings"`
 }
 
 const loadUsage = `Usage: symposium-pm load [flags] PM:NAME[@REQUIREMENT]
 
 Asks package manager PM to load NAME (at the version REQUIREMENT, in PM's
 own syntax, default *), validates each offer it returns as discovery would,
-and prints them. Exit code 1 when the PM fails or an offer is invalid.
+and prints them. A package that embeds no plugin (no manifest layer, no
+skills directory) is said so. Exit code 1 when PM is not configured, the PM
+fails, an offer is invalid or the package offers no plugin.
+
+With --json prints {"version":1,"offers":[{"id","root","manifest","valid",
+"reason"}]}.
 
 Flags:
 `
@@ -90,27 +131,27 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the offers as JSON")
-	if code, ok := parseArgs(fs, args, one); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, 1, "PM:NAME[@REQUIREMENT]"}); !ok {
 		return code
 	}
 	id, err := parseRef(fs.Arg(0))
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm load: %v\n", err)
+		usageError(fs, "%v", err)
 		return ExitUsage
 	}
-	s, code := openSession(&cf, stderr)
+	s, code := openSession("load", &cf, *asJSON, stdout, stderr)
 	if s == nil {
 		return code
 	}
 	defer s.pms.Close()
 	if !slices.Contains(s.pms.Names(), id.PM) {
-		fmt.Fprintf(stderr, "symposium-pm load: no package manager %q (configured: %s)\n", id.PM, strings.Join(s.pms.Names(), ", "))
-		return ExitFailure
+		return fail(stdout, stderr, *asJSON, "load", fmt.Errorf("no package manager %q (configured: %s)", id.PM, strings.Join(s.pms.Names(), ", ")))
 	}
+	done := progress(stderr, fmt.Sprintf("loading %s (it may be fetched)", id))
 	offers, err := s.pms.LoadPlugin(ctx, id)
+	done()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm load: %v\n", err)
-		return ExitFailure
+		return fail(stdout, stderr, *asJSON, "load", err)
 	}
 	src := s.set.Kinds[id.PM]
 	status := ExitOK
@@ -121,14 +162,20 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	out := []checked{}
 	for _, o := range offers {
-		_, reason := discovery.ValidateOffer(o, src, id.PM)
+		p, reason := discovery.ValidateOffer(o, src, id.PM)
+		if p != nil && src == discovery.SourceDependency && embedsNothing(o.Root, p) {
+			p, reason = nil, fmt.Sprintf("%s offers no plugin: %s has no plugin manifest layer and no skills directory", o.ID, o.Root)
+		}
 		if reason != "" {
 			status = ExitFailure
 		}
 		out = append(out, checked{Offer: o, Valid: reason == "", Reason: reason})
 	}
 	if *asJSON {
-		printJSON(stdout, out)
+		printJSON(stdout, struct {
+			Version int       `json:"version"`
+			Offers  []checked `json:"offers"`
+		}{JSONVersion, out})
 		return status
 	}
 	if len(out) == 0 {
@@ -159,4 +206,26 @@ func parseRef(s string) (protocol.PackageID, error) {
 		return protocol.PackageID{}, fmt.Errorf("%q: empty requirement after @", s)
 	}
 	return protocol.PackageID{PM: pm, Name: name, Version: req}, nil
+}
+
+// embedsNothing reports whether a package's offer carries no plugin: its
+// manifest declares nothing but skill groups, and none of those exists
+// under root. A PM may offer such a package (the default skills/ group of
+// a package-embedded plugin) although Symposium would find nothing there.
+func embedsNothing(root string, p *manifest.Plugin) bool {
+	if len(p.Hooks) > 0 || len(p.MCPServers) > 0 || len(p.Subcommands) > 0 || len(p.Chained) > 0 || len(p.Installations) > 0 {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(root, manifest.ManifestFile)); err == nil {
+		return false
+	}
+	for _, g := range p.Skills {
+		if g.Path == "" {
+			return false // a remote group
+		}
+		if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(g.Path))); err == nil && fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }

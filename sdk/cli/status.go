@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/config"
@@ -27,12 +28,20 @@ acquired for an installation source, the binary, and whether it answers
 initialize, with its name, version and capabilities. PMs not acquired yet
 are not acquired here: run symposium-pm sync.
 
-Exit code 0 when every configured PM (and every built-in one installed)
-answers, 1 when one does not, 2 for a bad command line.
+Then lists each plugin registry: the built-in ones that are on and every
+[[registry]] entry, with, for a git registry, the commit cached and how old
+it is (symposium-pm discover --refresh fetches it), and for a path
+registry whether the directory exists.
 
-With --json prints a list of {"name","origin","configured_at","acquired",
-"command","answers","pm_name","pm_version","protocol_version",
-"capabilities","error"}.
+Exit code 0 when every configured PM (and every built-in one installed)
+answers and every configured registry path exists, 1 otherwise or when the
+configuration is invalid, 2 for a bad command line.
+
+With --json prints {"version":1,"package_managers":[{"name","origin",
+"configured_at","acquired","command","answers","pm_name","pm_version",
+"protocol_version","capabilities","error"}],"registries":[{"name","kind",
+"location","builtin","configured_at","commit","fetched_at","error"}],
+"warnings":[{"pm","message","file","line"}]}.
 
 Flags:
 `
@@ -54,16 +63,38 @@ type pmStatus struct {
 	absent bool
 }
 
+// registryStatus is one registry of symposium-pm status.
+type registryStatus struct {
+	Name         string     `json:"name"`
+	Kind         string     `json:"kind"`
+	Location     string     `json:"location"`
+	Builtin      bool       `json:"builtin"`
+	ConfiguredAt string     `json:"configured_at,omitempty"`
+	Commit       string     `json:"commit,omitempty"`
+	FetchedAt    *time.Time `json:"fetched_at,omitempty"`
+	Error        string     `json:"error,omitempty"`
+	// failed marks a problem that fails the command.
+	failed bool
+}
+
+// statusDoc is the --json output of status.
+type statusDoc struct {
+	Version         int              `json:"version"`
+	PackageManagers []pmStatus       `json:"package_managers"`
+	Registries      []registryStatus `json:"registries"`
+	Warnings        []Warning        `json:"warnings"`
+}
+
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flagSet("status", statusUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	noStart := fs.Bool("no-start", false, "do not start the PMs (initialize is not tried)")
-	if code, ok := parseArgs(fs, args, none); !ok {
+	if code, ok := parseArgs(fs, args, noArgs()); !ok {
 		return code
 	}
-	s, code := openSession(&cf, stderr)
+	s, code := openSession("status", &cf, *asJSON, stdout, stderr)
 	if s == nil {
 		return code
 	}
@@ -95,16 +126,29 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			rows[i].Capabilities = []string{}
 		}
 	}
+	regs := registryRows(s, time.Now())
 	if *asJSON {
 		if rows == nil {
 			rows = []pmStatus{}
 		}
-		if err := printJSON(stdout, rows); err != nil {
+		doc := statusDoc{Version: JSONVersion, PackageManagers: rows, Registries: regs, Warnings: s.cfgWarnings}
+		if err := printJSON(stdout, doc); err != nil {
 			fmt.Fprintf(stderr, "symposium-pm status: %v\n", err)
 			return ExitFailure
 		}
 	} else {
 		printStatus(stdout, rows, *noStart)
+		printRegistries(stdout, regs, time.Now())
+		// The set-up's warnings are the rows' problems already.
+		if len(s.cfgWarnings) > 0 {
+			fmt.Fprintf(stdout, "\nWarnings (%d):\n", len(s.cfgWarnings))
+			for _, w := range s.cfgWarnings {
+				fmt.Fprintf(stdout, "  - %s\n", indentTail(w.Message))
+			}
+		}
+	}
+	if slices.ContainsFunc(regs, func(r registryStatus) bool { return r.failed }) {
+		return ExitFailure
 	}
 	if *noStart {
 		return ExitOK
@@ -113,6 +157,77 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// registryRows describes every registry of the configuration, reading
+// only the cache (nothing is fetched).
+func registryRows(s *session, now time.Time) []registryStatus {
+	out := []registryStatus{}
+	for _, r := range s.cfg.Registries {
+		row := registryStatus{Name: r.Name, Builtin: r.Builtin}
+		if !r.Builtin {
+			row.ConfiguredAt = r.Pos.String()
+		}
+		if r.Path != "" {
+			row.Kind, row.Location = "path", r.Path
+			if fi, err := os.Stat(r.Path); err != nil || !fi.IsDir() {
+				if r.Builtin {
+					row.Error = "no directory yet (put plugins there to use it)"
+				} else {
+					row.Error, row.failed = fmt.Sprintf("%s is not a directory", r.Path), true
+				}
+			}
+		} else {
+			row.Kind, row.Location = "git", r.Git
+			if r.Ref != "" {
+				row.Location += "@" + r.Ref
+			}
+			if c := registryCache(s.opts.CacheDir, r); c.Fetched {
+				row.Commit = c.Commit
+				at := c.FetchedAt
+				row.FetchedAt = &at
+			} else {
+				row.Error = "never fetched; run `symposium-pm discover --refresh` to fetch it"
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func printRegistries(w io.Writer, regs []registryStatus, now time.Time) {
+	if len(regs) == 0 {
+		fmt.Fprintln(w, "\nNo registries.")
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGISTRY\tKIND\tLOCATION\tCOMMIT\tFETCHED")
+	var problems []string
+	for _, r := range regs {
+		commit, fetched := "-", "-"
+		if r.Commit != "" {
+			commit = shortVersion(r.Commit)
+		}
+		if r.FetchedAt != nil {
+			fetched = age(now, *r.FetchedAt)
+		}
+		name := r.Name
+		if r.Builtin {
+			name += " (built in)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, r.Kind, r.Location, commit, fetched)
+		if r.Error != "" {
+			problems = append(problems, fmt.Sprintf("registry %s: %s", r.Name, r.Error))
+		}
+	}
+	tw.Flush()
+	if len(problems) > 0 {
+		fmt.Fprintln(w, "\nRegistry problems:")
+		for _, p := range problems {
+			fmt.Fprintf(w, "  - %s\n", p)
+		}
+	}
 }
 
 // statusRows describes every PM the configuration yields, without starting
@@ -131,7 +246,7 @@ func statusRows(s *session) []pmStatus {
 		if slices.ContainsFunc(s.cfg.PackageManagers, func(pm config.PackageManager) bool { return pm.Name == name }) {
 			continue
 		}
-		r := pmStatus{Name: name, Origin: "built in (symposium-pm-" + name + ")"}
+		r := pmStatus{Name: name, Origin: "built in"}
 		if sp, ok := specs[name]; ok {
 			r.Command = sp.Command
 		} else if _, err := host.LookPathNextTo(exeDir, "symposium-pm-"+name); err != nil {
@@ -153,12 +268,16 @@ func statusRows(s *session) []pmStatus {
 			}
 			r.Origin = src.String()
 			if inst, err := acquire.Installed(s.opts.CacheDir, src); err != nil {
-				r.Error = fmt.Sprintf("%v; run `symposium-pm sync` to acquire it", err)
+				if f := lastSyncFailure(s.opts.CacheDir, src); f != nil {
+					r.Error = fmt.Sprintf("%v: the last `symposium-pm sync` (%s) failed: %s; fix the cause, then run sync again", err, f.At.Format(time.RFC3339), f.Error)
+				} else {
+					r.Error = fmt.Sprintf("%v; run `symposium-pm sync` to acquire it", err)
+				}
 			} else {
 				r.Acquired = inst.Version
 			}
 		} else {
-			r.Origin = "command " + strings.Join(append([]string{pm.Command}, pm.Args...), " ")
+			r.Origin = "command " + filepath.Base(pm.Command)
 			if r.Command == "" {
 				r.Error = fmt.Sprintf("command %q not found", pm.Command)
 			}

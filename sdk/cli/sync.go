@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/config"
@@ -34,10 +37,13 @@ SYMPOSIUM_NPM name other toolchain binaries. A failed or interrupted
 acquisition leaves nothing behind and keeps the previous copy; the others
 still run.
 
-Prints one line per PM, or with --json a list of {"pm","source","status",
-"version","previous","path","error"} where status is acquired, updated,
-unchanged or failed. Exit code 0 when every PM is acquired, 1 when one
-failed, 2 for a bad command line.
+Prints one line per PM, or with --json {"version":1,"results":[{"pm",
+"source","status","version","previous","path","error"}]} where status is
+acquired, updated, unchanged or failed. A failure is remembered in the cache
+so that symposium-pm status can say the last sync failed, and why. Exit code
+0 when every PM is acquired, 1 when one failed, a NAME is not configured or
+has no installation source, or the configuration is invalid, 2 for a bad
+command line.
 
 Flags:
 `
@@ -60,10 +66,10 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	force := fs.Bool("force", false, "acquire pinned versions again too")
 	verbose := fs.Bool("v", false, "show the toolchains' output on stderr")
-	if code, ok := parseArgs(fs, args, anyNumber); !ok {
+	if code, ok := parseArgs(fs, args, arity{0, -1, "[NAME...]"}); !ok {
 		return code
 	}
-	s, code := openSession(&cf, stderr)
+	s, code := openSession("sync", &cf, *asJSON, stdout, stderr)
 	if s == nil {
 		return code
 	}
@@ -77,8 +83,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if pm.Source == "" {
 			if len(names) > 0 {
-				fmt.Fprintf(stderr, "symposium-pm sync: package manager %q runs command %q; it has no installation source to acquire\n", pm.Name, pm.Command)
-				return ExitUsage
+				return fail(stdout, stderr, *asJSON, "sync", fmt.Errorf("package manager %q runs command %q; it has no installation source to acquire", pm.Name, pm.Command))
 			}
 			continue
 		}
@@ -91,8 +96,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, n := range names {
 		if !slices.ContainsFunc(s.cfg.PackageManagers, func(pm config.PackageManager) bool { return pm.Name == n }) {
-			fmt.Fprintf(stderr, "symposium-pm sync: no [[package-manager]] named %q in %v\n", n, s.cfg.Files)
-			return ExitUsage
+			return fail(stdout, stderr, *asJSON, "sync", fmt.Errorf("no [[package-manager]] named %q in %s", n, strings.Join(s.cfg.Files, ", ")))
 		}
 	}
 	if len(sources) == 0 && len(results) == 0 && !*asJSON {
@@ -113,6 +117,9 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		done := progress(stderr, fmt.Sprintf("acquiring %s from %s", src.PM, src))
 		res, err := acquire.Acquire(ctx, s.opts.CacheDir, src, opts)
 		done()
+		if ctx.Err() == nil {
+			recordSyncFailure(s.opts.CacheDir, src, err)
+		}
 		switch {
 		case err != nil:
 			r.Status, r.Error = "failed", err.Error()
@@ -133,7 +140,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if results == nil {
 			results = []syncResult{}
 		}
-		if err := printJSON(stdout, results); err != nil {
+		if err := printJSON(stdout, syncDoc{Version: JSONVersion, Results: results}); err != nil {
 			fmt.Fprintf(stderr, "symposium-pm sync: %v\n", err)
 			return ExitFailure
 		}
@@ -162,3 +169,50 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // indentTail indents the continuation lines of a multi-line message.
 func indentTail(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+// syncDoc is the --json output of sync.
+type syncDoc struct {
+	Version int          `json:"version"`
+	Results []syncResult `json:"results"`
+}
+
+// syncFailure is what a failed sync leaves for status to report.
+type syncFailure struct {
+	Source string    `json:"source"`
+	At     time.Time `json:"at"`
+	Error  string    `json:"error"`
+}
+
+// syncFailureFile is where the last failure to acquire the PM is
+// remembered, outside the copies acquisition manages.
+func syncFailureFile(cacheDir string, src acquire.Source) string {
+	return filepath.Join(cacheDir, "sync-failures", src.PM+".json")
+}
+
+// recordSyncFailure remembers err, or forgets the last failure when err is nil.
+func recordSyncFailure(cacheDir string, src acquire.Source, err error) {
+	p := syncFailureFile(cacheDir, src)
+	if err == nil {
+		_ = os.Remove(p)
+		return
+	}
+	b, jerr := json.Marshal(syncFailure{Source: src.String(), At: time.Now().UTC(), Error: err.Error()})
+	if jerr != nil || os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+		return
+	}
+	_ = os.WriteFile(p, b, 0o644)
+}
+
+// lastSyncFailure returns the failure remembered for src, if any.
+func lastSyncFailure(cacheDir string, src acquire.Source) *syncFailure {
+	f, err := os.Open(syncFailureFile(cacheDir, src))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var sf syncFailure
+	if json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&sf) != nil || sf.Error == "" || sf.Source != src.String() {
+		return nil
+	}
+	return &sf
+}

@@ -131,8 +131,10 @@ use = ["hello", "bare"]
 
 	// Again, for node only: pinned and present, nothing to do.
 	code, out, _ = runCmd(t, cmdSync, append(common, "--json", "node")...)
-	var results []syncResult
-	if err := json.Unmarshal([]byte(out), &results); err != nil || code != ExitOK || len(results) != 1 || results[0].Status != "unchanged" {
+	var doc syncDoc
+	err = json.Unmarshal([]byte(out), &doc)
+	results := doc.Results
+	if err != nil || code != ExitOK || doc.Version != JSONVersion || len(results) != 1 || results[0].Status != "unchanged" {
 		t.Errorf("second sync of node: exit %d, %v: %s", code, err, out)
 	}
 
@@ -141,10 +143,11 @@ use = ["hello", "bare"]
 	if code != ExitFailure {
 		t.Errorf("status: exit %d, want 1 (broken does not answer)", code)
 	}
-	var rows []pmStatus
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var sdoc statusDoc
+	if err := json.Unmarshal([]byte(out), &sdoc); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, out)
 	}
+	rows := sdoc.PackageManagers
 	byName := map[string]pmStatus{}
 	for _, r := range rows {
 		byName[r.Name] = r
@@ -154,7 +157,7 @@ use = ["hello", "bare"]
 		strings.Join(node.Capabilities, ",") != "search" || node.Origin != "npm symposium-pm-node@0.1.0" {
 		t.Errorf("status of node: %+v", node)
 	}
-	if broken.Answers || !strings.Contains(broken.Error, "not acquired yet; run `symposium-pm sync`") {
+	if broken.Answers || !strings.Contains(broken.Error, "not acquired yet: the last `symposium-pm sync` (") || !strings.Contains(broken.Error, "GOPROXY=off; fix the cause, then run sync again") {
 		t.Errorf("status of broken: %+v", broken)
 	}
 	code, out, _ = runCmd(t, cmdStatus, common...)
@@ -195,10 +198,10 @@ func TestSyncUsageAndNothingToDo(t *testing.T) {
 	if code, out, _ := runCmd(t, cmdSync, common...); code != ExitOK || !strings.Contains(out, "No package manager with an installation source") {
 		t.Errorf("nothing to sync: exit %d: %s", code, out)
 	}
-	if code, _, errOut := runCmd(t, cmdSync, append(common, "nope")...); code != ExitUsage || !strings.Contains(errOut, `no [[package-manager]] named "nope"`) {
+	if code, _, errOut := runCmd(t, cmdSync, append(common, "nope")...); code != ExitFailure || !strings.Contains(errOut, `no [[package-manager]] named "nope"`) {
 		t.Errorf("unknown name: exit %d: %s", code, errOut)
 	}
-	if code, _, errOut := runCmd(t, cmdSync, append(common, "plain")...); code != ExitUsage || !strings.Contains(errOut, "no installation source") {
+	if code, _, errOut := runCmd(t, cmdSync, append(common, "plain")...); code != ExitFailure || !strings.Contains(errOut, "no installation source") {
 		t.Errorf("a command PM named: exit %d: %s", code, errOut)
 	}
 }

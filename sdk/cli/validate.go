@@ -19,11 +19,33 @@ import (
 
 const validateUsage = `Usage: symposium-pm validate [--json] [--origin registry|workspace|package] PATH...
 
-Checks Symposium plugin manifests the way Symposium loads them. Each PATH is a
-manifest file (SYMPOSIUM.toml, a JSON wire manifest, or a bare SKILL.md), a
-plugin directory, or a registry directory whose entries are all checked.
-Every problem is printed as file:line: field: message. Exit status: 0 when
-everything is valid (warnings allowed), 1 otherwise, 2 for bad usage.
+Checks Symposium plugins the way Symposium and the PMs load them. What each
+PATH is decides how it is read, and the first line for it says so:
+
+  a crate (directory or Cargo.toml)      [package.metadata.symposium] and a
+                                         SYMPOSIUM.toml beside it, merged as
+                                         the cargo PM merges them; skills/
+  an npm package (directory or           its "symposium" field and a
+    package.json)                        SYMPOSIUM.toml, merged as the npm PM
+                                         merges them; skills/
+  a Python distribution (a source tree   [tool.symposium] and SYMPOSIUM.toml;
+    with pyproject.toml, an unpacked     or the packages its "symposium" entry
+    distribution with *.dist-info, or    points name, else its top-level
+    a .whl file)                         packages with a SYMPOSIUM.toml
+  a workspace (a Cargo workspace or a    its own SYMPOSIUM.toml or skills/,
+    directory with .symposium/)          with the workspace rules (no dormancy)
+  a registry entry (a directory with     the registry rules
+    SYMPOSIUM.toml or SKILL.md), a
+    manifest file, or a registry
+    directory (every entry)
+
+--origin overrides the rules inferred for manifest files and plugin
+directories. Every problem is printed as file:line: field: message. Exit
+status: 0 when everything is valid (warnings allowed), 1 otherwise, 2 for bad
+usage.
+
+With --json prints {"version":1,"valid","checked":[{"path","as","origin"}],
+"plugins":[...],"errors":[...]}.
 
 `
 
@@ -44,7 +66,9 @@ Layers that do not parse are reported on stderr and left out, as PMs do.
 
 // validateResult is the --json output of validate.
 type validateResult struct {
+	Version int               `json:"version"`
 	Valid   bool              `json:"valid"`
+	Checked []checkedPath     `json:"checked"`
 	Plugins []manifest.Report `json:"plugins"`
 	Errors  []string          `json:"errors,omitempty"`
 }
@@ -54,21 +78,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, validateUsage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print a JSON report instead of lines")
-	origin := fs.String("origin", "registry", "rules for manifest files and plugin directories: registry, workspace or package (registry entries always use registry)")
+	origin := fs.String("origin", "", "rules for manifest files and plugin directories: registry, workspace or package (default: inferred from what PATH is; registry entries always use registry)")
 	name := fs.String("name", "", "default plugin name for the workspace and package origins (default: the directory name)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "symposium-pm validate: no PATH given")
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}); !ok {
+		return code
 	}
 	opts := manifest.CheckOptions{DefaultName: *name}
 	switch *origin {
+	case "":
 	case "registry":
 		opts.Origin = manifest.OriginRegistry
 	case "workspace":
@@ -79,7 +96,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "symposium-pm validate: unknown origin %q (registry, workspace or package)\n", *origin)
 		return ExitUsage
 	}
-	res := validateResult{Valid: true, Plugins: []manifest.Report{}}
+	res := validateResult{Version: JSONVersion, Valid: true, Plugins: []manifest.Report{}, Checked: []checkedPath{}}
 	var out bytes.Buffer
 	warnings := 0
 	for _, path := range fs.Args() {
@@ -87,7 +104,11 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stderr, "symposium-pm validate: %v\n", err)
 			return ExitFailure
 		}
-		reports, err := manifest.CheckPath(path, opts)
+		reports, as, err := validatePath(path, *origin, opts)
+		if as.As != "" {
+			res.Checked = append(res.Checked, checkedPath{Path: path, shipping: as})
+			fmt.Fprintf(&out, "%s: checked as %s %s (origin %s)\n", path, article(as.As), as.As, as.Origin)
+		}
 		if err != nil {
 			res.Valid = false
 			res.Errors = append(res.Errors, err.Error())
@@ -168,15 +189,8 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Usage = func() { fmt.Fprint(stderr, manifestUsage); fs.PrintDefaults() }
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	pkg := fs.String("package", "", "merge FILE as the SYMPOSIUM.toml layer of package `NAME`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := parseArgs(fs, args, arity{1, 1, "FILE"}); !ok {
+		return code
 	}
 	file := fs.Arg(0)
 	data, err := os.ReadFile(file)
@@ -340,4 +354,46 @@ func normalizePyPI(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// checkedPath says how validate read one PATH.
+type checkedPath struct {
+	Path string `json:"path"`
+	shipping
+}
+
+func article(s string) string {
+	if strings.IndexByte("aeiou", s[0]) >= 0 || strings.HasPrefix(s, "npm") {
+		return "an"
+	}
+	return "a"
+}
+
+// validatePath checks one PATH as what it is (see validateUsage). An
+// explicit origin keeps the manifest-file and plugin-directory reading
+// with those rules.
+func validatePath(path, origin string, opts manifest.CheckOptions) ([]manifest.Report, shipping, error) {
+	s, err := inferShipping(path)
+	if err != nil {
+		return nil, s, err
+	}
+	if origin != "" && (s.As == shipManifest || s.As == shipPlugin || s.As == shipRegistry) {
+		if s.As != shipRegistry {
+			s.Origin = origin
+		}
+		r, err := manifest.CheckPath(path, opts)
+		return r, s, err
+	}
+	switch s.As {
+	case shipCrate, shipNPM, shipPython:
+		return checkPackage(s), s, nil
+	case shipWheel:
+		r, err := checkWheel(s.File)
+		return r, s, err
+	case shipWorkspace:
+		r, err := checkWorkspace(s.Dir, opts.DefaultName)
+		return r, s, err
+	}
+	r, err := manifest.CheckPath(path, opts)
+	return r, s, err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,7 @@ func TestValidateRegistry(t *testing.T) {
 	code, out, errOut := runCmd(t, cmdValidate, registry)
 	r := registry + "/"
 	want := strings.Join([]string{
+		registry + ": checked as a registry (origin registry)",
 		r + "bad-skill-in-group/skills/broken/SKILL.md:1: description: SKILL.md needs a non-empty description",
 		r + "bad-yaml/SKILL.md:3: front matter is not valid YAML: did not find expected key",
 		r + `empty-group/SYMPOSIUM.toml:4: skills[0]: warning: skill group "missing-dir" contains no SKILL.md`,
@@ -140,6 +142,7 @@ source.path = "skills"
 		code  int
 		out   string // expected stdout, with $DIR for the temp dir
 		err   string // substring of stderr
+		as    string // the "checked as" line, with $DIR (others are not compared)
 	}{
 		{
 			name:  "valid plugin directory",
@@ -174,6 +177,7 @@ source.path = "skills"
 			files: map[string]string{"member/SYMPOSIUM.toml": "name = \"member\"\n"},
 			args:  []string{"--origin", "workspace", "member"},
 			code:  ExitOK,
+			as:    "$DIR/member: checked as a registry entry (origin workspace)",
 			out:   "$DIR/member/SYMPOSIUM.toml: skills[0]: warning: skill group \"skills\" contains no SKILL.md\nchecked 1 plugin: 1 valid, 0 invalid, 1 warning\n",
 		},
 		{
@@ -188,6 +192,7 @@ source.path = "skills"
 			files: map[string]string{"tokio-tips/SKILL.md": "---\nname: tokio-tips\ndescription: d\ndepends-on: tokio\n---\n"},
 			args:  []string{"tokio-tips/SKILL.md"},
 			code:  ExitOK,
+			as:    "$DIR/tokio-tips/SKILL.md: checked as a manifest file (origin registry)",
 			out:   "checked 1 plugin: 1 valid, 0 invalid, 0 warnings\n",
 		},
 		{
@@ -217,7 +222,7 @@ source.path = "skills"
 			code:  ExitOK,
 			out:   "checked 2 plugins: 2 valid, 0 invalid, 0 warnings\n",
 		},
-		{name: "no path", args: nil, code: ExitUsage, err: "no PATH given"},
+		{name: "no path", args: nil, code: ExitUsage, err: "missing PATH..."},
 		{name: "bad origin", args: []string{"--origin", "moon", "x"}, code: ExitUsage, err: `unknown origin "moon"`},
 		{name: "help", args: []string{"--help"}, code: ExitOK, err: "Usage: symposium-pm validate"},
 	}
@@ -235,6 +240,18 @@ source.path = "skills"
 				args = append(args, filepath.Join(dir, a))
 			}
 			code, out, errOut := runCmd(t, cmdValidate, args...)
+			var kept, as []string
+			for _, l := range strings.SplitAfter(out, "\n") {
+				if strings.Contains(l, ": checked as ") {
+					as = append(as, strings.TrimSuffix(l, "\n"))
+				} else {
+					kept = append(kept, l)
+				}
+			}
+			if want := strings.ReplaceAll(tt.as, "$DIR", dir); tt.as != "" && !slices.Contains(as, want) {
+				t.Errorf("no line %q in\n%s", want, out)
+			}
+			out = strings.Join(kept, "")
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (stdout %q, stderr %q)", code, tt.code, out, errOut)
 			}

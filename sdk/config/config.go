@@ -8,11 +8,12 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -229,62 +230,6 @@ func (c *Config) addBuiltins() {
 	c.Registries = append(builtins, c.Registries...)
 }
 
-// raw holds the top-level entries of a config file this package reads.
-type raw struct {
-	Defaults        map[string]any
-	PackageManagers []map[string]any
-	Registries      []map[string]any
-	PluginSources   []map[string]any
-	Plugins         map[string]any
-}
-
-// rawFrom picks the entries this package reads out of a decoded file,
-// checking their shapes. Other top-level keys are Symposium's and are left
-// alone. The whole document is decoded (not only these keys) so that a value
-// TOML forbids, such as an out-of-range integer, is rejected wherever it is.
-func rawFrom(tree map[string]any, lines *locator) (raw, error) {
-	var r raw
-	var errs []error
-	table := func(key string) map[string]any {
-		v, ok := tree[key]
-		if !ok {
-			return nil
-		}
-		t, ok := v.(map[string]any)
-		if !ok {
-			errs = append(errs, &Error{lines.top(key), fmt.Sprintf("%s must be a table ([%s])", key, key)})
-		}
-		return t
-	}
-	tables := func(key string) []map[string]any {
-		v, ok := tree[key]
-		if !ok {
-			return nil
-		}
-		list, ok := v.([]any)
-		out := make([]map[string]any, 0, len(list))
-		for _, e := range list {
-			t, isTable := e.(map[string]any)
-			if !isTable {
-				ok = false
-				break
-			}
-			out = append(out, t)
-		}
-		if !ok {
-			errs = append(errs, &Error{lines.top(key), fmt.Sprintf("%s must be an array of tables ([[%s]])", key, key)})
-			return nil
-		}
-		return out
-	}
-	r.Defaults = table("defaults")
-	r.PackageManagers = tables("package-manager")
-	r.Registries = tables("registry")
-	r.PluginSources = tables("plugin-source")
-	r.Plugins = table("plugins")
-	return r, errors.Join(errs...)
-}
-
 func (c *Config) parse(file string, data []byte) error {
 	var tree map[string]any
 	if err := toml.Unmarshal(data, &tree); err != nil {
@@ -296,57 +241,101 @@ func (c *Config) parse(file string, data []byte) error {
 		}
 		return &Error{Pos{File: file}, msg}
 	}
-	lines := newLocator(file, data)
-	r, err := rawFrom(tree, lines)
-	if err != nil {
-		return err
+	at := newPositions(file, data)
+	errs := checkTop(tree, at)
+	if len(errs) > 0 {
+		// The shapes are wrong somewhere: decoding further would report the
+		// same problems again, less clearly.
+		return joinSorted(errs)
 	}
-	var errs []error
-	for k, v := range r.Defaults {
-		b, ok := v.(bool)
-		switch {
-		case k != RecommendationsName && k != UserPluginsName:
-			continue // not ours to reject: Symposium reads other defaults
-		case !ok:
-			errs = append(errs, &Error{lines.key("defaults", 0, k), fmt.Sprintf("defaults.%s must be true or false", k)})
-		case k == RecommendationsName:
+	if d, ok := tree["defaults"].(map[string]any); ok {
+		if b, ok := d[RecommendationsName].(bool); ok {
 			c.Recommendations = b
-		default:
+		}
+		if b, ok := d[UserPluginsName].(bool); ok {
 			c.UserPlugins = b
 		}
 	}
-	for i, m := range r.PackageManagers {
-		pm, err := decodePM(m, lines.table("package-manager", i))
+	for i, m := range tables(tree, "package-manager") {
+		pm, err := decodePM(m, at, i)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		c.PackageManagers = append(c.PackageManagers, pm)
 	}
-	regs := r.Registries
-	header := "registry"
-	if len(r.PluginSources) > 0 {
-		regs, header = append(regs, r.PluginSources...), "plugin-source"
-	}
-	for i, m := range regs {
-		reg, err := decodeRegistry(m, lines.table(header, i), c.Dir)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	for _, header := range []string{"registry", "plugin-source"} {
+		for i, m := range tables(tree, header) {
+			reg, err := decodeRegistry(m, at, header, i, c.Dir)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c.Registries = append(c.Registries, reg)
 		}
-		c.Registries = append(c.Registries, reg)
 	}
-	if r.Plugins != nil {
-		if err := c.Plugins.decode(r.Plugins, lines); err != nil {
+	if p, ok := tree["plugins"].(map[string]any); ok {
+		if err := c.Plugins.decode(p, at); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return joinSorted(errs)
 }
 
-func decodePM(m map[string]any, pos Pos) (PackageManager, error) {
+// tables returns the array of tables at the top-level key (checked already).
+func tables(tree map[string]any, key string) []map[string]any {
+	list, _ := tree[key].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, e := range list {
+		if t, ok := e.(map[string]any); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// joinSorted joins errors, flattening joined ones, in line order.
+func joinSorted(errs []error) error {
+	var flat []error
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		flat = append(flat, err)
+	}
+	for _, e := range errs {
+		walk(e)
+	}
+	line := func(err error) int {
+		var ce *Error
+		if errors.As(err, &ce) {
+			return ce.Pos.Line
+		}
+		return 0
+	}
+	slices.SortStableFunc(flat, func(a, b error) int { return cmp.Compare(line(a), line(b)) })
+	return errors.Join(flat...)
+}
+
+func decodePM(m map[string]any, at *positions, i int) (PackageManager, error) {
+	path := []string{"package-manager", fmt.Sprint(i)}
+	pos := at.at(path...)
 	pm := PackageManager{Pos: pos, Extra: map[string]any{}}
-	for k, v := range m {
+	_, hasSource := m["source"]
+	valid := pmKeys
+	if hasSource {
+		valid = append(slices.Clone(pmKeys), sourceKeys...)
+	}
+	var errs []error
+	for _, k := range sortedKeys(m, at, path...) {
+		v := m[k]
 		var err error
 		switch k {
 		case "name":
@@ -367,18 +356,22 @@ func decodePM(m map[string]any, pos Pos) (PackageManager, error) {
 			pm.Env, err = strMap(v, k)
 		default:
 			pm.Extra[k] = v
+			if !slices.Contains(valid, k) {
+				errs = append(errs, &Error{at.at(append(path, k)...), unknownKey("[[package-manager]]", k, valid)})
+			}
 		}
 		if err != nil {
-			return pm, &Error{pos, "[[package-manager]] " + err.Error()}
+			errs = append(errs, &Error{at.at(append(path, k)...), "[[package-manager]] " + err.Error()})
 		}
+	}
+	if len(errs) > 0 {
+		return pm, errors.Join(errs...)
 	}
 	switch {
 	case pm.Name == "":
 		return pm, &Error{pos, "[[package-manager]] needs a name"}
 	case pm.Command == "" && pm.Path == "" && pm.Source == "":
 		return pm, &Error{pos, fmt.Sprintf("[[package-manager]] %q needs a command (or path, or an installation source)", pm.Name)}
-	case pm.Source == "" && len(pm.Extra) > 0:
-		return pm, &Error{pos, fmt.Sprintf("[[package-manager]] %q: unknown key %q", pm.Name, firstKey(pm.Extra))}
 	}
 	if pm.Command == "" {
 		pm.Command = pm.Path
@@ -386,9 +379,13 @@ func decodePM(m map[string]any, pos Pos) (PackageManager, error) {
 	return pm, nil
 }
 
-func decodeRegistry(m map[string]any, pos Pos, dir string) (Registry, error) {
+func decodeRegistry(m map[string]any, at *positions, header string, i int, dir string) (Registry, error) {
+	path := []string{header, fmt.Sprint(i)}
+	pos := at.at(path...)
 	r := Registry{Pos: pos}
-	for k, v := range m {
+	var errs []error
+	for _, k := range sortedKeys(m, at, path...) {
+		v := m[k]
 		var err error
 		switch k {
 		case "name":
@@ -408,29 +405,40 @@ func decodeRegistry(m map[string]any, pos Pos, dir string) (Registry, error) {
 			}
 			r.AutoUpdate = &b
 		default:
-			err = fmt.Errorf("unknown key %q (keys: name, git, path, ref, subdir, auto-update)", k)
+			err = errors.New(unknownKey("[["+header+"]]", k, registryKeys))
+			errs = append(errs, &Error{at.at(append(path, k)...), err.Error()})
+			continue
 		}
 		if err != nil {
-			return r, &Error{pos, "[[registry]] " + err.Error()}
+			errs = append(errs, &Error{at.at(append(path, k)...), "[[" + header + "]] " + err.Error()})
 		}
+	}
+	if len(errs) > 0 {
+		return r, errors.Join(errs...)
 	}
 	switch {
 	case r.Name == "":
-		return r, &Error{pos, "[[registry]] needs a name"}
+		return r, &Error{pos, "[[" + header + "]] needs a name"}
 	case r.Git == "" && r.Path == "":
-		return r, &Error{pos, fmt.Sprintf("[[registry]] %q needs git or path", r.Name)}
+		return r, &Error{pos, fmt.Sprintf("[[%s]] %q needs git or path", header, r.Name)}
 	case r.Git != "" && r.Path != "":
-		return r, &Error{pos, fmt.Sprintf("[[registry]] %q has both git and path; keep one", r.Name)}
+		return r, &Error{pos, fmt.Sprintf("[[%s]] %q has both git and path; keep one", header, r.Name)}
 	}
 	if r.Path != "" && !filepath.IsAbs(r.Path) {
 		r.Path = filepath.Join(dir, r.Path)
 	}
+	// A local repository written as a relative path is relative to the
+	// config directory too, not to wherever the registry PM runs.
+	if strings.HasPrefix(r.Git, "./") || strings.HasPrefix(r.Git, "../") {
+		r.Git = filepath.Join(dir, r.Git)
+	}
 	return r, nil
 }
 
-func (p *Plugins) decode(m map[string]any, lines *locator) error {
+func (p *Plugins) decode(m map[string]any, at *positions) error {
 	var errs []error
-	for k, v := range m {
+	for _, k := range sortedKeys(m, at, "plugins") {
+		v := m[k]
 		var dst *[]Selector
 		switch k {
 		case "disable":
@@ -440,16 +448,16 @@ func (p *Plugins) decode(m map[string]any, lines *locator) error {
 		case "use":
 			dst = &p.Use
 		default:
-			errs = append(errs, &Error{lines.key("plugins", 0, k), fmt.Sprintf("[plugins] has no key %q (keys: disable, auto-enable, use)", k)})
+			errs = append(errs, &Error{at.at("plugins", k), unknownKey("[plugins]", k, pluginsKeys)})
 			continue
 		}
-		pos := lines.key("plugins", 0, k)
 		list, ok := v.([]any)
 		if !ok {
-			errs = append(errs, &Error{pos, fmt.Sprintf("plugins.%s must be an array", k)})
+			errs = append(errs, &Error{at.at("plugins", k), fmt.Sprintf("plugins.%s must be an array", k)})
 			continue
 		}
 		for i, e := range list {
+			pos := at.item(i, "plugins", k)
 			s, err := selector(e, k == "use")
 			if err != nil {
 				errs = append(errs, &Error{pos, fmt.Sprintf("plugins.%s[%d]: %v", k, i, err)})
@@ -471,9 +479,26 @@ func selector(v any, allowWorkspace bool) (Selector, error) {
 		return Selector{Name: e}, nil
 	case map[string]any:
 		var s Selector
-		for k, val := range e {
-			str, ok := val.(string)
-			if !ok {
+		keys := []string{"pm", "name"}
+		if allowWorkspace {
+			keys = append(keys, "workspace")
+		}
+		names := make([]string, 0, len(e))
+		for k := range e {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			str, ok := e[k].(string)
+			switch {
+			case k == "workspace" && !allowWorkspace:
+				return s, fmt.Errorf("workspace is only allowed in use entries")
+			case !slices.Contains(keys, k):
+				if c := closest(k, keys); c != "" {
+					return s, fmt.Errorf("unknown key %q; did you mean %q? (keys: %s)", k, c, strings.Join(keys, ", "))
+				}
+				return s, fmt.Errorf("unknown key %q (keys: %s)", k, strings.Join(keys, ", "))
+			case !ok:
 				return s, fmt.Errorf("%s must be a string", k)
 			}
 			switch k {
@@ -482,12 +507,7 @@ func selector(v any, allowWorkspace bool) (Selector, error) {
 			case "name":
 				s.Name = str
 			case "workspace":
-				if !allowWorkspace {
-					return s, fmt.Errorf("workspace is only allowed in use entries")
-				}
 				s.Workspace = str
-			default:
-				return s, fmt.Errorf("unknown key %q (keys: pm, name%s)", k, map[bool]string{true: ", workspace"}[allowWorkspace])
 			}
 		}
 		if s.Name == "" {
@@ -495,7 +515,26 @@ func selector(v any, allowWorkspace bool) (Selector, error) {
 		}
 		return s, nil
 	}
-	return Selector{}, fmt.Errorf("must be a name or a {pm, name} table, not %T", v)
+	return Selector{}, fmt.Errorf("must be a name or a {pm, name} table, not %s", describe(v))
+}
+
+// describe names a TOML value's type in the file's terms.
+func describe(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
 
 func str(v any, k string) (string, error) {
@@ -536,82 +575,4 @@ func strMap(v any, k string) (map[string]string, error) {
 		out[key] = s
 	}
 	return out, nil
-}
-
-func firstKey(m map[string]any) string {
-	best := ""
-	for k := range m {
-		if best == "" || k < best {
-			best = k
-		}
-	}
-	return best
-}
-
-// locator finds the lines of tables and keys in a TOML file's text, for
-// messages; the decoder does not report key positions.
-type locator struct {
-	file  string
-	lines []string
-}
-
-func newLocator(file string, data []byte) *locator {
-	return &locator{file: file, lines: strings.Split(string(data), "\n")}
-}
-
-// table returns the position of the n-th [[name]] header.
-func (l *locator) table(name string, n int) Pos {
-	re := regexp.MustCompile(`^\s*\[\[\s*"?` + regexp.QuoteMeta(name) + `"?\s*\]\]`)
-	seen := 0
-	for i, line := range l.lines {
-		if re.MatchString(line) {
-			if seen == n {
-				return Pos{l.file, i + 1}
-			}
-			seen++
-		}
-	}
-	return Pos{File: l.file}
-}
-
-// top returns the position of the first line that sets or opens the
-// top-level key: `key = ...`, `key.sub = ...` before any table header, or a
-// [key], [key.sub], [[key]] or [[key.sub]] header.
-func (l *locator) top(key string) Pos {
-	q := `"?` + regexp.QuoteMeta(key) + `"?`
-	header := regexp.MustCompile(`^\s*\[\[?\s*` + q + `\s*[.\]]`)
-	anyHeader := regexp.MustCompile(`^\s*\[`)
-	keyRe := regexp.MustCompile(`^\s*` + q + `\s*[=.]`)
-	beforeHeaders := true
-	for i, line := range l.lines {
-		switch {
-		case header.MatchString(line):
-			return Pos{l.file, i + 1}
-		case anyHeader.MatchString(line):
-			beforeHeaders = false
-		case beforeHeaders && keyRe.MatchString(line):
-			return Pos{l.file, i + 1}
-		}
-	}
-	return Pos{File: l.file}
-}
-
-// key returns the position of key inside [table] (or written as table.key).
-func (l *locator) key(table string, _ int, key string) Pos {
-	header := regexp.MustCompile(`^\s*\[\s*` + regexp.QuoteMeta(table) + `\s*\]`)
-	anyHeader := regexp.MustCompile(`^\s*\[`)
-	keyRe := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
-	dotted := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(table) + `\s*\.\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
-	in := false
-	for i, line := range l.lines {
-		switch {
-		case header.MatchString(line):
-			in = true
-		case anyHeader.MatchString(line):
-			in = false
-		case in && keyRe.MatchString(line), dotted.MatchString(line):
-			return Pos{l.file, i + 1}
-		}
-	}
-	return Pos{File: l.file}
 }

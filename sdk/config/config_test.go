@@ -9,7 +9,14 @@ import (
 
 func TestParse(t *testing.T) {
 	c, err := Parse("c.toml", []byte(`
-unknown-top-level = true
+auto-sync = true
+hook-scope = "project"
+[telemetry]
+enabled = false
+[[agent]]
+name = "claude"
+[logging]
+level = "debug"
 
 [defaults]
 user-plugins = false
@@ -30,6 +37,10 @@ auto-update = false
 name = "local"
 path = "mine"
 
+[[registry]]
+name = "checkout"
+git = "../repos/plugins"
+
 [plugins]
 disable = ["chatty", { pm = "cargo", name = "noisy" }]
 auto-enable = [{ pm = "npm", name = "*" }]
@@ -48,14 +59,17 @@ use = [{ name = "x", workspace = "/w" }]
 	for _, r := range c.Registries {
 		names = append(names, r.Name)
 	}
-	if got := strings.Join(names, ","); got != "symposium-recommendations,team,local" {
+	if got := strings.Join(names, ","); got != "symposium-recommendations,team,local,checkout" {
 		t.Errorf("registries %s", got)
 	}
-	if r := c.Registries[1]; r.AutoUpdates() || r.Ref != "stable" || r.Pos.Line != 13 {
+	if r := c.Registries[1]; r.AutoUpdates() || r.Ref != "stable" || r.Pos.Line != 20 {
 		t.Errorf("team registry: %+v", r)
 	}
 	if p := c.Registries[2].Path; p != "/home/u/.symposium/mine" {
 		t.Errorf("relative path resolved to %s", p)
+	}
+	if g := c.Registries[3].Git; g != "/home/u/repos/plugins" {
+		t.Errorf("relative git path resolved to %s", g)
 	}
 	if len(c.Plugins.Disable) != 2 || c.Plugins.Disable[1].PM != "cargo" || c.Plugins.Use[0].Workspace != "/w" {
 		t.Errorf("plugins: %+v", c.Plugins)
@@ -67,9 +81,9 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "a = 1\n[plugins\n", "c.toml:2: expected ']' to close table name"},
 		{"registry without source", "\n[[registry]]\nname = \"r\"\n", `c.toml:2: [[registry]] "r" needs git or path`},
 		{"registry both", "[[registry]]\nname = \"r\"\ngit = \"x\"\npath = \"y\"\n", "has both git and path"},
-		{"registry typo", "[[registry]]\nname = \"r\"\ngti = \"x\"\n", `unknown key "gti"`},
+		{"registry typo", "[[registry]]\nname = \"r\"\ngti = \"x\"\n", `c.toml:3: [[registry]] has no key "gti"; did you mean "git"?`},
 		{"pm without command", "[[package-manager]]\nname = \"p\"\n", `c.toml:1: [[package-manager]] "p" needs a command`},
-		{"pm typo", "[[package-manager]]\nname = \"p\"\ncommand = \"x\"\nargz = []\n", `unknown key "argz"`},
+		{"pm typo", "[[package-manager]]\nname = \"p\"\ncommand = \"x\"\nargz = []\n", `c.toml:4: [[package-manager]] has no key "argz"; did you mean "args"?`},
 		{"plugins typo", "\n\n[plugins]\nenable = []\n", `c.toml:4: [plugins] has no key "enable"`},
 		{"selector type", "[plugins]\ndisable = [1]\n", "plugins.disable[0]: must be a name or a {pm, name} table"},
 		{"selector key", "[plugins]\ndisable = [{ pm = \"a\", nam = \"b\" }]\n", `unknown key "nam"`},
@@ -81,7 +95,7 @@ func TestParseErrors(t *testing.T) {
 		{"plugins written as an array of tables", "\n[[plugins]]\n", "c.toml:2: plugins must be a table ([plugins])"},
 		{"defaults not a table", "a = 1\ndefaults = false\n", "c.toml:2: defaults must be a table ([defaults])"},
 		{"package-manager as a dotted key", "\npackage-manager.name = \"p\"\n", "c.toml:2: package-manager must be an array of tables ([[package-manager]])"},
-		{"defaults type", "[defaults]\nuser-plugins = \"no\"\n", "c.toml:2: defaults.user-plugins must be true or false"},
+		{"defaults type", "[defaults]\nuser-plugins = \"no\"\n", "c.toml:2: [defaults] user-plugins must be true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("c.toml", []byte(tc.toml), "/d")
@@ -145,5 +159,90 @@ func TestLoadLocations(t *testing.T) {
 	}
 	if c.Plugins.Disable[1].Pos.File != filepath.Join(ws, WorkspaceFile) {
 		t.Errorf("position %v", c.Plugins.Disable[1].Pos)
+	}
+}
+
+// TestStrict: every unknown table or key in a config file is an error with
+// its line and a did-you-mean; [plugins] keys at the top level say where
+// they belong.
+func TestStrict(t *testing.T) {
+	for _, tc := range []struct{ name, toml, want string }{
+		{"registry typo", "[defaults]\nuser-plugins = false\n\n[registy]\nname = \"r\"\n", `c.toml:4: unknown table [registy]; did you mean [[registry]]?`},
+		{"registry typo as array", "[[registy]]\nname = \"r\"\n", `c.toml:1: unknown table [[registy]]; did you mean [[registry]]?`},
+		{"plugin for plugins", "\n[plugin]\nuse = [\"x\"]\n", `c.toml:2: unknown table [plugin]; did you mean [plugins]?`},
+		{"defaults key", "[defaults]\nfoo = 1\n", `c.toml:2: [defaults] has no key "foo" (keys: symposium-recommendations, user-plugins)`},
+		{"defaults typo", "[defaults]\nuser-plugin = false\n", `c.toml:2: [defaults] has no key "user-plugin"; did you mean "user-plugins"?`},
+		{"unknown top-level key", "\nwhatever = 1\n", `c.toml:2: unknown key "whatever" (known: auto-sync,`},
+		{"auto-enable at the top", "# consent\nauto-enable = [{pm = \"cargo\", name = \"my-skills\"}]\n", `c.toml:2: auto-enable belongs in the [plugins] table: write it under a [plugins] header`},
+		{"auto-enable after defaults", "[defaults]\nuser-plugins = false\nauto-enable = [\"x\"]\n", `c.toml:3: auto-enable belongs in the [plugins] table, not [defaults]: put a [plugins] header on a line of its own before it`},
+		{"use at the top", "use = [\"x\"]\n", `c.toml:1: use belongs in the [plugins] table`},
+		{"disable at the top", "disable = [\"x\"]\n", `c.toml:1: disable belongs in the [plugins] table`},
+		{"plugins typo", "[plugins]\nauto-enabel = []\n", `c.toml:2: [plugins] has no key "auto-enabel"; did you mean "auto-enable"?`},
+		{"hook-scope value", "hook-scope = \"local\"\n", `c.toml:1: hook-scope must be one of "global", "project", not "local"`},
+		{"telemetry key", "[telemetry]\nenable = true\n", `c.toml:2: [telemetry] has no key "enable"; did you mean "enabled"?`},
+		{"agent key", "[[agent]]\nname = \"claude\"\n[[agent]]\nnmae = \"codex\"\n", `c.toml:4: [[agent]] has no key "nmae"; did you mean "name"?`},
+		{"pm source key", "[[package-manager]]\nname = \"p\"\nsource = \"go\"\nmodul = \"x\"\n", `c.toml:4: [[package-manager]] has no key "modul"; did you mean "module"?`},
+		{"selector key line", "[plugins]\nuse = [\n  \"a\",\n  { nam = \"b\" },\n]\n", `c.toml:4: plugins.use[1]: unknown key "nam"; did you mean "name"?`},
+		{"registry key in an inline array", "registry = [{ name = \"r\", gti = \"x\" }]\n", `c.toml:1: [[registry]] has no key "gti"`},
+		{"pm env table", "[[package-manager]]\nname = \"a\"\ncommand = \"x\"\n[[package-manager]]\nname = \"p\"\ncommand = \"x\"\n[package-manager.env]\nA = 1\n", `c.toml:7: [[package-manager]] env.A must be a string`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tc.toml), "/d")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestStrictLineOrder: every problem of a file is reported, in line order.
+func TestStrictLineOrder(t *testing.T) {
+	_, err := Parse("c.toml", []byte("[registy]\n[defaults]\nfoo = 1\nbar = 2\n[plugin]\n"), "/d")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		lines = append(lines, strings.SplitN(l, ":", 3)[1])
+	}
+	if got := strings.Join(lines, ","); got != "1,3,4,5" {
+		t.Errorf("lines %s in\n%v", got, err)
+	}
+}
+
+func TestUnknownPMs(t *testing.T) {
+	c, err := Parse("c.toml", []byte("[[registry]]\nname = \"team\"\npath = \"p\"\n[plugins]\nauto-enable = [{pm = \"crago\", name = \"x\"}, {pm = \"cargo\", name = \"y\"}]\nuse = [{pm = \"team\", name = \"z\"}, {pm = \"zzz\", name = \"w\"}]\n"), "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := c.UnknownPMs("cargo", "npm", "pypi", "local")
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.Error())
+	}
+	want := []string{
+		`c.toml:5: [plugins] auto-enable names pm "crago", which is no package manager or registry, so it matches nothing; did you mean "cargo"?`,
+		`c.toml:6: [plugins] use names pm "zzz", which is no package manager or registry, so it matches nothing (known: cargo, npm, pypi, local, symposium-recommendations, user-plugins, team)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestPositions(t *testing.T) {
+	doc := "a = 1\n[t]\nb.c = 2\n[[arr]]\nx = 1\n[[arr]]\n\ny = [\n 1,\n { z = 3 },\n]\n"
+	p := newPositions("f", []byte(doc))
+	for _, tc := range []struct {
+		path []string
+		line int
+	}{
+		{[]string{"a"}, 1}, {[]string{"t"}, 2}, {[]string{"t", "b", "c"}, 3},
+		{[]string{"arr", "0"}, 4}, {[]string{"arr", "0", "x"}, 5}, {[]string{"arr", "1"}, 6},
+		{[]string{"arr", "1", "y"}, 8}, {[]string{"arr", "1", "y", "0"}, 9}, {[]string{"arr", "1", "y", "1", "z"}, 10},
+		{[]string{"nope"}, 0}, {[]string{"t", "nope"}, 2},
+	} {
+		if got := p.at(tc.path...).Line; got != tc.line {
+			t.Errorf("%v: line %d, want %d", tc.path, got, tc.line)
+		}
 	}
 }

@@ -16,6 +16,8 @@ func FuzzParse(f *testing.F) {
 		"a = 1\n[plugins\n",
 		"registry = \"x\"\n",
 		"[hooks]\ntimeout = 99999999999999999999\n",
+		"[registy]\n[defaults]\nfoo = 1\n[[package-manager]]\nname = \"p\"\nsource = \"go\"\nmodul = \"x\"\n[package-manager.env]\nA = 1\n",
+		"auto-enable = [{pm = \"crago\", name = \"x\"}]\n",
 	} {
 		f.Add([]byte(s))
 	}

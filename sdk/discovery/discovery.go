@@ -449,7 +449,7 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 		reason = "trusted " + string(p.Source)
 		if p.plugin.RequiresUse {
 			if use == nil {
-				return Dormant, fmt.Sprintf("applies to every workspace, so it waits for use = [{pm = %q, name = %q}]", p.ID.PM, p.Name)
+				return Dormant, fmt.Sprintf("applies to every workspace, so it waits for use = [{pm = %q, name = %q}] in [plugins]", p.ID.PM, p.Name)
 			}
 			reason = fmt.Sprintf("woken by use %s (%s)", use, use.Pos)
 		}
@@ -463,7 +463,7 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 		case auto != nil:
 			reason = fmt.Sprintf("auto-enable %s (%s)", auto, auto.Pos)
 		default:
-			return NeedsConsent, fmt.Sprintf("embedded in a dependency; consent with auto-enable = [{pm = %q, name = %q}]", p.ID.PM, p.Name)
+			return NeedsConsent, fmt.Sprintf("embedded in a dependency; consent with auto-enable = [{pm = %q, name = %q}] in [plugins]", p.ID.PM, p.Name)
 		}
 	}
 	if gate := p.plugin.Predicates; len(gate) > 0 && !d.evaluator(p.Source).Holds(ctx, gate) {

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestWarningOf(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want Warning
+	}{
+		{"pm eco: list_deps: the PM exited", Warning{PM: "eco"}},
+		{`registry "team" needs symposium-pm-gitregistry, which is not installed`, Warning{PM: "team"}},
+		{`/h/config.toml:12: package manager "fix" from go x@v1 is not available`, Warning{File: "/h/config.toml", Line: 12}},
+		{"pm npm: active_plugins: /w/node_modules/a/package.json:3: hooks must be an array", Warning{PM: "npm", File: "/w/node_modules/a/package.json", Line: 3}},
+		{"workspace plugin /w/SYMPOSIUM.toml: invalid", Warning{}},
+		{"registry reg (/r): entry x: SYMPOSIUM.toml:4: bad", Warning{PM: "reg", File: "SYMPOSIUM.toml", Line: 4}},
+	} {
+		got := warningOf(tc.msg)
+		tc.want.Message = tc.msg
+		if got != tc.want {
+			t.Errorf("warningOf(%q) = %+v, want %+v", tc.msg, got, tc.want)
+		}
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want arity
+		code int
+		ok   bool
+		pos  string
+		json bool
+		err  string
+	}{
+		{[]string{"q", "--json"}, arity{1, 1, "QUERY"}, ExitOK, true, "q", true, ""},
+		{[]string{"--json", "q"}, arity{1, 1, "QUERY"}, ExitOK, true, "q", true, ""},
+		{[]string{"--", "--json"}, arity{1, 1, "QUERY"}, ExitOK, true, "--json", false, ""},
+		{[]string{"a", "--json", "b"}, arity{0, -1, "[NAME...]"}, ExitOK, true, "a b", true, ""},
+		{nil, arity{1, 1, "QUERY"}, ExitUsage, false, "", false, "symposium-pm t: missing QUERY\n"},
+		{[]string{"m"}, arity{2, 2, "METHOD PARAMS"}, ExitUsage, false, "", false, "symposium-pm t: missing PARAMS\n"},
+		{[]string{"a", "b"}, arity{1, 1, "QUERY"}, ExitUsage, false, "", false, `symposium-pm t: unexpected argument "b": this command takes QUERY` + "\n"},
+		{[]string{"x"}, noArgs(), ExitUsage, false, "", false, `symposium-pm t: unexpected argument "x": this command takes no arguments, only flags` + "\n"},
+		{[]string{"--nope"}, noArgs(), ExitUsage, false, "", false, "flag provided but not defined: -nope\n"},
+		{[]string{"-h"}, noArgs(), ExitOK, false, "", false, "Usage"},
+	} {
+		var out bytes.Buffer
+		fs := flagSet("t", "Usage\n", &out)
+		asJSON := fs.Bool("json", false, "")
+		code, ok := parseArgs(fs, tc.args, tc.want)
+		if code != tc.code || ok != tc.ok || (ok && strings.Join(fs.Args(), " ") != tc.pos) || *asJSON != tc.json {
+			t.Errorf("%q: code %d ok %v args %q json %v", tc.args, code, ok, fs.Args(), *asJSON)
+		}
+		if first, _, _ := strings.Cut(out.String(), "\n"); tc.err != "" && first+"\n" != tc.err && !strings.HasPrefix(out.String(), tc.err) {
+			t.Errorf("%q: stderr %q, want it to start with %q", tc.args, out.String(), tc.err)
+		}
+	}
+}

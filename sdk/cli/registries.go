@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/config"
+)
+
+// cachedRegistry is what the cache holds of a git registry: the commit
+// symposium-pm-gitregistry last fetched, and when.
+type cachedRegistry struct {
+	Fetched   bool
+	Commit    string
+	FetchedAt time.Time
+}
+
+// registryState is the part of symposium-pm-gitregistry's state.json
+// (<cache>/gitregistry/<name>-<hash>/state.json) read here.
+type registryState struct {
+	URL       string    `json:"url"`
+	Commit    string    `json:"commit"`
+	FetchedAt time.Time `json:"fetched_at"`
+}
+
+// registryCache finds r's cache directory under cacheDir by its name and
+// URL, without opening (or locking) it. A registry without one has never
+// been fetched.
+func registryCache(cacheDir string, r config.Registry) cachedRegistry {
+	dirs, _ := filepath.Glob(filepath.Join(cacheDir, "gitregistry", safeName(r.Name)+"-*"))
+	var found []registryState
+	for _, d := range dirs {
+		f, err := os.Open(filepath.Join(d, "state.json"))
+		if err != nil {
+			continue
+		}
+		var st registryState
+		err = json.NewDecoder(io.LimitReader(f, 1<<16)).Decode(&st)
+		f.Close()
+		if err != nil || len(st.Commit) != 40 {
+			continue
+		}
+		if st.URL == r.Git {
+			return cachedRegistry{Fetched: true, Commit: st.Commit, FetchedAt: st.FetchedAt}
+		}
+		found = append(found, st)
+	}
+	// The registry PM may record the URL otherwise (a github tree URL split
+	// into URL and subdir, a local path made absolute): one cache under the
+	// name is this one.
+	if len(found) == 1 {
+		return cachedRegistry{Fetched: true, Commit: found[0].Commit, FetchedAt: found[0].FetchedAt}
+	}
+	return cachedRegistry{}
+}
+
+// safeName is the registry PM's rendering of a name in a directory name.
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// age renders how long ago t was, coarsely.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	}
+	return plural(int(d/(24*time.Hour)), "day") + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}

@@ -1,0 +1,443 @@
+package cli
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+)
+
+// Ways a plugin ships, as validate infers them from the path it is given.
+const (
+	shipManifest  = "manifest file"
+	shipPlugin    = "registry entry"
+	shipRegistry  = "registry"
+	shipCrate     = "crate"
+	shipNPM       = "npm package"
+	shipPython    = "python distribution"
+	shipWheel     = "wheel"
+	shipWorkspace = "workspace"
+)
+
+// shipping is what validate found at a path: how the plugin ships and the
+// origin whose rules apply.
+type shipping struct {
+	// As is one of the ship* kinds.
+	As string `json:"as"`
+	// Origin is the rule set: registry, workspace or package.
+	Origin string `json:"origin"`
+	// Dir is the directory the plugin (or registry) lives in.
+	Dir string `json:"-"`
+	// File is the package file (Cargo.toml, package.json, pyproject.toml)
+	// or the manifest file given.
+	File string `json:"-"`
+}
+
+// inferShipping says how the plugin at path ships. A file names itself (a
+// package file, a wheel, a manifest); a directory is a crate or a Cargo
+// workspace (Cargo.toml), an npm package (package.json), a Python
+// distribution (pyproject.toml, or a *.dist-info directory inside), a
+// workspace (.symposium/), a registry entry (SYMPOSIUM.toml or SKILL.md), or
+// else a registry.
+func inferShipping(path string) (shipping, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return shipping{}, err
+	}
+	if !fi.IsDir() {
+		dir := filepath.Dir(path)
+		switch base := filepath.Base(path); {
+		case base == "Cargo.toml" || base == "package.json" || base == "pyproject.toml":
+			return inferShipping(dir)
+		case strings.EqualFold(filepath.Ext(base), ".whl"):
+			return shipping{As: shipWheel, Origin: "package", File: path}, nil
+		case base == manifest.ManifestFile:
+			// The SYMPOSIUM.toml of a package or workspace is read with
+			// that origin's rules, not as a registry entry.
+			if s, err := inferShipping(dir); err == nil && s.As != shipPlugin && s.As != shipRegistry {
+				return s, nil
+			}
+		}
+		return shipping{As: shipManifest, Origin: "registry", File: path, Dir: dir}, nil
+	}
+	has := func(name string) bool { _, err := os.Stat(filepath.Join(path, name)); return err == nil }
+	switch {
+	case has("Cargo.toml"):
+		file := filepath.Join(path, "Cargo.toml")
+		tbl, err := decodeTable(file, readSmall(file))
+		if err == nil {
+			if _, ok := tbl["package"]; !ok {
+				if _, ok := tbl["workspace"]; ok {
+					return shipping{As: shipWorkspace, Origin: "workspace", Dir: path}, nil
+				}
+			}
+		}
+		return shipping{As: shipCrate, Origin: "package", Dir: path, File: file}, nil
+	case has("package.json"):
+		return shipping{As: shipNPM, Origin: "package", Dir: path, File: filepath.Join(path, "package.json")}, nil
+	case has("pyproject.toml"):
+		return shipping{As: shipPython, Origin: "package", Dir: path, File: filepath.Join(path, "pyproject.toml")}, nil
+	case len(distInfos(path)) > 0:
+		return shipping{As: shipPython, Origin: "package", Dir: path}, nil
+	case has(".symposium"):
+		return shipping{As: shipWorkspace, Origin: "workspace", Dir: path}, nil
+	}
+	if _, ok := manifest.Classify(path); ok {
+		return shipping{As: shipPlugin, Origin: "registry", Dir: path}, nil
+	}
+	return shipping{As: shipRegistry, Origin: "registry", Dir: path}, nil
+}
+
+// readSmall reads a package file, at most 4 MiB of it.
+func readSmall(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 4<<20))
+	return b
+}
+
+// checkPackage checks the plugin a package embeds, merged from its layers
+// exactly as its PM merges them (the native declaration, then a
+// SYMPOSIUM.toml beside it), with the package origin's rules.
+func checkPackage(s shipping) []manifest.Report {
+	if s.File == "" {
+		return checkDistribution(s.Dir, s.Dir)
+	}
+	r := manifest.Report{File: s.File, Kind: "plugin"}
+	m, layerErrs, err := packageManifest(s.File, readSmall(s.File))
+	if err != nil {
+		r.Problems = append(r.Problems, problemOf(s.File, err))
+		return []manifest.Report{r}
+	}
+	for _, e := range layerErrs {
+		r.Problems = append(r.Problems, problemOf(s.File, e))
+	}
+	if len(r.Problems) == 0 && !declaresPlugin(s) {
+		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
+			"this %s embeds no plugin: it has no %s, no %s and no skills/ directory with a %s", s.As, nativeLayer(s), manifest.ManifestFile, manifest.SkillFile)})
+		return []manifest.Report{r}
+	}
+	return []manifest.Report{finishReport(r, m, s.Dir, len(layerErrs) == 0)}
+}
+
+// nativeLayer names the package file's own plugin declaration.
+func nativeLayer(s shipping) string {
+	switch filepath.Base(s.File) {
+	case "Cargo.toml":
+		return "[package.metadata.symposium] in Cargo.toml"
+	case "package.json":
+		return `"symposium" field in package.json`
+	}
+	return "[tool.symposium] in pyproject.toml"
+}
+
+// declaresPlugin reports whether a package declares a plugin in any layer
+// or ships skills.
+func declaresPlugin(s shipping) bool {
+	if _, err := os.Stat(filepath.Join(s.Dir, manifest.ManifestFile)); err == nil {
+		return true
+	}
+	if manifest.HasSkills(s.Dir) {
+		return true
+	}
+	tbl, err := decodeTable(s.File, readSmall(s.File))
+	if err != nil {
+		return false
+	}
+	switch filepath.Base(s.File) {
+	case "Cargo.toml":
+		p, _ := tbl["package"].(map[string]any)
+		md, _ := p["metadata"].(map[string]any)
+		_, ok := md["symposium"]
+		return ok
+	case "package.json":
+		_, ok := tbl["symposium"]
+		return ok
+	}
+	t, _ := tbl["tool"].(map[string]any)
+	_, ok := t["symposium"]
+	return ok
+}
+
+// problemOf renders an error about file as a problem, keeping a problem's
+// own place.
+func problemOf(file string, err error) manifest.Problem {
+	var p manifest.Problem
+	if errors.As(err, &p) {
+		if p.File == "" {
+			p.File = file
+		}
+		return p
+	}
+	var ps manifest.Problems
+	if errors.As(err, &ps) && len(ps) > 0 {
+		p := ps[0]
+		if p.File == "" {
+			p.File = file
+		}
+		return p
+	}
+	return manifest.Problem{File: file, Message: err.Error()}
+}
+
+// finishReport validates m, the merged manifest of a package plugin rooted
+// at dir, and checks the skills of its local groups.
+func finishReport(r manifest.Report, m *manifest.Manifest, dir string, layersOK bool) manifest.Report {
+	wire, err := m.WireJSON()
+	if err == nil {
+		m, err = manifest.DecodeJSON(wire)
+	}
+	if err != nil {
+		r.Problems = append(r.Problems, problemOf(r.File, err))
+		return r
+	}
+	r.Name = m.Name
+	p, ps := manifest.Validate(m, manifest.ValidateOptions{Origin: manifest.OriginPackage, DefaultName: m.Name, File: r.File})
+	r.Problems = append(r.Problems, ps...)
+	if p == nil {
+		return r
+	}
+	r.Plugin, r.Valid, r.Name = p, layersOK, p.Name
+	for _, g := range p.Skills {
+		if g.Path == "" {
+			continue
+		}
+		for _, f := range manifest.ScanSkills(filepath.Join(dir, filepath.FromSlash(g.Path))) {
+			data := readSmall(f)
+			sk, err := manifest.ParseSkillMD(data, false)
+			if err != nil {
+				r.Valid, r.Plugin = false, nil
+				r.Problems = append(r.Problems, manifest.Problem{File: f, Message: err.Error()})
+				continue
+			}
+			name := sk.Name
+			if name == "" {
+				name = filepath.Base(filepath.Dir(f))
+			}
+			r.Skills = append(r.Skills, manifest.SkillReport{File: f, Name: name})
+		}
+	}
+	return r
+}
+
+// distInfos lists the *.dist-info directories of an unpacked distribution.
+func distInfos(dir string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, de := range des {
+		if de.IsDir() && strings.HasSuffix(de.Name(), ".dist-info") {
+			out = append(out, filepath.Join(dir, de.Name()))
+		}
+	}
+	return out
+}
+
+// checkDistribution checks the plugins of an unpacked Python distribution
+// (an installed one, or a wheel's contents) at site, as the pypi PM finds
+// them: the import packages its entry points in group "symposium" name, or
+// else every top-level package holding a SYMPOSIUM.toml. shown replaces
+// site in the paths reported (the wheel's name for a wheel).
+func checkDistribution(site, shown string) []manifest.Report {
+	var reports []manifest.Report
+	for _, di := range distInfos(site) {
+		name := strings.SplitN(strings.TrimSuffix(filepath.Base(di), ".dist-info"), "-", 2)[0]
+		name = normalizePyPI(name)
+		var dirs []string
+		eps, err := symposiumEntryPoints(readSmall(filepath.Join(di, "entry_points.txt")))
+		if err != nil {
+			reports = append(reports, manifest.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{File: filepath.Join(di, "entry_points.txt"), Message: err.Error()}}})
+		}
+		for _, ep := range eps {
+			rel := filepath.FromSlash(strings.ReplaceAll(ep.module, ".", "/"))
+			d := filepath.Join(site, rel)
+			if fi, err := os.Stat(d); !filepath.IsLocal(rel) || err != nil || !fi.IsDir() {
+				reports = append(reports, manifest.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{
+					File: filepath.Join(di, "entry_points.txt"), Line: ep.line, Field: "symposium." + ep.name,
+					Message: fmt.Sprintf("entry point %s = %q names no package directory in the distribution", ep.name, ep.value)}}})
+				continue
+			}
+			dirs = append(dirs, d)
+		}
+		if len(eps) == 0 {
+			des, _ := os.ReadDir(site)
+			for _, de := range des {
+				d := filepath.Join(site, de.Name())
+				if de.IsDir() && !strings.HasSuffix(de.Name(), "-info") {
+					if _, err := os.Stat(filepath.Join(d, manifest.ManifestFile)); err == nil {
+						dirs = append(dirs, d)
+					}
+				}
+			}
+		}
+		for _, d := range dirs {
+			file := filepath.Join(d, manifest.ManifestFile)
+			r := manifest.Report{File: file, Kind: "plugin"}
+			var layers []manifest.Layer
+			if data, err := os.ReadFile(file); err == nil {
+				tbl, err := decodeTable(file, data)
+				if err != nil {
+					r.Problems = append(r.Problems, problemOf(file, err))
+					reports = append(reports, r)
+					continue
+				}
+				layers = append(layers, manifest.Layer{Source: file, Table: tbl})
+			}
+			pluginName := name
+			if len(eps) > 1 {
+				pluginName = filepath.Base(d)
+			}
+			m, errs := manifest.Embedded(pluginName, layers...)
+			for _, e := range errs {
+				r.Problems = append(r.Problems, problemOf(file, e))
+			}
+			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
+		}
+		if len(dirs) == 0 && len(eps) == 0 {
+			reports = append(reports, manifest.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di,
+				Message: "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package with a " + manifest.ManifestFile}}})
+		}
+	}
+	if shown != site {
+		for i := range reports {
+			reports[i].File = strings.Replace(reports[i].File, site, shown, 1)
+			for j := range reports[i].Problems {
+				reports[i].Problems[j].File = strings.Replace(reports[i].Problems[j].File, site, shown, 1)
+			}
+			for j := range reports[i].Skills {
+				reports[i].Skills[j].File = strings.Replace(reports[i].Skills[j].File, site, shown, 1)
+			}
+		}
+	}
+	return reports
+}
+
+// entryPoint is one entry of group "symposium" of an entry_points.txt.
+type entryPoint struct {
+	name, value, module string
+	line                int
+}
+
+// symposiumEntryPoints reads the "symposium" group of an entry_points.txt
+// (an INI file: [group] headers, name = module[:attr] lines).
+func symposiumEntryPoints(data []byte) ([]entryPoint, error) {
+	var out []entryPoint
+	group := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";"):
+		case strings.HasPrefix(line, "["):
+			if !strings.HasSuffix(line, "]") {
+				return out, fmt.Errorf("entry_points.txt:%d: unclosed group header %q", n, line)
+			}
+			group = strings.TrimSpace(line[1 : len(line)-1])
+		case group == "symposium":
+			name, value, ok := strings.Cut(line, "=")
+			if !ok {
+				return out, fmt.Errorf("entry_points.txt:%d: want name = module, not %q", n, line)
+			}
+			value = strings.TrimSpace(value)
+			module, _, _ := strings.Cut(value, ":")
+			out = append(out, entryPoint{name: strings.TrimSpace(name), value: value, module: strings.TrimSpace(module), line: n})
+		}
+	}
+	return out, sc.Err()
+}
+
+// Limits on unpacking a wheel to check it.
+const (
+	wheelMaxFiles = 20000
+	wheelMaxBytes = 256 << 20
+)
+
+// checkWheel unpacks a wheel into a temporary directory (regular files
+// only, every path inside it, bounded in count and size) and checks it as
+// an unpacked distribution.
+func checkWheel(path string) ([]manifest.Report, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable wheel (a zip archive): %w", path, err)
+	}
+	defer zr.Close()
+	tmp, err := os.MkdirTemp("", "symposium-validate-wheel-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if len(zr.File) > wheelMaxFiles {
+		return nil, fmt.Errorf("%s: %d files, more than the %d a wheel may hold here", path, len(zr.File), wheelMaxFiles)
+	}
+	var total int64
+	for _, f := range zr.File {
+		name := filepath.FromSlash(f.Name)
+		if !filepath.IsLocal(name) {
+			return nil, fmt.Errorf("%s: entry %q leaves the archive", path, f.Name)
+		}
+		if !f.Mode().IsRegular() {
+			continue // directories are made as needed; links are not followed
+		}
+		dst := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, err
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
+		}
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
+		}
+		n, err := io.Copy(out, io.LimitReader(rc, wheelMaxBytes-total+1))
+		rc.Close()
+		out.Close()
+		total += n
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
+		}
+		if total > wheelMaxBytes {
+			return nil, fmt.Errorf("%s: more than %d MiB unpacked", path, wheelMaxBytes>>20)
+		}
+	}
+	if len(distInfos(tmp)) == 0 {
+		return nil, fmt.Errorf("%s: no .dist-info directory: not a wheel", path)
+	}
+	return checkDistribution(tmp, path+"!"), nil
+}
+
+// checkWorkspace checks a workspace's own plugin (its SYMPOSIUM.toml, or
+// its skills/ directory) with the workspace origin's rules: no dormancy.
+func checkWorkspace(dir, name string) ([]manifest.Report, error) {
+	file := filepath.Join(dir, manifest.ManifestFile)
+	if _, err := os.Stat(file); err == nil {
+		return manifest.CheckPath(file, manifest.CheckOptions{Origin: manifest.OriginWorkspace, DefaultName: name})
+	}
+	if manifest.HasSkills(dir) {
+		abs, _ := filepath.Abs(dir)
+		m, _ := manifest.DecodeJSON(json.RawMessage(`{"skills":[{"source":{"path":"skills"}}]}`))
+		r := manifest.Report{File: filepath.Join(dir, manifest.DefaultSkillsPath), Kind: "plugin"}
+		r = finishReport(r, m, dir, true)
+		if r.Name == "" {
+			r.Name = cmp.Or(name, filepath.Base(abs))
+		}
+		return []manifest.Report{r}, nil
+	}
+	return nil, fmt.Errorf("%s: the workspace has no plugin of its own: no %s and no skills/ directory", dir, manifest.ManifestFile)
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"archive/zip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeWheel(t *testing.T, files map[string]string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "pyskills-1.0-py3-none-any.whl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return p
+}
+
+// A wheel is unpacked (bounded, nothing outside) and read as the pypi PM
+// reads an installed distribution.
+func TestValidateWheel(t *testing.T) {
+	whl := writeWheel(t, map[string]string{
+		"pyskills-1.0.dist-info/METADATA":         "Name: pyskills\n",
+		"pyskills-1.0.dist-info/entry_points.txt": "[console_scripts]\nx = y:z\n[symposium]\nmain = pyskills.plugin\n",
+		"pyskills/plugin/SYMPOSIUM.toml":          "depends-on = \"pytest\"\n",
+		"pyskills/plugin/skills/s/SKILL.md":       "---\nname: s\ndescription: d\n---\n",
+	})
+	code, out, errOut := runCmd(t, cmdValidate, whl)
+	if code != ExitOK || !strings.Contains(out, whl+": checked as a wheel (origin package)") || !strings.Contains(out, "checked 1 plugin: 1 valid") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	bad := writeWheel(t, map[string]string{
+		"pyskills-1.0.dist-info/METADATA": "Name: pyskills\n",
+		"pyskills/SYMPOSIUM.toml":         "hooks = 5\n",
+		"pyskills/skills/s/SKILL.md":      "---\nname: s\ndescription: d\n---\n",
+	})
+	code, out, _ = runCmd(t, cmdValidate, bad)
+	if code != ExitFailure || !strings.Contains(out, bad+"!/pyskills/SYMPOSIUM.toml") {
+		t.Errorf("invalid wheel plugin: exit %d\n%s", code, out)
+	}
+	evil := writeWheel(t, map[string]string{"../evil": "x", "a-1.0.dist-info/METADATA": ""})
+	code, out, _ = runCmd(t, cmdValidate, evil)
+	if code != ExitFailure || !strings.Contains(out, `entry "../evil" leaves the archive`) {
+		t.Errorf("escaping wheel: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(evil), "evil")); err == nil {
+		t.Error("a wheel entry was written outside the unpacking directory")
+	}
+}
+
+func TestSymposiumEntryPoints(t *testing.T) {
+	eps, err := symposiumEntryPoints([]byte("# c\n[console_scripts]\na = b\n\n[symposium]\none = pkg.sub:attr\ntwo=other\n"))
+	if err != nil || len(eps) != 2 || eps[0].module != "pkg.sub" || eps[0].line != 6 || eps[1].name != "two" || eps[1].module != "other" {
+		t.Errorf("%+v %v", eps, err)
+	}
+	if _, err := symposiumEntryPoints([]byte("[symposium]\nnot an entry\n")); err == nil || !strings.Contains(err.Error(), "entry_points.txt:2") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// FuzzEntryPoints: no entry_points.txt makes the reader panic.
+func FuzzEntryPoints(f *testing.F) {
+	f.Add([]byte("[symposium]\nmain = a.b:c\n"))
+	f.Add([]byte("[symposium\n"))
+	f.Fuzz(func(t *testing.T, b []byte) { symposiumEntryPoints(b) })
+}
