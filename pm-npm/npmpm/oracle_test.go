@@ -123,6 +123,12 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 			"packages/b/package.json":   `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
 			"tools/deep/c/package.json": `{"name":"@mono/c","version":"1.0.0","dependencies":{"opt":"0.0.3"}}`,
 		}, nil},
+		{"workspaces v1", map[string]string{
+			"package.json":              wsPkg,
+			"packages/a/package.json":   `{"name":"a","version":"0.1.0","dependencies":{"left":"1.0.0","@acme/widget":"0.4.0"}}`,
+			"packages/b/package.json":   `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
+			"tools/deep/c/package.json": `{"name":"@mono/c","version":"1.0.0","dependencies":{"opt":"0.0.3"}}`,
+		}, []string{"--lockfile-version=1"}},
 		{"shrinkwrap", map[string]string{"package.json": rootPkg}, []string{"shrinkwrap"}},
 		// A real install, then no lockfile: node_modules alone must answer.
 		{"node_modules only", map[string]string{
