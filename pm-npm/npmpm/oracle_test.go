@@ -137,6 +137,15 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 			"packages/b/package.json": `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
 		}, []string{"install"}},
 	}
+	// A tarball URL dependency under another name, installed then read from
+	// node_modules alone (npm records the package's own name).
+	cases = append(cases, struct {
+		name  string
+		files map[string]string
+		args  []string
+	}{"url dependency, node_modules only", map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"left-url":"` + reg.URL() + `left/-/left-1.1.0.tgz","right":"^2"}}`,
+	}, []string{"install"}})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
