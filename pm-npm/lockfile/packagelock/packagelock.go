@@ -59,7 +59,7 @@ type V1Dep struct {
 // maxTolerantDepth bounds how deep entries of the wrong shape are skipped
 // one by one in a v1 tree; below it, a subtree that does not decode is
 // dropped whole (such depths are never a direct dependency's location).
-const maxTolerantDepth = 32
+const maxTolerantDepth = 8
 
 // Parse parses a package-lock.json or npm-shrinkwrap.json document.
 func Parse(data []byte) (*Lock, error) {
