@@ -58,7 +58,9 @@ type V1Dep struct {
 
 // maxTolerantDepth bounds how deep entries of the wrong shape are skipped
 // one by one in a v1 tree; below it, a subtree that does not decode is
-// dropped whole (such depths are never a direct dependency's location).
+// dropped whole. Direct dependencies sit at the top of the tree or just
+// under a link, so only malformed files lose anything there; the bound
+// keeps a deep hostile tree from being decoded once per level.
 const maxTolerantDepth = 8
 
 // Parse parses a package-lock.json or npm-shrinkwrap.json document.
