@@ -24,7 +24,7 @@ import (
 // listCacheKey names the persisted list_deps answer and versions its
 // meaning; the workspace directory follows it. The value is the answer in
 // depcache's compact dependency form.
-const listCacheKey = "npm list_deps 2\x00"
+const listCacheKey = "npm list_deps 3\x00"
 
 // listCache is where the list_deps answers are persisted.
 func (p *PM) listCache() *depcache.Cache {
@@ -140,14 +140,23 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			if spec.Kind == packagejson.Workspace {
 				continue // a workspace member: part of the workspace, not a dependency
 			}
-			if mm, ok := memberNames[d.Name]; ok && mm.dir != m.dir && linksMember(spec, mm.pkg.Version) {
-				continue // npm, yarn and pnpm link a member whose version fits
+			if d.Kind == packagejson.Peer && declaredOtherwise(m.pkg, d.Name) {
+				continue // the other declaration says what is installed
 			}
-			name, version, local := p.resolveDep(rec, resolvers, m.dir, d, spec)
-			if local != "" && memberDirs[local] {
+			r := p.resolveDep(rec, resolvers, m.dir, d, spec)
+			if r.local != "" && memberDirs[r.local] {
 				continue // resolved to a workspace member (npm links those)
 			}
-			add(name, version)
+			if r.lock == nil {
+				// No lockfile knows it: a member whose version fits is linked.
+				if mm, ok := memberNames[d.Name]; ok && mm.dir != m.dir && linksMember(spec, mm.pkg.Version) {
+					continue
+				}
+			}
+			if d.Kind == packagejson.Peer && !peerInstalled(r.lock, resolvers) {
+				continue
+			}
+			add(r.name, r.version)
 		}
 	}
 	slices.SortFunc(out, func(a, b protocol.PackageID) int {
@@ -159,11 +168,26 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 	return out, nil
 }
 
+// lockKind says which package manager wrote a lockfile.
+type lockKind int
+
+const (
+	kindPackageLock lockKind = iota // package-lock.json or npm-shrinkwrap.json
+	kindYarn                        // yarn.lock
+	kindPnpm                        // pnpm-lock.yaml
+)
+
+// namedLock is a parsed lockfile and the kind it is.
+type namedLock struct {
+	lockfile.Resolver
+	kind lockKind
+}
+
 // lockfiles parses the lockfiles at the workspace root, in npm's order of
 // preference: npm-shrinkwrap.json (which makes npm ignore package-lock.json),
 // else package-lock.json, then yarn.lock, then pnpm-lock.yaml.
-func (p *PM) lockfiles(rec *depcache.Recorder) ([]lockfile.Resolver, error) {
-	var out []lockfile.Resolver
+func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
+	var out []namedLock
 	ws := p.workspace
 	shrink := filepath.Join(ws, "npm-shrinkwrap.json")
 	lock := filepath.Join(ws, "package-lock.json")
@@ -178,16 +202,17 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]lockfile.Resolver, error) {
 		if perr != nil {
 			return nil, fmt.Errorf("%s: %w", file, perr)
 		}
-		out = append(out, l)
+		out = append(out, namedLock{l, kindPackageLock})
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	for _, lf := range []struct {
 		name  string
+		kind  lockKind
 		parse func([]byte) (lockfile.Resolver, error)
 	}{
-		{"yarn.lock", func(b []byte) (lockfile.Resolver, error) { return yarnlock.Parse(b) }},
-		{"pnpm-lock.yaml", func(b []byte) (lockfile.Resolver, error) { return pnpmlock.Parse(b) }},
+		{"yarn.lock", kindYarn, func(b []byte) (lockfile.Resolver, error) { return yarnlock.Parse(b) }},
+		{"pnpm-lock.yaml", kindPnpm, func(b []byte) (lockfile.Resolver, error) { return pnpmlock.Parse(b) }},
 	} {
 		f := filepath.Join(ws, lf.name)
 		data, err := rec.ReadFile(f)
@@ -201,49 +226,104 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]lockfile.Resolver, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		out = append(out, l)
+		out = append(out, namedLock{l, lf.kind})
 	}
 	return out, nil
 }
 
+// resolved is what resolveDep found for one declared dependency.
+type resolved struct {
+	name, version string
+	// local is the workspace-relative target directory when the dependency
+	// is a local directory, else "".
+	local string
+	// lock is the lockfile that answered, nil when none did.
+	lock *namedLock
+}
+
 // resolveDep finds the exact version of one declared dependency: from the
-// first lockfile that knows it, else from node_modules, else "*". It
-// returns the registry name, the version, and the workspace-relative target
-// directory when the dependency is a local directory.
-func (p *PM) resolveDep(rec *depcache.Recorder, resolvers []lockfile.Resolver, importer string, d packagejson.Dep, spec packagejson.Spec) (name, version, local string) {
-	for _, r := range resolvers {
-		res, ok := r.Resolve(importer, d.Name, d.Spec)
+// first lockfile that knows it, else from node_modules, else "*".
+func (p *PM) resolveDep(rec *depcache.Recorder, resolvers []namedLock, importer string, d packagejson.Dep, spec packagejson.Spec) resolved {
+	for i := range resolvers {
+		lk := &resolvers[i]
+		res, ok := lk.Resolve(importer, d.Name, d.Spec)
 		if !ok {
 			continue
 		}
 		if res.Link != "" {
 			// A local directory: its own package.json says what it is.
-			local = res.Link
 			target := filepath.Join(p.workspace, filepath.FromSlash(res.Link))
 			if v := p.localVersion(rec, target); v != "" {
-				return d.Name, v, local
+				return resolved{d.Name, v, res.Link, lk}
 			}
-			return d.Name, protocol.AnyVersion, local
+			return resolved{d.Name, protocol.AnyVersion, res.Link, lk}
 		}
 		if validVersion(res.Version) {
 			n := res.Name
 			if n == "" {
 				n = spec.Name
 			}
-			return n, res.Version, ""
+			return resolved{n, res.Version, "", lk}
 		}
-		break // a git/URL/file reference: ask node_modules
+		// A git/URL/file reference the lockfile has no version for: ask
+		// node_modules.
+		r := p.resolveInstalled(rec, importer, d, spec)
+		r.lock = lk
+		return r
 	}
+	return p.resolveInstalled(rec, importer, d, spec)
+}
+
+// resolveInstalled answers for a dependency no lockfile gives a version
+// for: from node_modules, else "*".
+func (p *PM) resolveInstalled(rec *depcache.Recorder, importer string, d packagejson.Dep, spec packagejson.Spec) resolved {
+	local := ""
 	if spec.Kind == packagejson.File || spec.Kind == packagejson.Link {
 		local = lockfile.JoinRel(importer, spec.Range)
 	}
 	if n, v := p.installed(rec, importer, d.Name); v != "" {
-		if n == "" || spec.Kind != packagejson.Alias {
+		switch spec.Kind {
+		case packagejson.Alias, packagejson.URL, packagejson.Git:
+			// The installed package says what it is, as the lockfile would
+			// ("ms-url": "https://…/ms-2.0.0.tgz" installs ms 2.0.0).
+			if !packagejson.ValidName(n) {
+				n = spec.Name
+			}
+		default:
 			n = spec.Name
 		}
-		return n, v, local
+		return resolved{n, v, local, nil}
 	}
-	return spec.Name, protocol.AnyVersion, local
+	return resolved{spec.Name, protocol.AnyVersion, local, nil}
+}
+
+// declaredOtherwise reports whether pkg declares name under a kind other
+// than peerDependencies.
+func declaredOtherwise(pkg *packagejson.Manifest, name string) bool {
+	for _, d := range pkg.Deps {
+		if d.Name == name && d.Kind != packagejson.Peer {
+			return true
+		}
+	}
+	return false
+}
+
+// peerInstalled reports whether a peer dependency, answered by lock (nil
+// when no lockfile knew it), is installed as a direct dependency. npm 7 and
+// later install peers, so package-lock.json records them and a project
+// without any lockfile is read as npm would install it. pnpm installs a
+// peer when the importer records it (auto-install-peers, the default since
+// pnpm 8); yarn never installs a workspace's own peers.
+func peerInstalled(lock *namedLock, all []namedLock) bool {
+	if lock != nil {
+		return lock.kind != kindYarn
+	}
+	for _, l := range all {
+		if l.kind == kindPackageLock {
+			return true // npm installs peers: an unlocked one is still wanted
+		}
+	}
+	return len(all) == 0
 }
 
 // linksMember reports whether a dependency declared with spec on a
@@ -254,6 +334,10 @@ func linksMember(spec packagejson.Spec, memberVersion string) bool {
 	switch spec.Kind {
 	case packagejson.Alias, packagejson.Git, packagejson.URL:
 		return false
+	case packagejson.Other:
+		// A pnpm "catalog:" names a registry version, not a member; other
+		// protocols (yarn's portal:, patch:, ...) are left to the lockfile.
+		return !strings.HasPrefix(strings.ToLower(spec.Range), "catalog:")
 	case packagejson.Registry:
 		r := strings.TrimSpace(spec.Range)
 		if r == "" || r == "*" || r == "latest" {

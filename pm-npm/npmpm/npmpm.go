@@ -57,6 +57,10 @@ type PM struct {
 	env       pmserver.Env
 	log       *slog.Logger
 
+	// diskReader, when set, replaces the filesystem active_plugins lists
+	// node_modules through (tests count its calls).
+	diskReader diskReader
+
 	clientOnce sync.Once
 	client     *registry.Client
 	clientErr  error

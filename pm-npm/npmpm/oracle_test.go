@@ -123,6 +123,12 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 			"packages/b/package.json":   `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
 			"tools/deep/c/package.json": `{"name":"@mono/c","version":"1.0.0","dependencies":{"opt":"0.0.3"}}`,
 		}, nil},
+		{"workspaces v1", map[string]string{
+			"package.json":              wsPkg,
+			"packages/a/package.json":   `{"name":"a","version":"0.1.0","dependencies":{"left":"1.0.0","@acme/widget":"0.4.0"}}`,
+			"packages/b/package.json":   `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
+			"tools/deep/c/package.json": `{"name":"@mono/c","version":"1.0.0","dependencies":{"opt":"0.0.3"}}`,
+		}, []string{"--lockfile-version=1"}},
 		{"shrinkwrap", map[string]string{"package.json": rootPkg}, []string{"shrinkwrap"}},
 		// A real install, then no lockfile: node_modules alone must answer.
 		{"node_modules only", map[string]string{
@@ -131,6 +137,15 @@ func TestListDepsAgainstNPMLs(t *testing.T) {
 			"packages/b/package.json": `{"name":"b","version":"0.2.0","dependencies":{"a":"*","right":"^2"},"devDependencies":{"lefty":"npm:left@^2.0.0"}}`,
 		}, []string{"install"}},
 	}
+	// A tarball URL dependency under another name, installed then read from
+	// node_modules alone (npm records the package's own name).
+	cases = append(cases, struct {
+		name  string
+		files map[string]string
+		args  []string
+	}{"url dependency, node_modules only", map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"left-url":"` + reg.URL() + `left/-/left-1.1.0.tgz","right":"^2"}}`,
+	}, []string{"install"}})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -28,7 +28,15 @@ const (
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	offers := []protocol.Offer{}
 	seen := map[protocol.PackageID]bool{}
-	parents := p.nodeModulesParents()
+	want := map[string]bool{}
+	for _, d := range deps {
+		if d.PM == Name && packagejson.ValidName(d.Name) {
+			want[d.Name] = true
+		}
+	}
+	// Each node_modules directory is listed once for all dependencies,
+	// rather than probed for each dependency in each member and parent.
+	idx := p.indexInstalled(p.installedParents(), want)
 	for _, d := range deps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -37,7 +45,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[d] = true
-		c, ok := p.localCopy(parents, d)
+		c, ok := p.localCopy(idx, d)
 		if !ok {
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
@@ -56,28 +64,14 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 }
 
 // localCopy finds dep on disk: the exact version when dep names one (any
-// version for "*"), installed copies before cached ones.
-func (p *PM) localCopy(parents []string, dep protocol.PackageID) (candidate, bool) {
+// version for "*"), installed copies (members' node_modules first, then
+// the workspace's and its parents') before cached ones.
+func (p *PM) localCopy(idx *installIndex, dep protocol.PackageID) (candidate, bool) {
 	want := func(v string) bool {
 		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
 	}
-	for _, d := range parents {
-		dir := filepath.Join(d, "node_modules", filepath.FromSlash(dep.Name))
-		pkg, err := packagejson.ReadPackage(dir)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				// This one package is unusable; the others are still offered.
-				p.log.Warn("skipping a package whose package.json cannot be used", "package", dep.Name, "err", err)
-			}
-			continue
-		}
-		if !validVersion(pkg.Version) || !want(pkg.Version) {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		return candidate{version: pkg.Version, root: dir, pkg: pkg}, true
+	if c, ok := p.installedCopy(idx, dep.Name, want); ok {
+		return c, true
 	}
 	for _, c := range p.cachedCopies(dep.Name) {
 		if want(c.version) {

@@ -3,9 +3,11 @@
 // version-less shrinkwrap files older npm wrote.
 //
 // Version 2 and 3 files are read through their "packages" map, keyed by
-// install location; version 1 files through the hoisted "dependencies" tree,
-// which records what sits at the top of node_modules and so answers for
-// the root package only.
+// install location. Version 1 files (and version-less ones) have only the
+// nested "dependencies" tree; it is turned into the same map the way npm
+// migrates it: an entry whose version is a "file:" directory is a link, and
+// the dependencies nested under a link live under the link's target, which
+// is how a workspace member's own dependencies are recorded.
 package packagelock
 
 import (
@@ -25,7 +27,8 @@ type Lock struct {
 	// Packages is the v2/v3 map from install location ("" is the root,
 	// "node_modules/x", "packages/a", ...) to what is installed there.
 	Packages map[string]Package
-	// Dependencies is the v1 hoisted tree (also present in v2 files).
+	// Dependencies is the v1 tree, read only when the file has no
+	// "packages" map (v1 and version-less files); nil otherwise.
 	Dependencies map[string]V1Dep
 }
 
@@ -48,22 +51,35 @@ type V1Dep struct {
 	Integrity string `json:"integrity"`
 	Dev       bool   `json:"dev"`
 	Optional  bool   `json:"optional"`
+	// Dependencies are the entries installed in this package's own
+	// node_modules (for a link, in the target's).
+	Dependencies map[string]V1Dep `json:"dependencies"`
 }
+
+// maxTolerantDepth bounds how deep entries of the wrong shape are skipped
+// one by one in a v1 tree; below it, a subtree that does not decode is
+// dropped whole. Direct dependencies sit at the top of the tree or just
+// under a link, so only malformed files lose anything there; the bound
+// keeps a deep hostile tree from being decoded once per level.
+const maxTolerantDepth = 8
 
 // Parse parses a package-lock.json or npm-shrinkwrap.json document.
 func Parse(data []byte) (*Lock, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	// Fast path: a well-formed lockfile decodes in one pass.
+	// The v1 tree is kept raw: v2 files repeat it in full, and only files
+	// without "packages" need it.
 	var typed struct {
 		LockfileVersion json.RawMessage    `json:"lockfileVersion"`
 		Packages        map[string]Package `json:"packages"`
-		Dependencies    map[string]V1Dep   `json:"dependencies"`
+		Dependencies    json.RawMessage    `json:"dependencies"`
 	}
 	if json.Unmarshal(data, &typed) == nil {
-		l := &Lock{Packages: typed.Packages, Dependencies: typed.Dependencies}
+		l := &Lock{Packages: typed.Packages}
 		if err := l.setVersion(typed.LockfileVersion); err != nil {
 			return nil, err
 		}
+		l.loadV1(typed.Dependencies)
 		return l, nil
 	}
 	// Slow path: skip entries of the wrong shape.
@@ -88,16 +104,130 @@ func Parse(data []byte) (*Lock, error) {
 			}
 		}
 	}
-	if len(raw.Dependencies) > 0 {
-		l.Dependencies = make(map[string]V1Dep, len(raw.Dependencies))
-		for k, v := range raw.Dependencies {
-			var d V1Dep
-			if json.Unmarshal(v, &d) == nil {
-				l.Dependencies[k] = d
-			}
-		}
+	if l.Packages == nil && len(raw.Dependencies) > 0 {
+		l.Dependencies = tolerantV1Map(raw.Dependencies, 0)
+		l.Packages = v1Packages(l.Dependencies)
 	}
 	return l, nil
+}
+
+// loadV1 decodes the v1 tree when the file has no "packages" map, and
+// derives that map from it.
+func (l *Lock) loadV1(raw json.RawMessage) {
+	if l.Packages != nil || len(raw) == 0 || string(raw) == "null" {
+		return
+	}
+	var deps map[string]V1Dep
+	if json.Unmarshal(raw, &deps) != nil {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return // not an object: no tree
+		}
+		deps = tolerantV1Map(m, 0)
+	}
+	l.Dependencies = deps
+	l.Packages = v1Packages(deps)
+}
+
+// tolerantV1Map decodes one "dependencies" object, skipping entries and
+// fields of the wrong shape.
+func tolerantV1Map(raw map[string]json.RawMessage, depth int) map[string]V1Dep {
+	out := make(map[string]V1Dep, len(raw))
+	for k, v := range raw {
+		var d V1Dep
+		if json.Unmarshal(v, &d) == nil {
+			out[k] = d
+			continue
+		}
+		if depth >= maxTolerantDepth {
+			continue
+		}
+		// Decode the fields one by one, dropping those of the wrong shape.
+		var fields struct {
+			Version, Resolved, Integrity, Dev, Optional json.RawMessage
+			Dependencies                                map[string]json.RawMessage
+		}
+		if json.Unmarshal(v, &fields) != nil {
+			var shallow struct {
+				Version, Resolved, Integrity, Dev, Optional json.RawMessage
+			}
+			if json.Unmarshal(v, &shallow) != nil {
+				continue // not an object
+			}
+			fields.Version, fields.Resolved, fields.Integrity = shallow.Version, shallow.Resolved, shallow.Integrity
+			fields.Dev, fields.Optional = shallow.Dev, shallow.Optional
+		}
+		_ = json.Unmarshal(fields.Version, &d.Version)
+		_ = json.Unmarshal(fields.Resolved, &d.Resolved)
+		_ = json.Unmarshal(fields.Integrity, &d.Integrity)
+		_ = json.Unmarshal(fields.Dev, &d.Dev)
+		_ = json.Unmarshal(fields.Optional, &d.Optional)
+		if len(fields.Dependencies) > 0 {
+			d.Dependencies = tolerantV1Map(fields.Dependencies, depth+1)
+		}
+		out[k] = d
+	}
+	return out
+}
+
+// v1Packages turns a v1 tree into the v2 "packages" map, as npm migrates
+// it. Only the locations Node's resolution can reach from a workspace
+// member are recorded: the root's node_modules and the node_modules of
+// every link target. Entries nested under a non-link package are walked
+// only for the links they hold.
+func v1Packages(deps map[string]V1Dep) map[string]Package {
+	pk := map[string]Package{}
+	var walk func(container string, record bool, deps map[string]V1Dep)
+	walk = func(container string, record bool, deps map[string]V1Dep) {
+		for name, d := range deps {
+			loc := ""
+			if record {
+				loc = path.Join(container, "node_modules", name)
+			}
+			if target, ok := v1LinkTarget(d.Version); ok {
+				if record {
+					pk[loc] = Package{Link: true, Resolved: target}
+				}
+				if _, ok := pk[target]; !ok {
+					pk[target] = Package{}
+				}
+				walk(target, true, d.Dependencies)
+				continue
+			}
+			if record {
+				pk[loc] = v1Package(name, d)
+			}
+			walk("", false, d.Dependencies)
+		}
+	}
+	walk("", true, deps)
+	return pk
+}
+
+// v1LinkTarget reports whether a v1 version is a "file:" directory (a
+// link, as npm records workspace members and file: directories) and its
+// target relative to the lockfile's directory. A "file:" tarball is not a
+// link.
+func v1LinkTarget(version string) (string, bool) {
+	rest, ok := strings.CutPrefix(version, "file:")
+	if !ok {
+		return "", false
+	}
+	low := strings.ToLower(rest)
+	if strings.HasSuffix(low, ".tgz") || strings.HasSuffix(low, ".tar.gz") || strings.HasSuffix(low, ".tar") {
+		return "", false
+	}
+	return lockfile.JoinRel("", rest), true
+}
+
+// v1Package is the "packages" entry of one non-link v1 entry.
+func v1Package(name string, d V1Dep) Package {
+	r := fromV1(name, d)
+	p := Package{Version: r.Version, Resolved: d.Resolved, Integrity: d.Integrity, Dev: d.Dev, Optional: d.Optional}
+	if r.Name != name {
+		p.Name = r.Name
+	}
+	return p
 }
 
 func (l *Lock) setVersion(v json.RawMessage) error {

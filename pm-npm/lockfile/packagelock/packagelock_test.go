@@ -36,6 +36,64 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestResolveV1Workspaces: a v1 lockfile of a workspaces monorepo records a
+// member's own dependencies nested under the member's "file:" link, and
+// npm reads them as installed under the member's directory; the rest is
+// hoisted to the root.
+func TestResolveV1Workspaces(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "v1-workspaces.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		importer, name string
+		want           lockfile.Resolution
+		ok             bool
+	}{
+		{"", "left", lockfile.Resolution{Name: "left", Version: "1.2.0"}, true},
+		{"", "a", lockfile.Resolution{Name: "a", Link: "packages/a"}, true},
+		{"packages/a", "left", lockfile.Resolution{Name: "left", Version: "1.0.0"}, true},
+		{"packages/a", "right", lockfile.Resolution{Name: "right", Version: "2.0.0"}, true},
+		{"packages/b", "a", lockfile.Resolution{Name: "a", Link: "packages/a"}, true},
+		{"packages/b", "lefty", lockfile.Resolution{Name: "left", Version: "2.0.0"}, true},
+		{"packages/b", "left", lockfile.Resolution{Name: "left", Version: "1.2.0"}, true},
+		// A link nested under a package still moves its children to the target.
+		{"vendor/deep", "inner", lockfile.Resolution{Name: "inner", Version: "3.0.0"}, true},
+		{"", "packed", lockfile.Resolution{Name: "packed", Version: "file:vendor/packed-1.0.0.tgz"}, true},
+		{"packages/b", "missing", lockfile.Resolution{}, false},
+	} {
+		got, ok := l.Resolve(tc.importer, tc.name, "")
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("Resolve(%q, %q) = %+v, %v; want %+v, %v", tc.importer, tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestV1WrongShape: entries and fields of the wrong shape are skipped, at
+// any depth, and the rest of the tree is kept.
+func TestV1WrongShape(t *testing.T) {
+	l, err := Parse([]byte(`{"lockfileVersion":1,"dependencies":{
+	  "bad":7,
+	  "m":{"version":"file:m","dev":"yes","dependencies":{"x":{"version":"1.0.0"},"y":{"version":2}}},
+	  "z":{"version":"3.0.0"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := l.Resolve("m", "x", ""); !ok || r.Version != "1.0.0" {
+		t.Errorf("m/x: %+v %v", r, ok)
+	}
+	if r, ok := l.Resolve("", "z", ""); !ok || r.Version != "3.0.0" {
+		t.Errorf("z: %+v %v", r, ok)
+	}
+	if _, ok := l.Resolve("", "bad", ""); ok {
+		t.Error("an entry that is not an object was kept")
+	}
+}
+
 func TestV1Alias(t *testing.T) {
 	l, err := Parse([]byte(`{"lockfileVersion":1,"dependencies":{"x":{"version":"npm:@scope/real@1.2.3"},"y":{"version":"file:../y"}}}`))
 	if err != nil {

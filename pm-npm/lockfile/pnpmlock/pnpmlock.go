@@ -43,6 +43,19 @@ type Lock struct {
 	LockfileVersion string
 	// Importers maps cleaned importer paths ("" for the root) to their deps.
 	Importers map[string]*Importer
+	// Packages holds the "packages" entries that say what they are beyond
+	// their key — git, tarball and "file:" packages, which record a name
+	// and version, or a directory — by key as written.
+	Packages map[string]Package
+}
+
+// Package is what a "packages" entry of a non-registry package records.
+type Package struct {
+	Name    string // the package's name, when recorded
+	Version string // the package's version, when recorded
+	// Directory is the "file:" directory (resolution type "directory"),
+	// slash-separated and relative to the lockfile's directory; else "".
+	Directory string
 }
 
 // Parse parses a pnpm-lock.yaml, using the last YAML document that declares a
@@ -78,7 +91,14 @@ func Parse(data []byte) (*Lock, error) {
 	if v.Kind != yaml.ScalarNode {
 		return nil, fmt.Errorf("invalid pnpm-lock.yaml: lockfileVersion is not a scalar")
 	}
-	l := &Lock{LockfileVersion: v.Value, Importers: map[string]*Importer{}}
+	l := &Lock{LockfileVersion: v.Value, Importers: map[string]*Importer{}, Packages: map[string]Package{}}
+	if pk := member(chosen, "packages"); pk != nil && pk.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(pk.Content); i += 2 {
+			if p, ok := packageInfo(pk.Content[i+1]); ok {
+				l.Packages[pk.Content[i].Value] = p
+			}
+		}
+	}
 	if imps := member(chosen, "importers"); imps != nil && imps.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(imps.Content); i += 2 {
 			l.Importers[lockfile.CleanImporter(imps.Content[i].Value)] = importer(imps.Content[i+1])
@@ -129,6 +149,27 @@ func importer(m *yaml.Node) *Importer {
 	}
 }
 
+// packageInfo reads a "packages" entry; ok is false for an entry that
+// records neither a version nor a directory (a registry package, whose key
+// says it all).
+func packageInfo(n *yaml.Node) (Package, bool) {
+	var p Package
+	if v := member(n, "name"); v != nil && v.Kind == yaml.ScalarNode {
+		p.Name = v.Value
+	}
+	if v := member(n, "version"); v != nil && v.Kind == yaml.ScalarNode {
+		p.Version = v.Value
+	}
+	if res := member(n, "resolution"); res != nil {
+		if t := member(res, "type"); t != nil && t.Value == "directory" {
+			if d := member(res, "directory"); d != nil && d.Kind == yaml.ScalarNode {
+				p.Directory = lockfile.JoinRel("", d.Value)
+			}
+		}
+	}
+	return p, p.Version != "" || p.Directory != ""
+}
+
 // member returns the value of key in mapping m, or nil.
 func member(m *yaml.Node, key string) *yaml.Node {
 	if m == nil || m.Kind != yaml.MappingNode {
@@ -151,10 +192,42 @@ func (l *Lock) Resolve(importer, name, spec string) (lockfile.Resolution, bool) 
 	}
 	for _, m := range []map[string]Dep{imp.Dependencies, imp.DevDependencies, imp.OptionalDependencies} {
 		if d, ok := m[name]; ok {
-			return ParseVersion(l.LockfileVersion, importer, name, d.Version), true
+			r := ParseVersion(l.LockfileVersion, importer, name, d.Version)
+			if r.Link == "" && strings.ContainsAny(r.Version, ":/") {
+				r = l.fromPackages(name, d.Version, r)
+			}
+			return r, true
 		}
 	}
 	return lockfile.Resolution{}, false
+}
+
+// fromPackages completes the resolution of a git, tarball or "file:"
+// reference from its "packages" entry, which records the name and version
+// (or, for a directory, where it is). The entry's key is the reference
+// itself (5.x, 6.0, with or without a leading "/") or "name@reference"
+// (9.0, where the importer may already write "name@reference").
+func (l *Lock) fromPackages(name, ref string, r lockfile.Resolution) lockfile.Resolution {
+	cands := []string{ref, "/" + ref, name + "@" + ref}
+	if i := strings.Index(ref, "("); i > 0 && !isV5(l.LockfileVersion) {
+		bare := ref[:i]
+		cands = append(cands, bare, "/"+bare, name+"@"+bare)
+	}
+	for _, k := range cands {
+		p, ok := l.Packages[k]
+		if !ok {
+			continue
+		}
+		if p.Directory != "" {
+			return lockfile.Resolution{Name: name, Link: p.Directory}
+		}
+		out := lockfile.Resolution{Name: r.Name, Version: p.Version}
+		if p.Name != "" {
+			out.Name = p.Name
+		}
+		return out
+	}
+	return r
 }
 
 // ParseVersion interprets a locked reference of the importer's dependency

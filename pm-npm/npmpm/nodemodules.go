@@ -1,0 +1,185 @@
+package npmpm
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+)
+
+// diskReader is how active_plugins looks into node_modules directories:
+// the operating system, or a counting reader in tests.
+type diskReader interface {
+	// ReadDir lists a directory.
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	// ReadFile reads a file (a package.json).
+	ReadFile(file string) ([]byte, error)
+}
+
+// osDisk reads the real filesystem.
+type osDisk struct{}
+
+func (osDisk) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+// ReadFile reads a package's file as a package file is read everywhere:
+// a regular file inside its directory, at most pkgfile.MaxManifest bytes.
+func (osDisk) ReadFile(file string) ([]byte, error) {
+	return pkgfile.ReadFile(filepath.Dir(file), filepath.Base(file), pkgfile.MaxManifest)
+}
+
+// disk returns the reader active_plugins uses.
+func (p *PM) disk() diskReader {
+	if p.diskReader != nil {
+		return p.diskReader
+	}
+	return osDisk{}
+}
+
+// installIndex records which node_modules directories hold which of the
+// wanted packages, so that each dependency's installed copies are found
+// without probing every directory for every dependency.
+type installIndex struct {
+	parents []string               // directories whose node_modules are searched, in order
+	where   map[string][]installed // package name → where it is installed, in search order
+	realNM  map[int]string         // parent index → its node_modules with links resolved
+}
+
+// installed is one node_modules entry of a wanted package.
+type installed struct {
+	parent int  // index into parents
+	link   bool // the entry (or its scope directory) is a symbolic link
+}
+
+// installedParents returns the directories whose node_modules hold
+// installed packages, in the order they are searched: every workspace
+// member (root "workspaces" globs and pnpm-workspace.yaml), then the
+// workspace and each of its parents up to the filesystem root, as Node's
+// resolution climbs. Each directory appears once.
+func (p *PM) installedParents() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(d string) {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	var patterns []string
+	if pkg, err := packagejson.Read(filepath.Join(p.workspace, "package.json")); err == nil {
+		patterns = pkg.Workspaces
+	}
+	if pw, err := os.ReadFile(filepath.Join(p.workspace, "pnpm-workspace.yaml")); err == nil {
+		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
+	}
+	if len(patterns) > 0 {
+		for _, d := range packagejson.ExpandWorkspaces(p.workspace, patterns).Dirs {
+			if d != "" {
+				add(filepath.Join(p.workspace, filepath.FromSlash(d)))
+			}
+		}
+	}
+	for d := p.workspace; ; {
+		add(d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return out
+}
+
+// indexInstalled lists each parent's node_modules once (and the scope
+// directories holding a wanted scoped name) and records where the wanted
+// names are. It costs one directory listing per parent plus one per
+// relevant scope, whatever the number of wanted names.
+func (p *PM) indexInstalled(parents []string, want map[string]bool) *installIndex {
+	idx := &installIndex{parents: parents, where: map[string][]installed{}, realNM: map[int]string{}}
+	if len(want) == 0 {
+		return idx
+	}
+	scopes := map[string]bool{}
+	for n := range want {
+		if s, _, ok := strings.Cut(n, "/"); ok && strings.HasPrefix(s, "@") {
+			scopes[s] = true
+		}
+	}
+	disk := p.disk()
+	for i, d := range parents {
+		nm := filepath.Join(d, "node_modules")
+		ents, err := disk.ReadDir(nm)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			link := e.Type()&fs.ModeSymlink != 0
+			if scopes[name] {
+				subs, err := disk.ReadDir(filepath.Join(nm, name))
+				if err != nil {
+					continue
+				}
+				for _, s := range subs {
+					if full := name + "/" + s.Name(); want[full] {
+						idx.where[full] = append(idx.where[full], installed{i, link || s.Type()&fs.ModeSymlink != 0})
+					}
+				}
+				continue
+			}
+			if want[name] {
+				idx.where[name] = append(idx.where[name], installed{i, link})
+			}
+		}
+	}
+	return idx
+}
+
+// installedCopy returns the first copy of name in the index whose version
+// passes ok, nearest first.
+func (p *PM) installedCopy(idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
+	disk := p.disk()
+	for _, at := range idx.where[name] {
+		nm := filepath.Join(idx.parents[at.parent], "node_modules")
+		dir := filepath.Join(nm, filepath.FromSlash(name))
+		data, err := disk.ReadFile(filepath.Join(dir, "package.json"))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				// This one package is unusable; the others are still offered.
+				p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", err)
+			}
+			continue
+		}
+		pkg, err := packagejson.Parse(data)
+		if err != nil {
+			p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", fmt.Errorf("%s: %w", filepath.Join(dir, "package.json"), err))
+			continue
+		}
+		if !validVersion(pkg.Version) || !ok(pkg.Version) {
+			continue
+		}
+		// The root is the real directory. A plain entry lies in its
+		// node_modules' real directory, resolved once per node_modules; a
+		// linked one (pnpm, workspaces) is resolved itself.
+		if at.link {
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+		} else {
+			realNM, ok := idx.realNM[at.parent]
+			if !ok {
+				realNM = nm
+				if r, err := filepath.EvalSymlinks(nm); err == nil {
+					realNM = r
+				}
+				idx.realNM[at.parent] = realNM
+			}
+			dir = filepath.Join(realNM, filepath.FromSlash(name))
+		}
+		return candidate{version: pkg.Version, root: dir, pkg: pkg}, true
+	}
+	return candidate{}, false
+}
