@@ -216,9 +216,15 @@ depends-on = ["x"] # only with x
 		changes: 1, valid: true,
 	},
 	{
-		name:    "where table",
+		name:    "where table first",
 		in:      "name = \"w\"\n# top\n\n[where]\ncrates = [\"a\"] # gate\n\n[[skills]]\nsource.path = \"x\"\n",
-		want:    "name = \"w\"\ndepends-on = [\"a\"] # gate\n# top\n\n\n[[skills]]\nsource.path = \"x\"\n",
+		want:    "name = \"w\"\n# top\n\ndepends-on = [\"a\"] # gate\n\n[[skills]]\nsource.path = \"x\"\n",
+		changes: 1, valid: true,
+	},
+	{
+		name:    "where table after another",
+		in:      "name = \"w\"\n# top\n\n[[skills]]\nsource.path = \"x\"\n\n[where]\ncrates = [\"a\"] # gate\n",
+		want:    "name = \"w\"\ndepends-on = [\"a\"] # gate\n# top\n\n[[skills]]\nsource.path = \"x\"\n\n",
 		changes: 2, valid: true,
 	},
 	{

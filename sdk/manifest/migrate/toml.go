@@ -665,6 +665,12 @@ func (r *rewriter) where() {
 		// [where] crates = [...]: the key moves to the top level, after the
 		// last top-level key (or before the first table).
 		h := hdrs[0]
+		if h.start == d.headers[0].start {
+			// The first table: the key takes the header's place.
+			r.edits = append(r.edits, wholeLines(d.src, h.start, h.key[len(h.key)-1].end))
+			r.edits = append(r.edits, edit{e.key[0].start, e.key[0].end, "depends-on"})
+			return
+		}
 		val := strings.TrimSpace(string(d.src[e.key[0].end:e.end]))
 		val = strings.TrimSpace(strings.TrimPrefix(val, "="))
 		if rest := strings.TrimSpace(string(d.src[e.end:lineEnd(d.src, e.end)])); strings.HasPrefix(rest, "#") {
