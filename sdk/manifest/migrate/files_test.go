@@ -56,7 +56,7 @@ func TestCollectAndWrite(t *testing.T) {
 	write(t, filepath.Join(root, "a", "SYMPOSIUM.toml"), "name = \"a\"\ncrates = [\"x\"]\n")
 	write(t, filepath.Join(root, "b", "SKILL.md"), "---\nname: b\ndescription: d\ncrates: x\n---\n")
 	write(t, filepath.Join(root, "c", "SYMPOSIUM.toml"), "name = \"c\"\ndepends-on = \"x\"\n")
-	write(t, filepath.Join(root, "broken", "SYMPOSIUM.toml"), "name = \"\n")                 // no retired word: skipped
+	write(t, filepath.Join(root, "broken", "SYMPOSIUM.toml"), "name = \"\n")             // no retired word: skipped
 	write(t, filepath.Join(root, "brokencrates", "SYMPOSIUM.toml"), "crates = [\"x\"\n") // could hold one: refused
 	write(t, filepath.Join(root, ".git", "SYMPOSIUM.toml"), "crates = [\"x\"]\n")
 	write(t, filepath.Join(root, "d", "notes.toml"), "crates = [\"x\"]\n")
