@@ -51,20 +51,34 @@ func Rewrite(name string, data []byte) ([]byte, []Change, error) {
 // Collect migrates, in memory, every file the paths name: a path to a file
 // is migrated whatever its name; a directory is walked for files named
 // SYMPOSIUM.toml and SKILL.md (a whole registry, a plugin directory),
-// skipping .git directories and never following symbolic links. Nothing is
-// written. The error is for a path that cannot be read at all.
+// skipping .git directories and never following symbolic links below the
+// paths given. Nothing is written. A path that does not exist is a File
+// with Err set; the error is for a walk that failed (or ctx ending).
 func Collect(ctx context.Context, paths []string) ([]File, error) {
 	var files []File
 	for _, root := range paths {
 		info, err := os.Lstat(root)
 		if err != nil {
-			return files, fmt.Errorf("%s: %w", root, err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			files = append(files, File{Path: root, Err: err})
+			continue
+		}
+		walkRoot := root
+		if info.Mode()&fs.ModeSymlink != 0 {
+			// A directory named on the command line may be a link to it;
+			// nothing below it is followed.
+			if st, err := os.Stat(root); err == nil && st.IsDir() {
+				info, walkRoot = st, root+string(filepath.Separator)
+			}
 		}
 		if !info.IsDir() {
 			files = append(files, migrateFile(root, info))
 			continue
 		}
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
@@ -72,7 +86,7 @@ func Collect(ctx context.Context, paths []string) ([]File, error) {
 				return cerr
 			}
 			if d.IsDir() {
-				if d.Name() == ".git" && p != root {
+				if d.Name() == ".git" && p != walkRoot {
 					return filepath.SkipDir
 				}
 				return nil

@@ -105,6 +105,20 @@ func TestCollectAndWrite(t *testing.T) {
 		t.Errorf("named file: %+v, %v", named, err)
 	}
 
+	// A directory named through a link is walked; a missing path is
+	// reported.
+	linkRoot := filepath.Join(t.TempDir(), "reg")
+	if err := os.Symlink(filepath.Join(root, "a"), linkRoot); err != nil {
+		t.Fatal(err)
+	}
+	through, err := Collect(context.Background(), []string{linkRoot, filepath.Join(root, "missing")})
+	if err != nil || len(through) != 2 || len(through[0].Changes) != 1 || through[0].Path != filepath.Join(linkRoot, "SYMPOSIUM.toml") {
+		t.Errorf("through a link: %+v, %v", through, err)
+	}
+	if len(through) == 2 && (through[1].Err == nil || !strings.Contains(through[1].Err.Error(), "no such file")) {
+		t.Errorf("missing path: %+v", through[1])
+	}
+
 	a := got["a/SYMPOSIUM.toml"]
 	if err := WriteFile(a.Path, a.New); err != nil {
 		t.Fatal(err)
