@@ -41,8 +41,7 @@ type File struct {
 // any .md file) has its front matter migrated, anything else is read as a
 // TOML manifest.
 func Rewrite(name string, data []byte) ([]byte, []Change, error) {
-	base := filepath.Base(name)
-	if base == manifest.SkillFile || strings.EqualFold(filepath.Ext(base), ".md") {
+	if isSkill(name) {
 		return SkillMD(data)
 	}
 	return TOML(data)
@@ -140,7 +139,7 @@ func migrateFile(p string, info fs.FileInfo) File {
 	out, changes, err := Rewrite(p, data)
 	if err != nil {
 		var re *RefusedError
-		if errors.As(err, &re) && re.Invalid && !mentionsRetired(data) {
+		if errors.As(err, &re) && re.Invalid && !mentionsRetired(p, data) {
 			f.Skipped = err
 			return f
 		}
@@ -190,8 +189,23 @@ func WriteFile(p string, data []byte) error {
 	return nil
 }
 
-// mentionsRetired reports whether data holds a word every retired form
-// contains.
-func mentionsRetired(data []byte) bool {
-	return bytes.Contains(data, []byte("crate")) || bytes.Contains(data, []byte("where")) || bytes.Contains(data, []byte("path"))
+// mentionsRetired reports whether data, the text of the file named name,
+// holds a word one of the retired forms of its kind contains.
+func mentionsRetired(name string, data []byte) bool {
+	words := []string{"crate", "where", "path"}
+	if isSkill(name) {
+		words = words[:1] // crates: and crate(...)
+	}
+	for _, w := range words {
+		if bytes.Contains(data, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSkill reports whether the file named name is read as a SKILL.md.
+func isSkill(name string) bool {
+	base := filepath.Base(name)
+	return base == manifest.SkillFile || strings.EqualFold(filepath.Ext(base), ".md")
 }

@@ -56,8 +56,9 @@ func TestCollectAndWrite(t *testing.T) {
 	write(t, filepath.Join(root, "a", "SYMPOSIUM.toml"), "name = \"a\"\ncrates = [\"x\"]\n")
 	write(t, filepath.Join(root, "b", "SKILL.md"), "---\nname: b\ndescription: d\ncrates: x\n---\n")
 	write(t, filepath.Join(root, "c", "SYMPOSIUM.toml"), "name = \"c\"\ndepends-on = \"x\"\n")
-	write(t, filepath.Join(root, "broken", "SYMPOSIUM.toml"), "name = \"\n")             // no retired word: skipped
-	write(t, filepath.Join(root, "brokencrates", "SYMPOSIUM.toml"), "crates = [\"x\"\n") // could hold one: refused
+	write(t, filepath.Join(root, "broken", "SYMPOSIUM.toml"), "name = \"\n")                            // no retired word: skipped
+	write(t, filepath.Join(root, "brokencrates", "SYMPOSIUM.toml"), "crates = [\"x\"\n")                // could hold one: refused
+	write(t, filepath.Join(root, "e", "SKILL.md"), "---\nname: e\ndescription: where: the path\n---\n") // not YAML, no crate: skipped
 	write(t, filepath.Join(root, ".git", "SYMPOSIUM.toml"), "crates = [\"x\"]\n")
 	write(t, filepath.Join(root, "d", "notes.toml"), "crates = [\"x\"]\n")
 	outside := filepath.Join(t.TempDir(), "SYMPOSIUM.toml")
@@ -78,8 +79,8 @@ func TestCollectAndWrite(t *testing.T) {
 		rel, _ := filepath.Rel(root, f.Path)
 		got[filepath.ToSlash(rel)] = f
 	}
-	if len(got) != 6 {
-		t.Errorf("got %d files, want 6 (.git and other names skipped): %v", len(got), got)
+	if len(got) != 7 {
+		t.Errorf("got %d files, want 7 (.git and other names skipped): %v", len(got), got)
 	}
 	for _, k := range []string{"a/SYMPOSIUM.toml", "b/SKILL.md"} {
 		if f := got[k]; f.Err != nil || len(f.Changes) != 1 {
@@ -89,8 +90,10 @@ func TestCollectAndWrite(t *testing.T) {
 	if f := got["c/SYMPOSIUM.toml"]; f.Err != nil || len(f.Changes) != 0 {
 		t.Errorf("c: want no change, got %+v", f)
 	}
-	if f := got["broken/SYMPOSIUM.toml"]; f.Err != nil || f.Skipped == nil {
-		t.Errorf("broken: want skipped, got %+v", f)
+	for _, k := range []string{"broken/SYMPOSIUM.toml", "e/SKILL.md"} {
+		if f := got[k]; f.Err != nil || f.Skipped == nil {
+			t.Errorf("%s: want skipped, got %+v", k, f)
+		}
 	}
 	if f := got["brokencrates/SYMPOSIUM.toml"]; f.Err == nil {
 		t.Errorf("brokencrates: want refused, got %+v", f)

@@ -158,6 +158,26 @@ source.path = "local"
 		changes: 2, valid: true,
 	},
 	{
+		name: "source = crate gated by the group's depends-on, predicates kept",
+		in: `name = "p"
+depends-on = ["serde", "*"]
+
+[[skills]]
+depends-on = "serde"       # only serde's
+predicates = ["not(crate(tokio))"]
+source = "crate"
+`,
+		want: `name = "p"
+depends-on = ["serde", "*"]
+
+[[plugins]]
+depends-on = "serde"       # only serde's
+predicates = ["not(depends-on(tokio))"]
+source.cargo = "serde"
+`,
+		changes: 3, valid: true,
+	},
+	{
 		name:    "CRLF line endings",
 		in:      "name = \"p\"\r\ncrates = [\"a\", \"b\"]\r\n\r\n[[skills]]\r\nsource = \"crate\"\r\n",
 		want:    "name = \"p\"\r\ndepends-on = [\"a\", \"b\"]\r\n\r\n[[plugins]]\r\ndepends-on = \"a\"\r\nsource.cargo = \"a\"\r\n\r\n[[plugins]]\r\ndepends-on = \"b\"\r\nsource.cargo = \"b\"\r\n",
