@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"check":    {cmdCheck, "run the conformance suite against a PM command"},
 		"sync":     {cmdSync, "acquire or update the package managers configured with an installation source"},
 		"status":   {cmdStatus, "list each package manager: origin, version acquired, whether it answers, capabilities"},
+		"migrate":  {cmdMigrate, "rewrite retired manifest keys to the current schema, in place (--check, --diff)"},
 	}
 }
 
