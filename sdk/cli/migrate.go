@@ -34,7 +34,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flagSet("migrate", migrateUsage, stderr)
 	check := fs.Bool("check", false, "list what would change and exit 1 if anything would; write nothing")
 	diff := fs.Bool("diff", false, "print a unified diff of the changes; write nothing")
-	if code, ok := parseArgs(fs, args, anyNumber); !ok {
+	if code, ok := parseArgs(fs, args, arity{0, -1, "PATH..."}); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
