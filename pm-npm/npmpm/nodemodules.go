@@ -25,6 +25,7 @@ type diskReader interface {
 type osDisk struct{}
 
 func (osDisk) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+
 // ReadFile reads a package's file as a package file is read everywhere:
 // a regular file inside its directory, at most pkgfile.MaxManifest bytes.
 func (osDisk) ReadFile(file string) ([]byte, error) {
