@@ -1,34 +1,15 @@
 package cargopm
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
-
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestOversizeManifestSkipsOneCrate: a vendored crate whose SYMPOSIUM.toml
 // is over the 1 MiB manifest cap (2 MiB here) is refused with a warning
@@ -48,7 +29,7 @@ func TestOversizeManifestSkipsOneCrate(t *testing.T) {
 	})
 	home := t.TempDir()
 	p := newPM(t, ws, map[string]string{"HOME": home, "CARGO_HOME": filepath.Join(home, ".cargo"), "CARGO": "/nonexistent/cargo"})
-	var logs syncBuffer
+	var logs pmtest.LogBuffer
 	p.session().Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	offers, err := p.ActivePlugins(context.Background(), ids("huge@0.1.0", "fine@0.1.0", "bigtoml@0.1.0"))
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -85,30 +86,13 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newPM(t *testing.T, cfg Config, cacheDir string, env map[string]string) (*PM, *logBuffer) {
+func newPM(t *testing.T, cfg Config, cacheDir string, env map[string]string) (*PM, *pmtest.LogBuffer) {
 	t.Helper()
 	if cfg.Name == "" {
 		cfg.Name = "recs"
 	}
 	p := New(cfg)
-	logs := &logBuffer{}
+	logs := &pmtest.LogBuffer{}
 	err := p.Initialize(context.Background(), &pmserver.Session{
 		ProtocolVersion: 1, Workspace: t.TempDir(), CacheDir: cacheDir,
 		Env: pmserver.NewEnv(env), Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -1,37 +1,18 @@
 package npmpm
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
-
-// lockedBuffer collects log output written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestOversizeManifestSkipsOnePackage: a dependency whose package.json is
 // over the 1 MiB manifest cap (a 2 MiB "name", standing for the 100 MiB
@@ -56,7 +37,7 @@ func TestOversizeManifestSkipsOnePackage(t *testing.T) {
 	}
 	fifo := runtime.GOOS != "windows" && syscall.Mkfifo(filepath.Join(ws, "node_modules/fifo/SYMPOSIUM.toml"), 0o644) == nil
 	p, _ := newPM(t, ws, nil)
-	var logs lockedBuffer
+	var logs pmtest.LogBuffer
 	p.log = slog.New(slog.NewTextHandler(&logs, nil))
 	deps := []protocol.PackageID{npmID("huge", "1.0.0"), npmID("zero", "1.0.0"), npmID("fifo", "1.0.0"), npmID("fine", "2.0.0"), npmID("other", "3.0.0")}
 	offers, err := p.ActivePlugins(context.Background(), deps)

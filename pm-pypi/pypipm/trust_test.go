@@ -1,39 +1,20 @@
 package pypipm
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // hookManifest declares a hook: what an attacker wants offered.
 const hookManifest = "name = \"elsewhere\"\n\n[[hooks]]\nname = \"h\"\nevent = \"Stop\"\ncommand = { script = \"hook.sh\" }\n"
-
-// syncBuffer is a log sink safe for the PM's concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // elsewhere makes a directory outside the virtualenv holding everything a
 // plugin root could be read from, with a hook.
@@ -107,7 +88,7 @@ func TestActivePluginsRootsStayInSitePackages(t *testing.T) {
 	fakeEditable(t, site, "my-proj", "0.1", proj)
 
 	p := newPM(t, ws, t.TempDir(), nil)
-	var logs syncBuffer
+	var logs pmtest.LogBuffer
 	p.log = slog.New(slog.NewTextHandler(&logs, nil))
 	var deps []protocol.PackageID
 	for _, n := range []string{"claims-editable", "claims-dir", "linked", "linked-ep", "aliased", "my-proj"} {
@@ -156,7 +137,7 @@ func TestEditableProject(t *testing.T) {
 	site := t.TempDir()
 	proj := t.TempDir()
 	p := newPM(t, t.TempDir(), t.TempDir(), nil)
-	var logs syncBuffer
+	var logs pmtest.LogBuffer
 	p.log = slog.New(slog.NewTextHandler(&logs, nil))
 	di := filepath.Join(site, "x-1.dist-info")
 	os.MkdirAll(di, 0o755)

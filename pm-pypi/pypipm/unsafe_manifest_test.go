@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -56,7 +57,7 @@ func TestUnsafeManifests(t *testing.T) {
 	os.WriteFile(filepath.Join(site, "alsofine", ManifestFile), []byte("name = \"alsofine\"\n"), 0o644)
 
 	p := newPM(t, ws, t.TempDir(), nil)
-	var logs syncBuffer
+	var logs pmtest.LogBuffer
 	p.log = slog.New(slog.NewTextHandler(&logs, nil))
 	var deps []protocol.PackageID
 	for _, n := range []string{"zero", "fifo", "huge", "epfifo", "fine", "alsofine"} {

@@ -14,13 +14,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // rawServe runs the harness over input and returns its output lines.
 func rawServe(t *testing.T, pm pmserver.PM, input string) []string {
 	t.Helper()
-	var out syncBuffer
+	var out pmtest.LogBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := pmserver.Serve(ctx, pm, strings.NewReader(input), &out); err != nil {

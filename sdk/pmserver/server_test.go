@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -223,7 +224,7 @@ func TestNoTrailingNewline(t *testing.T) {
 // TestConcurrent sends many requests at once and checks every id is answered once.
 func TestConcurrent(t *testing.T) {
 	pr, pw := io.Pipe()
-	var out syncBuffer
+	var out pmtest.LogBuffer
 	done := make(chan error, 1)
 	go func() { done <- pmserver.Serve(context.Background(), &testPM{}, pr, &out) }()
 	fmt.Fprintln(pw, initReq)

@@ -1,7 +1,6 @@
 package pmtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +46,7 @@ type Proc struct {
 	readErr error      // why reading stopped, once it has
 	arrived chan struct{}
 
-	stdout, stderr lockedBuffer
+	stdout, stderr LogBuffer
 	outR           *os.File // the read end of the PM's stdout
 	readDone       chan struct{}
 	exited         chan struct{}
@@ -392,21 +391,3 @@ func (p *Proc) Stderr() string { return p.stderr.String() }
 // Stdout returns everything the PM has written to its stdout so far, every
 // response line included.
 func (p *Proc) Stdout() string { return p.stdout.String() }
-
-// lockedBuffer is a bytes.Buffer safe for one writer and many readers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
