@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // cachedRegistry is what the cache holds of a git registry: the commit
@@ -32,10 +32,10 @@ type registryState struct {
 // URL, without opening (or locking) it. A registry without one has never
 // been fetched.
 func registryCache(cacheDir string, r config.Registry) cachedRegistry {
-	dirs, _ := filepath.Glob(filepath.Join(cacheDir, "gitregistry", safeName(r.Name)+"-*"))
+	dirs, _ := filepath.Glob(filepath.Join(cacheDir, "gitregistry", regcache.NamePart(r.Name)+"-*"))
 	var found []registryState
 	for _, d := range dirs {
-		f, err := os.Open(filepath.Join(d, "state.json"))
+		f, err := os.Open(filepath.Join(d, regcache.StateFile))
 		if err != nil {
 			continue
 		}
@@ -57,20 +57,6 @@ func registryCache(cacheDir string, r config.Registry) cachedRegistry {
 		return cachedRegistry{Fetched: true, Commit: found[0].Commit, FetchedAt: found[0].FetchedAt}
 	}
 	return cachedRegistry{}
-}
-
-// safeName is the registry PM's rendering of a name in a directory name.
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
 }
 
 // age renders how long ago t was, coarsely.

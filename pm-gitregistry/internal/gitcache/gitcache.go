@@ -50,6 +50,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // Mode says how far Update goes to the network.
@@ -212,26 +213,7 @@ func IsCommitID(s string) bool { return hexID.MatchString(s) }
 // Dir returns the directory Open uses for cfg.
 func Dir(cfg Config) string {
 	h := sha256.Sum256([]byte(cfg.URL + "\x00" + cfg.Ref + "\x00" + cleanSubdir(cfg.Subdir)))
-	return filepath.Join(cfg.Root, safeName(cfg.Name)+"-"+hex.EncodeToString(h[:])[:16])
-}
-
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 48 {
-			break
-		}
-	}
-	if b.Len() == 0 || strings.Trim(b.String(), ".") == "" {
-		return "registry"
-	}
-	return b.String()
+	return filepath.Join(cfg.Root, regcache.NamePart(cfg.Name)+"-"+hex.EncodeToString(h[:])[:16])
 }
 
 func cleanSubdir(s string) string {
@@ -291,7 +273,7 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 	c.dir = Dir(cfg)
 	c.repoDir = filepath.Join(c.dir, "repo")
 	c.commitsDir = filepath.Join(c.dir, "commits")
-	c.statePath = filepath.Join(c.dir, "state.json")
+	c.statePath = filepath.Join(c.dir, regcache.StateFile)
 	c.auth = r.auth()
 	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cache directory: %w", err)
