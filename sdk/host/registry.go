@@ -250,27 +250,6 @@ func (r *Registry) Search(ctx context.Context, query string) ([]protocol.SearchH
 	return all, warns
 }
 
-// Workspaces asks every PM announcing the workspace capability where the
-// workspace and its members are.
-func (r *Registry) Workspaces(ctx context.Context) ([]protocol.WorkspaceResult, []Warning) {
-	var mu sync.Mutex
-	var all []protocol.WorkspaceResult
-	warns := r.each(ctx, protocol.MethodWorkspace, func(c *Conn) error {
-		if !c.Has(protocol.CapWorkspace) {
-			return nil
-		}
-		var res protocol.WorkspaceResult
-		if err := c.Call(ctx, protocol.MethodWorkspace, struct{}{}, &res); err != nil {
-			return err
-		}
-		mu.Lock()
-		all = append(all, res)
-		mu.Unlock()
-		return nil
-	})
-	return all, warns
-}
-
 // Refresh asks the PMs announcing refresh whose names only accepts (every
 // one when only is nil) to pull their backing sources.
 func (r *Registry) Refresh(ctx context.Context, update protocol.UpdateLevel, force bool, only func(name string) bool) []Warning {
