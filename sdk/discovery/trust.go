@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // MaxManifestSize bounds a SYMPOSIUM.toml the host reads itself (a
 // workspace plugin's): a larger one is refused, not read.
-const MaxManifestSize = 1 << 20
+const MaxManifestSize = pkgfile.MaxManifest
 
 // workspaceScope is the workspace the user opened: the one directory whose
 // plugins are trusted as workspace plugins. A PM's workspace answer may name
@@ -68,7 +68,7 @@ func (s *workspaceScope) open(rel string) (*os.Root, error) {
 // only inside root) of at most MaxManifestSize bytes. The error wraps
 // fs.ErrNotExist when there is no such file.
 func readManifestIn(root *os.Root, name string) ([]byte, error) {
-	return manifest.ReadFileIn(root, name, MaxManifestSize)
+	return pkgfile.ReadRoot(root, name, MaxManifestSize)
 }
 
 // causeOf strips the operation and path from an os error, for messages that

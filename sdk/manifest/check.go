@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // MarkerFile marks an installed copy of a skill; directories holding it are
@@ -268,7 +270,7 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 		}
 		for _, rf := range walk.Skills {
 			f := filepath.Join(dir, rf)
-			data, err := ReadFileIn(root, rf, MaxSkillFileSize)
+			data, err := pkgfile.ReadRoot(root, rf, MaxSkillFileSize)
 			if err == nil {
 				var s *Skill
 				if s, err = ParseSkillMD(data, strict); err == nil {
@@ -293,5 +295,6 @@ func skillProblem(file string, err error) Problem {
 	if errors.As(err, &se) {
 		return se.Problem(file)
 	}
-	return Problem{File: file, Message: err.Error()}
+	// The problem names the file; pkgfile's errors name it too.
+	return Problem{File: file, Message: strings.TrimPrefix(err.Error(), file+": ")}
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // WalkLimits bound the walk of one plugin's skill groups. A walk that
@@ -267,38 +269,6 @@ func pathCause(err error) error {
 	return err
 }
 
-// ReadFileIn reads name from root: a regular file (a symbolic link is
-// followed only while it stays inside root) of at most max bytes. A named
-// pipe or device is refused without being opened for reading. The error
-// wraps fs.ErrNotExist when there is no such file.
-func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
-	fi, err := root.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the limit of %d", name, fi.Size(), max)
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s grew over the limit of %d bytes while being read", name, max)
-	}
-	return data, nil
-}
-
-// MaxSkillFileSize bounds a SKILL.md read while checking a plugin.
-const MaxSkillFileSize = 1 << 20
+// MaxSkillFileSize bounds a SKILL.md read while checking a plugin: the
+// cap of every manifest read from a package.
+const MaxSkillFileSize = pkgfile.MaxManifest
