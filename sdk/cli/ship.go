@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
@@ -360,61 +361,31 @@ func symposiumEntryPoints(data []byte) ([]entryPoint, error) {
 	return out, sc.Err()
 }
 
-// Limits on unpacking a wheel to check it.
-const (
-	wheelMaxFiles = 20000
-	wheelMaxBytes = 256 << 20
-)
-
-// checkWheel unpacks a wheel into a temporary directory (regular files
-// only, every path inside it, bounded in count and size) and checks it as
+// checkWheel unpacks a wheel into a temporary directory, under the rules
+// and caps every PM unpacks archives with (sdk/archive), and checks it as
 // an unpacked distribution.
-func checkWheel(path string) ([]manifest.Report, error) {
-	zr, err := zip.OpenReader(path)
+func checkWheel(ctx context.Context, path string) ([]manifest.Report, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable wheel (a zip archive): %w", path, err)
+		return nil, err
 	}
-	defer zr.Close()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "symposium-validate-wheel-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	if len(zr.File) > wheelMaxFiles {
-		return nil, fmt.Errorf("%s: %d files, more than the %d a wheel may hold here", path, len(zr.File), wheelMaxFiles)
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return nil, err
 	}
-	var total int64
-	for _, f := range zr.File {
-		name := filepath.FromSlash(f.Name)
-		if !filepath.IsLocal(name) {
-			return nil, fmt.Errorf("%s: entry %q leaves the archive", path, f.Name)
-		}
-		if !f.Mode().IsRegular() {
-			continue // directories are made as needed; links are not followed
-		}
-		dst := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, err
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
-		}
-		out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err != nil {
-			rc.Close()
-			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
-		}
-		n, err := io.Copy(out, io.LimitReader(rc, wheelMaxBytes-total+1))
-		rc.Close()
-		out.Close()
-		total += n
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
-		}
-		if total > wheelMaxBytes {
-			return nil, fmt.Errorf("%s: more than %d MiB unpacked", path, wheelMaxBytes>>20)
-		}
+	defer root.Close()
+	if err := archive.ExtractZip(ctx, f, fi.Size(), root, archive.Options{Name: path}); err != nil {
+		return nil, err
 	}
 	if len(distInfos(tmp)) == 0 {
 		return nil, fmt.Errorf("%s: no .dist-info directory: not a wheel", path)

@@ -54,7 +54,7 @@ func TestValidateWheel(t *testing.T) {
 	}
 	evil := writeWheel(t, map[string]string{"../evil": "x", "a-1.0.dist-info/METADATA": ""})
 	code, out, _ = runCmd(t, cmdValidate, evil)
-	if code != ExitFailure || !strings.Contains(out, `entry "../evil" leaves the archive`) {
+	if code != ExitFailure || !strings.Contains(out, `entry "../evil" escapes the root`) {
 		t.Errorf("escaping wheel: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(evil), "evil")); err == nil {

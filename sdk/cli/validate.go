@@ -104,7 +104,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stderr, "symposium-pm validate: %v\n", err)
 			return ExitFailure
 		}
-		reports, as, err := validatePath(path, *origin, opts)
+		reports, as, err := validatePath(ctx, path, *origin, opts)
 		if as.As != "" {
 			res.Checked = append(res.Checked, checkedPath{Path: path, shipping: as})
 			fmt.Fprintf(&out, "%s: checked as %s %s (origin %s)\n", path, article(as.As), as.As, as.Origin)
@@ -372,7 +372,7 @@ func article(s string) string {
 // validatePath checks one PATH as what it is (see validateUsage). An
 // explicit origin keeps the manifest-file and plugin-directory reading
 // with those rules.
-func validatePath(path, origin string, opts manifest.CheckOptions) ([]manifest.Report, shipping, error) {
+func validatePath(ctx context.Context, path, origin string, opts manifest.CheckOptions) ([]manifest.Report, shipping, error) {
 	s, err := inferShipping(path)
 	if err != nil {
 		return nil, s, err
@@ -388,7 +388,7 @@ func validatePath(path, origin string, opts manifest.CheckOptions) ([]manifest.R
 	case shipCrate, shipNPM, shipPython:
 		return checkPackage(s), s, nil
 	case shipWheel:
-		r, err := checkWheel(s.File)
+		r, err := checkWheel(ctx, s.File)
 		return r, s, err
 	case shipWorkspace:
 		r, err := checkWorkspace(s.Dir, opts.DefaultName)
