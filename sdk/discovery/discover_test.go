@@ -137,7 +137,7 @@ func TestDiscoverWorkspaceOnlyNarrows(t *testing.T) {
 		{"pm eco reports workspace member dots", "outside the opened workspace"},
 		{"pm eco reports workspace member link " + filepath.Join(ws, "link") + ", which leads outside the opened workspace"},
 		{"pm eco reports workspace member relative inner, outside the opened workspace"},
-		{"workspace plugin " + filepath.Join(ws, "big", "SYMPOSIUM.toml"), "over the limit of 1048576"},
+		{"workspace plugin " + filepath.Join(ws, "big", "SYMPOSIUM.toml"), "over the size cap of 1048576"},
 	} {
 		if !warned(res, want...) {
 			t.Errorf("no warning with %q in %q", want, res.Warnings)

@@ -29,7 +29,7 @@ var (
 	// ErrNotRegular: the name is a FIFO, device, socket or directory.
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrTooLarge: the file is over the cap.
-	ErrTooLarge = errors.New("over the limit")
+	ErrTooLarge = errors.New("over the size cap")
 	// ErrOutside: the name is a link leading out of the directory.
 	ErrOutside = errors.New("a link leading out of the package")
 )
