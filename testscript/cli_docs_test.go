@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 )
 
 // TestPMNodeReadmeConfig: the configuration examples/pm-node/README.md

@@ -17,7 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
 	"github.com/symposium-dev/symposium-pm/pm-npm/npmpm"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pypipm"
-	"github.com/symposium-dev/symposium-pm/sdk/cli"
+	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
-	"github.com/symposium-dev/symposium-pm/sdk/cli"
+	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 

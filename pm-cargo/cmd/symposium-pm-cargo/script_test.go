@@ -9,7 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
-	"github.com/symposium-dev/symposium-pm/sdk/cli"
+	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 

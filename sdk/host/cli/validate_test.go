@@ -15,7 +15,7 @@ import (
 // registry is a directory laid out like Symposium's recommendations
 // registry, with valid plugins, bare skills, nested groups and manifests
 // still using retired keys.
-const registry = "../manifest/testdata/registry"
+const registry = "../../manifest/testdata/registry"
 
 type cmdFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
-	"github.com/symposium-dev/symposium-pm/sdk/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
 

@@ -12,9 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/acquire"
-	"github.com/symposium-dev/symposium-pm/sdk/config"
-	"github.com/symposium-dev/symposium-pm/sdk/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
 

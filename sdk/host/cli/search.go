@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/symposium-dev/symposium-pm/sdk/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
-	"github.com/symposium-dev/symposium-pm/sdk/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )

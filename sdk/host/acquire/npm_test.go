@@ -16,7 +16,7 @@ import (
 
 // nodePM is the tarball of examples/pm-node, made once by npm pack.
 var nodePM = sync.OnceValues(func() ([]byte, error) {
-	return npmreg.Pack("../../examples/pm-node")
+	return npmreg.Pack("../../../examples/pm-node")
 })
 
 // npmEnv starts a loopback registry holding the Node PM and returns an
@@ -29,7 +29,7 @@ func npmEnv(t *testing.T) (*npmreg.Registry, []string) {
 			t.Skipf("%s not installed", tool)
 		}
 	}
-	if _, err := os.Stat("../../examples/pm-node/package.json"); err != nil {
+	if _, err := os.Stat("../../../examples/pm-node/package.json"); err != nil {
 		t.Skip("examples/pm-node is not beside this module")
 	}
 	tgz, err := nodePM()
@@ -135,7 +135,7 @@ func TestNPMLatestIsUpdated(t *testing.T) {
 	}
 	// Publish 0.2.0: the same package with its version bumped.
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../../examples/pm-node")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS("../../../examples/pm-node")); err != nil {
 		t.Fatal(err)
 	}
 	pj, _ := os.ReadFile(filepath.Join(dir, "package.json"))

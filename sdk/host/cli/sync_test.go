@@ -13,7 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/internal/npmreg"
 )
 
-const nodePMDir = "../../examples/pm-node"
+const nodePMDir = "../../../examples/pm-node"
 
 // nodeRegistry is the Node PM's sample plugin directory, absolute.
 func nodeRegistry(t *testing.T) string {

@@ -26,7 +26,7 @@ const (
 // v0.1.0, pm-fixture requiring sdk as a released module must) into a
 // file-based module proxy, once per test binary.
 var goProxy = sync.OnceValues(func() (string, error) {
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		return "", err
 	}

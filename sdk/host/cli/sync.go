@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/acquire"
-	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 )
 
 const syncUsage = `Usage: symposium-pm sync [flags] [NAME...]

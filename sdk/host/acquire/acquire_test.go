@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 )
 
 func TestParse(t *testing.T) {

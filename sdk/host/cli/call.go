@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 

@@ -28,7 +28,7 @@ import (
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
 
-	"github.com/symposium-dev/symposium-pm/sdk/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 )
 
 // Kind names an installation source.
