@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
-	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
 
 // JSONVersion is the version of the shape of every --json document this

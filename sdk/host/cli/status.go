@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
-	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
 
 const statusUsage = `Usage: symposium-pm status [flags]

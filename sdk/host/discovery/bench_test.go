@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 )
 
 // BenchmarkDiscoverRegistry measures the host's own work in discovery —

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
-	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
 
 // BuiltinPMs are the ecosystem PMs found by name, as symposium-pm-<name>
