@@ -38,6 +38,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // Environment variables that configure the registry when the matching flag
@@ -196,7 +197,9 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 		}
 		cacheDir = filepath.Join(d, "symposium")
 	}
-	root, err := filepath.Abs(filepath.Join(cacheDir, "gitregistry"))
+	// The protocol gives each PM <cache_dir>/<its name>/ and nothing else
+	// there; the name is made safe for a path as status expects it.
+	root, err := filepath.Abs(filepath.Join(cacheDir, regcache.NamePart(cfg.Name)))
 	if err != nil {
 		return err
 	}

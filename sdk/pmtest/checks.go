@@ -45,7 +45,7 @@ var checkNames = append([]string{
 	"no-network",
 	"eof-drain",
 	"concurrency",
-}, append(edgeChecks, "schema")...)
+}, append(append(append(edgeChecks, mustChecks...), checkWrites), "schema")...)
 
 // suite is one run of the checks.
 type suite struct {
@@ -55,7 +55,7 @@ type suite struct {
 }
 
 func (s *suite) add(name string, st Status, format string, args ...any) {
-	s.report.Results = append(s.report.Results, Result{Name: name, Status: st, Message: fmt.Sprintf(format, args...)})
+	s.report.Results = append(s.report.Results, Result{Name: name, Sections: Sections(name), Status: st, Message: fmt.Sprintf(format, args...)})
 }
 
 func (s *suite) pass(name, format string, args ...any) { s.add(name, Pass, format, args...) }
@@ -75,6 +75,10 @@ var badParamsChecks = []string{"bad-params/initialize", "bad-params/active_plugi
 
 func (s *suite) run(ctx context.Context) {
 	defer s.order()
+	var before *writeSnapshot
+	if s.want(checkWrites) {
+		before = s.snapshotWrites()
+	}
 	if !s.handshake(ctx) {
 		for _, name := range checkNames[1:] {
 			if s.want(name) {
@@ -101,6 +105,7 @@ func (s *suite) run(ctx context.Context) {
 		{[]string{"concurrency"}, s.concurrency},
 	}
 	groups = append(groups, s.edgeGroups()...)
+	groups = append(groups, s.mustGroups()...)
 	for _, g := range groups {
 		if !slices.ContainsFunc(g.names, s.want) {
 			continue
@@ -114,6 +119,9 @@ func (s *suite) run(ctx context.Context) {
 			continue
 		}
 		g.run(ctx)
+	}
+	if s.want(checkWrites) {
+		s.writesConfined(before)
 	}
 	if s.want("schema") {
 		s.schemaCheck()

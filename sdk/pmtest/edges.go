@@ -172,22 +172,38 @@ type transcript struct {
 // pipe runs the PM on input (one request per element) with stdin closed
 // after it, and collects everything it writes until it exits.
 func (s *suite) pipe(ctx context.Context, input ...[]byte) (*transcript, error) {
-	path, err := exec.LookPath(s.cfg.command[0])
-	if err != nil {
-		return nil, fmt.Errorf("cannot find the PM command %q: %w", s.cfg.command[0], err)
-	}
 	var in bytes.Buffer
 	for _, l := range input {
 		in.Write(l)
 		in.WriteByte('\n')
 	}
+	return s.pipeFrom(ctx, &in, pipeOpts{})
+}
+
+// pipeOpts adjusts one piped run.
+type pipeOpts struct {
+	env    []string  // added to the PM's process environment
+	stderr io.Writer // also receives everything the PM writes to stderr
+}
+
+// pipeFrom runs the PM with its stdin read from in, exactly as given (line
+// terminators included), closed at the end of in, and collects everything it
+// writes until it exits.
+func (s *suite) pipeFrom(ctx context.Context, in io.Reader, o pipeOpts) (*transcript, error) {
+	path, err := exec.LookPath(s.cfg.command[0])
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the PM command %q: %w", s.cfg.command[0], err)
+	}
 	cmd := exec.Command(path, s.cfg.command[1:]...)
 	cmd.Dir = s.cfg.workspace
-	cmd.Env = append(os.Environ(), s.cfg.processEnv...)
-	cmd.Stdin = &in
+	cmd.Env = append(append(os.Environ(), s.cfg.processEnv...), o.env...)
+	cmd.Stdin = in
 	setProcessGroup(cmd)
 	t := &transcript{stderr: &tail{}}
 	cmd.Stderr = t.stderr
+	if o.stderr != nil {
+		cmd.Stderr = io.MultiWriter(t.stderr, o.stderr)
+	}
 	cmd.WaitDelay = time.Second
 	outR, outW, err := os.Pipe()
 	if err != nil {

@@ -301,6 +301,7 @@ func (s *suite) noNetwork(ctx context.Context) {
 	if r, ok := step(protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: deps}); ok && r.Err == nil {
 		json.Unmarshal(r.Result, &d.offers)
 	}
+	step(protocol.MethodWorkspace, struct{}{})
 	if s.has(protocol.CapRefresh) {
 		step(protocol.MethodRefresh, protocol.RefreshParams{Update: protocol.UpdateNone})
 	}
@@ -316,7 +317,7 @@ func (s *suite) noNetwork(ctx context.Context) {
 	case d.broken != nil:
 		s.fail(name, "with proxy variables set: %v", d.broken)
 	default:
-		s.pass(name, `no connection during %s with update "none" and every proxy variable pointing at a recording listener`, summarize(calls))
+		s.pass(name, `no connection during initialize, %s with update "none" and every proxy variable pointing at a recording listener`, summarize(calls))
 	}
 }
 
