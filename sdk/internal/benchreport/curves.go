@@ -234,7 +234,7 @@ func (c *Curve) WriteSVG(w io.Writer) error {
 	p(`<rect width="%d" height="%d" fill="white"/>`+"\n", plotW, plotH)
 	p(`<text x="%d" y="20" %s>%s</text>`+"\n", marginL, plotTitleFont, html.EscapeString(title))
 	// Axes, grid and ticks.
-	p(`<g stroke="#ccc" stroke-width="1">`+"\n")
+	p(`<g stroke="#ccc" stroke-width="1">` + "\n")
 	for e := yLo; e <= yHi; e++ {
 		p(`<line x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`+"\n", marginL, y(math.Pow(10, e)), marginL+innerW, y(math.Pow(10, e)))
 	}
@@ -242,7 +242,7 @@ func (c *Curve) WriteSVG(w io.Writer) error {
 		p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`+"\n", x(s), marginT, x(s), marginT+innerH)
 	}
 	p("</g>\n")
-	p(`<g stroke="black" stroke-width="1" fill="none">`+"\n")
+	p(`<g stroke="black" stroke-width="1" fill="none">` + "\n")
 	p(`<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", marginL, marginT+innerH, marginL+innerW, marginT+innerH)
 	p(`<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", marginL, marginT, marginL, marginT+innerH)
 	p("</g>\n")
