@@ -13,12 +13,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfilelock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/poetrylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/uvlock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
