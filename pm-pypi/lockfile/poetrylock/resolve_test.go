@@ -1,6 +1,7 @@
 package poetrylock
 
 import (
+	"os"
 	"reflect"
 	"testing"
 
@@ -38,4 +39,26 @@ lock-version = "2.1"
 			t.Errorf("Resolve(%q) = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// FuzzResolve checks that Resolve answers for every name a parsed lock
+// holds, and for one it does not, without panicking, and only with
+// candidates when the lock names the package.
+func FuzzResolve(f *testing.F) {
+	data, _ := os.ReadFile("testdata/poetry-2.1.lock")
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := Parse(b)
+		if err != nil {
+			return
+		}
+		for _, p := range l.Packages {
+			if len(l.Resolve(p.Name)) == 0 && p.Name != "" {
+				t.Errorf("Resolve(%q) found nothing for a locked package", p.Name)
+			}
+		}
+		if got := l.Resolve("-not-a-name-"); got != nil {
+			t.Errorf("Resolve of an absent name = %+v", got)
+		}
+	})
 }

@@ -106,3 +106,28 @@ func TestWorkspace(t *testing.T) {
 		t.Errorf("Resolve(app-lib) = %+v", got)
 	}
 }
+
+// FuzzResolve checks that Resolve answers for every name a parsed lock
+// holds, and for one it does not, without panicking, and only with
+// candidates when the lock names the package (the root project is the
+// workspace, not a locked package).
+func FuzzResolve(f *testing.F) {
+	data, _ := os.ReadFile("testdata/uv.lock")
+	f.Add(data)
+	f.Add([]byte(forked))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := Parse(b)
+		if err != nil {
+			return
+		}
+		l.Workspace()
+		for _, p := range l.Packages {
+			if len(l.Resolve(p.Name)) == 0 && !p.IsRoot() {
+				t.Errorf("Resolve(%q) found nothing for a locked package", p.Name)
+			}
+		}
+		if got := l.Resolve("-not-a-name-"); got != nil {
+			t.Errorf("Resolve of an absent name = %+v", got)
+		}
+	})
+}
