@@ -3,6 +3,7 @@ module github.com/symposium-dev/symposium-pm/pm-fixture
 go 1.26.0
 
 require (
+	github.com/rogpeppe/go-internal v1.16.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/tools v0.51.0
 )

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -195,27 +196,39 @@ func hostPlatformEnv(goos, goarch string) marker.Env {
 	return env
 }
 
-// lockCandidate is one locked version of a name with the markers that
-// select it (any of them holding; none means every environment).
-type lockCandidate struct {
-	version string
-	markers []string
+// pickLocked returns the version to report among those a lockfile locked
+// for name (versions it does not record left out): the greatest when none
+// has markers, else the one chooseLocked picks in the marker environment,
+// which is computed only then. It reports false when none is left.
+func (r *resolver) pickLocked(name string, cands []lockfile.Locked) (string, bool) {
+	var known []lockfile.Locked
+	var env marker.Env
+	for _, c := range cands {
+		if c.Version == "" {
+			continue
+		}
+		known = append(known, c)
+		if len(c.Markers) > 0 && env == nil {
+			env = r.markerEnv(r.ctx)
+		}
+	}
+	return r.chooseLocked(name, known, env)
 }
 
 // chooseLocked returns the version among several locked ones that the lock
 // would install in env: those whose markers hold, else those whose
 // markers cannot be decided; the greatest of them. It reports false when
 // every candidate is excluded.
-func (r *resolver) chooseLocked(name string, cands []lockCandidate, env marker.Env) (string, bool) {
+func (r *resolver) chooseLocked(name string, cands []lockfile.Locked, env marker.Env) (string, bool) {
 	var sure, maybe []string
 	for _, c := range cands {
 		v := marker.True
-		if len(c.markers) > 0 {
+		if len(c.Markers) > 0 {
 			v = marker.False
-			for _, m := range c.markers {
+			for _, m := range c.Markers {
 				pm, err := marker.Parse(m)
 				if err != nil {
-					r.pm.log.Warn("cannot read a lock marker", "name", name, "version", c.version, "err", err)
+					r.pm.log.Warn("cannot read a lock marker", "name", name, "version", c.Version, "err", err)
 					v = marker.Unknown
 					continue
 				}
@@ -234,9 +247,9 @@ func (r *resolver) chooseLocked(name string, cands []lockCandidate, env marker.E
 		}
 		switch v {
 		case marker.True:
-			sure = append(sure, c.version)
+			sure = append(sure, c.Version)
 		case marker.Unknown:
-			maybe = append(maybe, c.version)
+			maybe = append(maybe, c.Version)
 		}
 	}
 	pick := sure

@@ -6,7 +6,7 @@
 //
 //	func TestMain(m *testing.M) {
 //		testscript.Main(m, pmscript.Commands(map[string]func(){
-//			"symposium-pm-cargo": cargopm.Main,
+//			"symposium-pm-cargo": func() { cargopm.Main() },
 //		}))
 //	}
 //

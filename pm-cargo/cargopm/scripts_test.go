@@ -1,4 +1,4 @@
-package main
+package cargopm_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargopm"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
 	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
@@ -15,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
-		"symposium-pm-cargo": main,
+		"symposium-pm-cargo": func() { cargopm.Main() },
 		"symposium-pm":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	}))
 }
@@ -31,7 +32,7 @@ var scriptCrates = []fakeregistry.Crate{
 
 const registryKey = "fakeregistry"
 
-// TestScripts runs testdata/*.txtar against the binary. Each scenario gets
+// TestScripts runs testdata/script/*.txtar against the binary (cargopm.Main). Each scenario gets
 // a fresh loopback registry ($REGISTRY), a CARGO_HOME ($WORK/cargo-home,
 // merged with any files the archive puts there) whose config replaces
 // crates-io with it, and $CARGO when cargo is installed.
@@ -39,7 +40,7 @@ func TestScripts(t *testing.T) {
 	cargo, _ := exec.LookPath("cargo")
 	home, _ := os.UserHomeDir()
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata",
+		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Setup: func(env *testscript.Env) error {

@@ -1,5 +1,7 @@
 // Package pipfile reads the dependency tables of a Pipfile: [packages],
-// [dev-packages] and pipenv's custom package categories.
+// [dev-packages] and pipenv's custom package categories. It sits beside
+// pipfilelock, the reader of the Pipfile.lock that pins them: pipenv's
+// format is the pair.
 package pipfile
 
 import (

@@ -1,4 +1,4 @@
-package main
+package npmpm
 
 import (
 	"archive/tar"
@@ -12,9 +12,15 @@ import (
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 
+// TestMain makes the test binary the PM when asPMEnv is set (startPM), and
+// symposium-pm-npm (Main) for the scripts.
 func TestMain(m *testing.M) {
+	if os.Getenv(asPMEnv) == "1" {
+		Main()
+		return
+	}
 	testscript.Main(m, pmscript.Commands(map[string]func(){
-		"symposium-pm-npm": main,
+		"symposium-pm-npm": func() { Main() },
 	}))
 }
 
@@ -34,11 +40,11 @@ func publish(r *fakeregistry.Registry) {
 		fakeregistry.Entry{Name: "package/l", Type: tar.TypeSymlink, Linkname: "/etc/passwd"})})
 }
 
-// TestScripts runs testdata/*.txtar against the binary with a fresh
+// TestScripts runs testdata/script/*.txtar against the binary (Main) with a fresh
 // loopback registry ($REGISTRY) per scenario and a HOME of its own.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata",
+		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Setup: func(env *testscript.Env) error {
