@@ -206,7 +206,8 @@ hex = "0.4"
 
 	// Git dependencies of every reference kind, a git [patch], and one name
 	// and version from two sources (the directory source and a git
-	// repository), across two members.
+	// repository; one repository's default branch and another branch),
+	// across two members.
 	"git": {files: map[string]string{
 		"ws/Cargo.toml": `[workspace]
 members = ["m1", "m2"]
@@ -229,6 +230,7 @@ ryu = "1"
 cfgif_git = { package = "cfg-if", git = "GIT:cfgif" }
 gone = { git = "GIT:multi" }
 gplain = { git = "GIT:plain" }
+gplain_dev = { package = "gplain", git = "GIT:plain", branch = "dev" }
 
 [dev-dependencies]
 cfg-if = "1.0"
