@@ -21,16 +21,36 @@ import (
 // sources, laid out as a cargo directory source.
 const debianRegistry = "/usr/share/cargo/registry"
 
-// debianCrates are the crate directories the differential suite resolves
-// against; .ci/run installs their librust-*-dev packages. The set is closed
-// under the dependencies cargo resolves for the generated workspaces.
+// debianCrates are the crates the differential suite resolves against (any
+// version Debian packages); .ci/run installs their librust-*-dev packages.
+// The set is closed under the dependencies cargo resolves for the generated
+// workspaces, which debianEnv checks by resolving debianProbe.
 var debianCrates = []string{
-	"autocfg-1.1.0", "cfg-if-1.0.0", "either-1.6.1", "fnv-1.0.7", "hex-0.4.3",
-	"itoa-1.0.1", "libc-0.2.139", "memchr-2.5.0", "proc-macro2-1.0.47",
-	"quote-1.0.21", "ryu-1.0.2", "scopeguard-1.1.0", "serde-1.0.152",
-	"serde_derive-1.0.152", "static_assertions-1.1.0", "syn-1.0.107",
-	"unicode-ident-1.0.0",
+	"autocfg", "cfg-if", "either", "fnv", "hex", "itoa", "libc", "memchr", "proc-macro2",
+	"quote", "ryu", "scopeguard", "serde", "serde_derive", "static_assertions", "syn",
+	"unicode-ident",
 }
+
+// debianProbe depends on every registry crate the cases use, with their
+// requirements and features.
+const debianProbe = `[package]
+name = "probe"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+autocfg = "1"
+cfg-if = "1.0"
+either = { version = "1", default-features = false }
+fnv = "1"
+hex = "0.4"
+itoa = "1"
+memchr = "2"
+ryu = "1"
+scopeguard = "1"
+serde = { version = "1.0.100", features = ["derive", "std"] }
+static_assertions = "1"
+`
 
 // debianCase is one generated layout: its files (slash paths under a
 // temporary directory; GIT:<repo> and REV:<repo> are replaced by the URL
@@ -347,7 +367,8 @@ func debianEnv(t *testing.T) *cargotest.Env {
 	}
 	var missing []string
 	for _, c := range debianCrates {
-		if _, err := os.Stat(filepath.Join(debianRegistry, c, ".cargo-checksum.json")); err != nil {
+		found, _ := filepath.Glob(filepath.Join(debianRegistry, c+"-[0-9]*", ".cargo-checksum.json"))
+		if len(found) == 0 {
 			missing = append(missing, c)
 		}
 	}
@@ -365,7 +386,13 @@ func debianEnv(t *testing.T) *cargotest.Env {
 			}
 		}
 	}
-	return &cargotest.Env{Cargo: cargo, CargoHome: home, Vars: vars}
+	env := &cargotest.Env{Cargo: cargo, CargoHome: home, Vars: vars}
+	probe := filepath.Join(t.TempDir(), "probe")
+	cargotest.WriteFiles(t, probe, map[string]string{"Cargo.toml": debianProbe, "src/lib.rs": ""})
+	if _, err := env.Try(probe, "generate-lockfile", "--offline"); err != nil {
+		t.Skipf("the crates in %s do not resolve the suite's requirements (install the librust-*-dev packages .ci/run lists): %v", debianRegistry, err)
+	}
+	return env
 }
 
 // makeGitRepos creates debianGitRepos under dir and returns the
