@@ -24,7 +24,7 @@ import (
 // listCacheKey names the persisted list_deps answer and versions its
 // meaning; the workspace directory follows it. The value is the answer in
 // depcache's compact dependency form.
-const listCacheKey = "npm list_deps 3\x00"
+const listCacheKey = "npm list_deps 4\x00"
 
 // listCache is where the list_deps answers are persisted.
 func (p *PM) listCache() *depcache.Cache {

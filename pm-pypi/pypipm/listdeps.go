@@ -47,7 +47,7 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 
 // depsCacheKey names the persisted list_deps answer and versions its
 // meaning and layout (see encodeDeps); the workspace directory follows it.
-const depsCacheKey = "pypi list_deps 4\x00"
+const depsCacheKey = "pypi list_deps 5\x00"
 
 // depsCache is where list_deps answers are persisted: nil, which stores
 // nothing, when the host gave no cache directory.
