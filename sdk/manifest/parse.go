@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 )
 
 // Parse-level checks: what Symposium's deserializer rejects before any
@@ -240,12 +242,12 @@ func (c *checker) gate(path string, d DependsOn, predicates []string) {
 		if !d.Single {
 			fp = indexPath(fp, i)
 		}
-		if _, err := ParseAtom(a); err != nil {
+		if _, err := predicate.ParseAtom(a); err != nil {
 			c.add(fp, "%v", err)
 		}
 	}
 	for i, s := range predicates {
-		if _, err := ParsePredicate(s); err != nil {
+		if _, err := predicate.Parse(s); err != nil {
 			c.add(indexPath(joinPath(path, "predicates"), i), "%v", err)
 		}
 	}

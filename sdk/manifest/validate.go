@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -54,12 +55,15 @@ type ValidateOptions struct {
 	File string
 }
 
+// MaxDescription is the longest skill or subcommand description, in bytes.
+const MaxDescription = 1024
+
 // ReservedSubcommands are the subcommand names a plugin may not define.
 var ReservedSubcommands = []string{"init", "sync", "hook", "plugin", "crate-info", "self-update", "help"}
 
 // Gate is a predicate set: every entry must hold (empty holds). It encodes
 // as the canonical strings.
-type Gate []Predicate
+type Gate []predicate.Predicate
 
 // Strings returns the canonical text of each predicate.
 func (g Gate) Strings() []string {
@@ -72,6 +76,31 @@ func (g Gate) Strings() []string {
 
 // MarshalJSON encodes the gate as canonical strings.
 func (g Gate) MarshalJSON() ([]byte, error) { return marshalJSON(g.Strings()) }
+
+// ParseGate parses a `depends-on` value and a `predicates` list into one
+// predicate set: the lowered depends-on first, then the predicates (ANDed).
+func ParseGate(d DependsOn, predicates []string) (Gate, error) {
+	var atoms []predicate.Atom
+	for _, s := range d.Atoms {
+		a, err := predicate.ParseAtom(s)
+		if err != nil {
+			return nil, err
+		}
+		atoms = append(atoms, a)
+	}
+	var out []predicate.Predicate
+	if p := predicate.Lower(atoms); p != nil {
+		out = append(out, p)
+	}
+	for _, s := range predicates {
+		p, err := predicate.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
 
 // Plugin is a validated plugin (Symposium's validated form): depends-on folded into
 // predicates, inline installations promoted to named ones, references
@@ -611,10 +640,10 @@ func validSubcommandName(s string) bool {
 func (v *validator) customPredicate(i int, pd PredicateDef) {
 	path := indexPath("predicate", i)
 	switch {
-	case slices.Contains(BuiltinPredicates, pd.Name):
+	case predicate.IsBuiltin(pd.Name):
 		v.add(joinPath(path, "name"), "custom predicate name %q is a builtin predicate", pd.Name)
 		return
-	case !isCustomName(pd.Name):
+	case !predicate.IsCustomName(pd.Name):
 		v.add(joinPath(path, "name"), "invalid custom predicate name %q: start with a letter, then letters, digits or '_'", pd.Name)
 		return
 	}
@@ -699,7 +728,7 @@ func (v *validator) chained(i int, r PluginRef) {
 		v.add(cp, "source.cargo takes a dependency atom (\"crate\", \"crate>=1\") or a { name, version } table")
 		return
 	case c.Atom != "":
-		a, err := ParseAtom(c.Atom)
+		a, err := predicate.ParseAtom(c.Atom)
 		if err != nil {
 			v.add(cp, "%v", err)
 			return
@@ -730,7 +759,7 @@ func (v *validator) chained(i int, r PluginRef) {
 // mentionsDependency is the dormancy test of docs/manifests.md §7.
 func (p *Plugin) mentionsDependency() bool {
 	for _, pr := range p.Predicates {
-		if _, ok := pr.(Custom); ok {
+		if _, ok := pr.(predicate.Custom); ok {
 			return true
 		}
 	}
@@ -757,15 +786,15 @@ func (p *Plugin) mentionsDependency() bool {
 	return false
 }
 
-func mentionsDep(p Predicate) bool {
+func mentionsDep(p predicate.Predicate) bool {
 	switch p := p.(type) {
-	case DependsOnPred:
+	case predicate.DependsOn:
 		return true
-	case Not:
+	case predicate.Not:
 		return mentionsDep(p.P)
-	case Any:
+	case predicate.Any:
 		return slices.ContainsFunc(p.Ps, mentionsDep)
-	case All:
+	case predicate.All:
 		return slices.ContainsFunc(p.Ps, mentionsDep)
 	}
 	return false
