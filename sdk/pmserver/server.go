@@ -48,9 +48,6 @@ func WithDescription(d string) Option { return func(c *config) { c.description =
 // 64 MiB). A larger line is answered with an invalid-request error.
 func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxMessage = n } }
 
-// WithConcurrency sets how many requests are handled at once.
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
-
 // WithLogger sets the logger handed to the PM in its Session and used by the
 // harness. By default Main logs to stderr at the level in SYMPOSIUM_LOG.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

@@ -126,7 +126,7 @@ func normalizeReq(req string) (string, error) {
 		parts := strings.Split(req, ",")
 		for i, p := range parts {
 			p = strings.TrimSpace(p)
-			if p != "" && strings.IndexAny(p[:1], "<>=^~*") < 0 && !strings.ContainsAny(p, "*xX") {
+			if p != "" && !strings.ContainsAny(p[:1], "<>=^~*") && !strings.ContainsAny(p, "*xX") {
 				p = "^" + p
 			}
 			parts[i] = p
