@@ -451,4 +451,3 @@ func rel(root, p string) string {
 	}
 	return p
 }
-
