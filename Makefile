@@ -8,7 +8,7 @@ BIN      := $(CURDIR)/bin
 FUZZTIME ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build test race release-check vet bench demo fuzz install clean
+.PHONY: all build test race lint release-check vet bench demo fuzz install clean
 
 all: build
 
@@ -29,6 +29,11 @@ test: build
 ## race: go test -race in every module (slower; CI runs it)
 race: build
 	@$(MAKE) --no-print-directory test TESTFLAGS="-race $(TESTFLAGS)"
+
+## lint: staticcheck in every module and deadcode over the workspace, with
+## the tools pinned and installed into ./bin/tools (see scripts/lint.sh)
+lint:
+	scripts/lint.sh
 
 ## release-check: the go-install release simulation (every module through a
 ## file GOPROXY, every binary installed with go install @version); minutes

@@ -11,6 +11,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
@@ -95,7 +96,7 @@ func embedsPlugin(dir string) bool {
 	if fi, err := root.Lstat("skills"); err != nil || !fi.IsDir() {
 		return err == nil // a skills link or file: let checkSource judge it
 	}
-	return manifest.HasSkills(dir)
+	return skill.Embeds(dir)
 }
 
 // offer builds the offer for the crate source lc: the

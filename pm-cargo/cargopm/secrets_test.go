@@ -77,9 +77,7 @@ retry = 0
 	initEnv["CARGO_REGISTRY_TOKEN"] = globalToken
 	initEnv["HOME"] = dir
 	procEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "SYMPOSIUM_LOG=debug", "CARGO_REGISTRIES_PRIVATE_TOKEN=" + envToken}
-	for _, kv := range env.Vars {
-		procEnv = append(procEnv, kv)
-	}
+	procEnv = append(procEnv, env.Vars...)
 
 	pm := startPM(t, procEnv, ws, filepath.Join(dir, "cache"), initEnv)
 	var responses []pmtest.Response

@@ -16,6 +16,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // indexFormat versions the persisted index; bump it whenever what an index
@@ -64,7 +66,7 @@ type entry struct {
 // problem, never aborting the others.
 func buildIndex(dir, commit string) *index {
 	idx := &index{Format: indexFormat, Commit: commit, Entries: []entry{}}
-	ents, err := manifest.Enumerate(dir)
+	ents, err := layout.Enumerate(dir)
 	if err != nil {
 		idx.Problem = err.Error()
 		return idx
@@ -75,11 +77,11 @@ func buildIndex(dir, commit string) *index {
 	return idx
 }
 
-func loadEntry(root string, e manifest.Entry) entry {
+func loadEntry(root string, e layout.Entry) entry {
 	ent := entry{Path: e.Path}
 	dir := filepath.Join(root, filepath.FromSlash(e.Path))
 	switch e.Kind {
-	case manifest.EntryPlugin:
+	case layout.EntryPlugin:
 		ent.Kind = "plugin"
 		data, err := readCapped(filepath.Join(dir, manifest.ManifestFile))
 		if err != nil {
@@ -95,26 +97,26 @@ func loadEntry(root string, e manifest.Entry) entry {
 		} else if m, err := manifest.DecodeTOML(data); err == nil {
 			ent.Skills = groupSkills(root, dir, m)
 		}
-	case manifest.EntrySkill:
+	case layout.EntrySkill:
 		ent.Kind = "skill"
-		data, err := readCapped(filepath.Join(dir, manifest.SkillFile))
+		data, err := readCapped(filepath.Join(dir, skill.File))
 		if err != nil {
 			ent.Problem = err.Error()
 			return ent
 		}
-		sk, err := manifest.ParseSkillMD(data, true)
+		sk, err := skill.Parse(data, true)
 		var m *manifest.Manifest
 		if err != nil {
-			var rsk *manifest.Skill
+			var rsk *skill.Skill
 			m, rsk = retiredSkill(path.Base(e.Path), data, err)
 			if m == nil {
-				ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
+				ent.Problem = fmt.Sprintf("%s: %v", skill.File, err)
 				return ent
 			}
 			ent.Note = retiredNote(err)
 			ent.Name, ent.Description = m.Name, rsk.Description
 		} else {
-			m = manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
+			m = layout.SkillPlugin(path.Base(e.Path), sk)
 			ent.Name, ent.Description = m.Name, sk.Description
 		}
 		ent.Manifest, err = m.WireJSON()
@@ -202,9 +204,9 @@ func groupSkills(root, dir string, m *manifest.Manifest) []string {
 			if err != nil || len(out) >= maxGroupSkills {
 				return filepath.SkipDir
 			}
-			if d.Type().IsRegular() && d.Name() == manifest.SkillFile {
+			if d.Type().IsRegular() && d.Name() == skill.File {
 				if data, err := readCapped(p); err == nil {
-					if sk, err := manifest.ParseSkillMD(data, false); err == nil && sk.Description != "" {
+					if sk, err := skill.Parse(data, false); err == nil && sk.Description != "" {
 						out = append(out, sk.Description)
 					}
 				}

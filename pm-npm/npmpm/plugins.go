@@ -10,6 +10,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
@@ -147,7 +148,7 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		// package, over the cap): this package's layer only is dropped.
 		p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
-	if !embeds && manifest.HasSkills(root) {
+	if !embeds && skill.Embeds(root) {
 		embeds = true
 	}
 	m, errs := manifest.Embedded(name,

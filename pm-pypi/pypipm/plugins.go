@@ -12,6 +12,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
@@ -225,7 +226,7 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	// (and, when loading on request, a skills/ directory).
 	for _, dir := range topDirs {
 		_, err := os.Lstat(filepath.Join(dir, ManifestFile))
-		if err != nil && !(loose && manifest.HasSkills(dir)) {
+		if err != nil && !(loose && skill.Embeds(dir)) {
 			continue
 		}
 		if !p.allowedRoot(in, dir) {

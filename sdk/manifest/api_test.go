@@ -1,10 +1,8 @@
 package manifest
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -353,74 +351,6 @@ command = "y"
 	if w, _ := m.WireJSON(); string(w) != `{"name":"p","skills":[{"source":{"path":"skills"}}]}` {
 		t.Errorf("no layers: %s", w)
 	}
-}
-
-func TestParseSkillMD(t *testing.T) {
-	good := "---\nname: gizmo-wiring\ndescription: How to wire gizmo components safely\ndepends-on: gizmo>=0.4, gizmo-net\npredicates: not(env(CI)), path_exists(gizmo.toml)\nlicense: MIT\n---\n\nBody.\n"
-	s, err := ParseSkillMD([]byte(good), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Skill{Name: "gizmo-wiring", Description: "How to wire gizmo components safely",
-		DependsOn: []string{"gizmo>=0.4", "gizmo-net"}, Predicates: []string{"not(env(CI))", "path_exists(gizmo.toml)"},
-		Fields: map[string]string{"license": "MIT"}}
-	if !reflect.DeepEqual(s, want) {
-		t.Errorf("got %#v", s)
-	}
-	s, err = ParseSkillMD([]byte("just notes\n"), false)
-	if err != nil || s.Name != "" {
-		t.Errorf("lenient no front matter: %#v %v", s, err)
-	}
-}
-
-func TestEnumerateAndHasSkills(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("reg/a/SYMPOSIUM.toml", "name='a'\n")
-	write("reg/a/inner/SKILL.md", "---\n---\n")
-	write("reg/deep/x/y/SKILL.md", "---\n---\n")
-	write("reg/a-b/SKILL.md", "---\n---\n")
-	write("reg/both/SKILL.md", "---\n---\n")
-	write("reg/both/SYMPOSIUM.toml", "")
-	got, err := Enumerate(filepath.Join(root, "reg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Entry{{"a", EntryPlugin}, {"a-b", EntrySkill}, {"both", EntryPlugin}, {"deep/x/y", EntrySkill}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v", got)
-	}
-	if _, err := Enumerate(filepath.Join(root, "reg/a")); err == nil {
-		t.Error("root-is-entry accepted")
-	}
-	if got, err := Enumerate(filepath.Join(root, "missing")); err != nil || got != nil {
-		t.Errorf("missing root: %v %v", got, err)
-	}
-	write("pkg/skills/deep/er/SKILL.md", "x")
-	if !HasSkills(filepath.Join(root, "pkg")) || HasSkills(filepath.Join(root, "reg")) {
-		t.Error("HasSkills wrong")
-	}
-}
-
-func TestSynthesizeSkillPlugin(t *testing.T) {
-	m := SynthesizeSkillPlugin("my-skill", &Skill{Name: "serde-guidance", DependsOn: []string{"serde"}})
-	w, _ := m.WireJSON()
-	if string(w) != `{"depends-on":["serde"],"name":"serde-guidance","skills":[{"source":{"path":"."}}]}` {
-		t.Errorf("got %s", w)
-	}
-	m = SynthesizeSkillPlugin("my-skill", &Skill{})
-	if m.Name != "my-skill" || m.Predicates != nil {
-		t.Errorf("got %#v", m)
-	}
-	_ = bytes.MinRead
 }
 
 func TestManifestEmbedsInJSON(t *testing.T) {

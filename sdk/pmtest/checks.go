@@ -347,14 +347,12 @@ type sourced struct {
 
 // surveyData is what one ordinary session learned.
 type surveyData struct {
-	broken  error // the connection broke: later steps did not run
-	deps    []protocol.PackageID
-	offers  []protocol.Offer
-	hits    []protocol.SearchHit
-	ids     []sourced
-	loads   []string // load_plugin problems
-	loaded  int      // load_plugin probes answered with well-formed offers
-	loadErr []string // load_plugin application errors, accepted
+	broken error // the connection broke: later steps did not run
+	deps   []protocol.PackageID
+	offers []protocol.Offer
+	hits   []protocol.SearchHit
+	ids    []sourced
+	loaded int // load_plugin probes answered with well-formed offers
 }
 
 // survey runs an ordinary session — the methods a host calls, in its order —

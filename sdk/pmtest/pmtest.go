@@ -214,10 +214,6 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 // load_plugin, search and refresh (default 60s).
 func WithSlowTimeout(d time.Duration) Option { return func(c *config) { c.slowTimeout = d } }
 
-// WithGrace sets how long the PM has to exit once its input is closed
-// (default 5s).
-func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
-
 // WithMaxMessageSize bounds one response line (default 64 MiB, the
 // protocol's default).
 func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxMessage = n } }
@@ -226,14 +222,6 @@ func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxMessage = 
 // oversize-line check exceeds by one byte (default 64 MiB, the protocol's
 // default).
 func WithLineLimit(n int) Option { return func(c *config) { c.lineLimit = n } }
-
-// WithConcurrency sets how many requests the concurrency check keeps in
-// flight at once (default 32).
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
-
-// WithMaxStderr sets how many bytes the PM may write to stderr during the
-// survey run before the stderr check fails (default 1 MiB).
-func WithMaxStderr(n int64) Option { return func(c *config) { c.maxStderr = n } }
 
 // WithRun selects the checks whose names match the regular expression re,
 // like go test -run; the handshake always runs. Checks not selected are

@@ -197,3 +197,40 @@ func TestDiscoverWalkBudget(t *testing.T) {
 		t.Errorf("no budget warning in %q", res.Warnings)
 	}
 }
+
+// shell() predicates run with `sh -c` in the workspace: the host supplies
+// the runner the predicate package leaves out. A workspace plugin whose
+// gate holds is enabled; one whose command fails (also when a path is
+// meant relative to the plugin, not the workspace) stays dormant.
+func TestDiscoverShellPredicateRunsInWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	for p, c := range map[string]string{
+		"marker":              "",
+		"up/SYMPOSIUM.toml":   "name = \"up\"\npredicates = [\"shell(test -f ../marker)\"]\n",
+		"off/SYMPOSIUM.toml":  "name = \"off\"\npredicates = [\"shell(test -f ../absent)\"]\n",
+		"root/SYMPOSIUM.toml": "name = \"root\"\npredicates = [\"shell(test -f marker)\"]\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	member := func(name string) protocol.WorkspaceMember {
+		return protocol.WorkspaceMember{Name: name, Version: "1.0.0", Dir: filepath.Join(ws, name)}
+	}
+	res := scriptPM(t, ws, "eco", SourceDependency, map[string]any{
+		protocol.MethodActivePlugins: []protocol.Offer{},
+		protocol.MethodWorkspace: protocol.WorkspaceResult{Root: ws, Members: []protocol.WorkspaceMember{
+			member("up"), member("off"), member("root"),
+		}},
+	}, nil)
+	for name, want := range map[string]bool{"up": false, "off": false, "root": true} {
+		p := plugin(res, LocalPM, name)
+		if p == nil {
+			t.Fatalf("no plugin %s in %+v", name, res.Plugins)
+		}
+		if got := p.State == Enabled; got != want {
+			t.Errorf("plugin %s: state %v, want enabled=%v (%s)", name, p.State, want, p.Reason)
+		}
+	}
+}

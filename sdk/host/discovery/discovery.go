@@ -8,7 +8,7 @@
 // directory the user opened (a PM's workspace answer may only narrow it),
 // each offered root is opened once as an os.Root and every look inside a
 // plugin goes through it, and only enabled plugins are walked, within the
-// bounds of manifest.WalkLimits and a budget per discovery.
+// bounds of skill.Limits and a budget per discovery.
 package discovery
 
 import (
@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,9 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -108,9 +112,9 @@ type Options struct {
 	// LookupEnv is the environment predicates read (nil: the process's).
 	LookupEnv func(string) (string, bool)
 	// Limits bound the walk of each enabled plugin's skill groups; zero
-	// fields take the defaults (manifest.DefaultWalkDepth,
+	// fields take the defaults (skill.DefaultDepth,
 	// DefaultWalkEntries, DefaultWalkTime).
-	Limits manifest.WalkLimits
+	Limits skill.Limits
 	// WalkBudget bounds the time spent walking over all plugins of one
 	// discovery (zero: DefaultWalkBudget). Once it is spent, the remaining
 	// enabled plugins are not walked and a warning says how many.
@@ -361,7 +365,7 @@ func contained(root *os.Root, rel string) error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil // absent: nothing to escape with
 	}
-	if manifest.LeadsOutside(err) {
+	if skill.LeadsOutside(err) {
 		return fmt.Errorf("source.path %q leads outside the plugin root", rel)
 	}
 	return fmt.Errorf("source.path %q cannot be followed inside the plugin root (%v)", rel, causeOf(err))
@@ -395,7 +399,7 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 		return 0
 	}
 	start := time.Now()
-	res := manifest.WalkSkills(ctx, root, groups, d.o.Limits)
+	res := skill.Walk(ctx, root, groups, d.o.Limits)
 	d.walked += time.Since(start)
 	for _, pr := range res.Problems {
 		d.warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
@@ -406,7 +410,7 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 	}
 	if res.Deep != "" {
 		d.warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
-			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, manifest.DefaultWalkDepth))
+			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, skill.DefaultDepth))
 	}
 	if res.Bound != "" {
 		d.warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
@@ -415,13 +419,23 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 	return len(res.Skills)
 }
 
-func (d *discoverer) evaluator(src Source) *manifest.Evaluator {
-	return &manifest.Evaluator{
-		Deps:            manifest.Deps(d.res.Deps),
+func (d *discoverer) evaluator(src Source) *predicate.Evaluator {
+	return &predicate.Evaluator{
+		Deps:            predicate.Deps(d.res.Deps),
 		WorkspaceMember: src == SourceWorkspace,
 		Dir:             d.o.Workspace,
 		LookupEnv:       d.o.LookupEnv,
+		Shell:           d.shell,
 	}
+}
+
+// shell runs a shell() predicate's command with `sh -c` in the workspace
+// and reports whether it exited 0. The predicate package runs nothing
+// itself; the host, which decides what runs, is where the command starts.
+func (d *discoverer) shell(ctx context.Context, command string) bool {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = d.o.Workspace
+	return cmd.Run() == nil
 }
 
 // decide applies the enablement rules: disable beats everything; trusted
@@ -474,7 +488,7 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 
 // readPathRegistry offers every entry of a directory registry.
 func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
-	entries, err := manifest.Enumerate(pr.Dir)
+	entries, err := layout.Enumerate(pr.Dir)
 	if err != nil {
 		d.warnf("registry %s (%s): %v", pr.Name, pr.Dir, err)
 		return nil
@@ -484,7 +498,7 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 		dir := filepath.Join(pr.Dir, filepath.FromSlash(e.Path))
 		var m *manifest.Manifest
 		switch e.Kind {
-		case manifest.EntryPlugin:
+		case layout.EntryPlugin:
 			data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 			if err == nil {
 				m, err = manifest.DecodeTOML(data)
@@ -494,16 +508,16 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 				continue
 			}
 		default:
-			data, err := os.ReadFile(filepath.Join(dir, manifest.SkillFile))
-			var sk *manifest.Skill
+			data, err := os.ReadFile(filepath.Join(dir, skill.File))
+			var sk *skill.Skill
 			if err == nil {
-				sk, err = manifest.ParseSkillMD(data, true)
+				sk, err = skill.Parse(data, true)
 			}
 			if err != nil {
 				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
 				continue
 			}
-			m = manifest.SynthesizeSkillPlugin(filepath.Base(dir), sk)
+			m = layout.SkillPlugin(filepath.Base(dir), sk)
 		}
 		raw, err := m.WireJSON()
 		if err != nil {
@@ -554,7 +568,7 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 		root, err := scope.open(rel)
 		if err != nil {
 			switch {
-			case manifest.LeadsOutside(err):
+			case skill.LeadsOutside(err):
 				d.warnf("%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
 			case !errors.Is(err, fs.ErrNotExist):
 				d.warnf("%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",

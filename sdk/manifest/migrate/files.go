@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // MaxFileSize bounds the files read: a manifest or SKILL.md larger than
@@ -90,7 +91,7 @@ func Collect(ctx context.Context, paths []string) ([]File, error) {
 				}
 				return nil
 			}
-			if d.Name() != manifest.ManifestFile && d.Name() != manifest.SkillFile {
+			if d.Name() != manifest.ManifestFile && d.Name() != skill.File {
 				return nil
 			}
 			info, err := d.Info()
@@ -207,5 +208,5 @@ func mentionsRetired(name string, data []byte) bool {
 // isSkill reports whether the file named name is read as a SKILL.md.
 func isSkill(name string) bool {
 	base := filepath.Base(name)
-	return base == manifest.SkillFile || strings.EqualFold(filepath.Ext(base), ".md")
+	return base == skill.File || strings.EqualFold(filepath.Ext(base), ".md")
 }

@@ -1,6 +1,7 @@
-package manifest
+package skill
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,17 +9,19 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
-// WalkLimits bound the walk of one plugin's skill groups. A walk that
+// Limits bound the walk of one plugin's skill groups. A walk that
 // reaches a bound stops there, and discovery says so in a warning: the
 // skills past the bound are not counted.
-type WalkLimits struct {
+type Limits struct {
 	// Depth is how many directory levels below a skill group's directory
 	// are entered.
 	Depth int
@@ -36,32 +39,32 @@ type WalkLimits struct {
 // levels, tens of files), low enough that a root pointing at a whole file
 // system costs well under a second.
 const (
-	DefaultWalkDepth   = 16
-	DefaultWalkEntries = 10_000
-	DefaultWalkTime    = time.Second
+	DefaultDepth   = 16
+	DefaultEntries = 10_000
+	DefaultTime    = time.Second
 )
 
 // withDefaults fills zero fields with the defaults.
-func (l WalkLimits) withDefaults() WalkLimits {
+func (l Limits) withDefaults() Limits {
 	if l.Depth <= 0 {
-		l.Depth = DefaultWalkDepth
+		l.Depth = DefaultDepth
 	}
 	if l.Entries <= 0 {
-		l.Entries = DefaultWalkEntries
+		l.Entries = DefaultEntries
 	}
 	if l.Time <= 0 {
-		l.Time = DefaultWalkTime
+		l.Time = DefaultTime
 	}
 	return l
 }
 
-// SkillWalk is what the walk of one plugin's skill groups found.
-type SkillWalk struct {
+// WalkResult is what the walk of one plugin's skill groups found.
+type WalkResult struct {
 	// Skills are the SKILL.md files counted, relative to the plugin root,
 	// in walk order without duplicates.
 	Skills []string
 	// Problems name the entries left out for leading outside the plugin
-	// root or not being what their name says (the first MaxWalkProblems),
+	// root or not being what their name says (the first MaxProblems),
 	// and NProblems counts them all.
 	Problems  []string
 	NProblems int
@@ -77,20 +80,20 @@ type SkillWalk struct {
 type skillWalker struct {
 	ctx      context.Context
 	root     *os.Root
-	lim      WalkLimits
+	lim      Limits
 	deadline time.Time
 	entries  int
 	seen     map[string]bool
-	res      SkillWalk
+	res      WalkResult
 }
 
-// WalkSkills lists the SKILL.md files of the skill groups groups (paths
+// Walk lists the SKILL.md files of the skill groups groups (paths
 // relative to root) as Symposium scans them: every regular
 // file named SKILL.md at any depth, skipping directories holding a
 // .symposium marker, and not counting a SKILL.md below the directory of
 // another one. Everything is read through root: a symbolic link leading out
 // of it is reported, never followed.
-func WalkSkills(ctx context.Context, root *os.Root, groups []string, lim WalkLimits) SkillWalk {
+func Walk(ctx context.Context, root *os.Root, groups []string, lim Limits) WalkResult {
 	lim = lim.withDefaults()
 	w := &skillWalker{ctx: ctx, root: root, lim: lim, deadline: time.Now().Add(lim.Time), seen: map[string]bool{}}
 	for _, g := range groups {
@@ -121,17 +124,17 @@ func (w *skillWalker) problem(rel string, err error) {
 	w.note(fmt.Sprintf("%s cannot be followed inside the plugin root (%v); left out", rel, pathCause(err)))
 }
 
-// note records a problem; past MaxWalkProblems only their number is kept.
+// note records a problem; past MaxProblems only their number is kept.
 func (w *skillWalker) note(msg string) {
 	w.res.NProblems++
-	if len(w.res.Problems) < MaxWalkProblems {
+	if len(w.res.Problems) < MaxProblems {
 		w.res.Problems = append(w.res.Problems, msg)
 	}
 }
 
-// MaxWalkProblems is how many of a walk's left-out entries are named in
-// SkillWalk.Problems; the rest are only counted.
-const MaxWalkProblems = 5
+// MaxProblems is how many of a walk's left-out entries are named in
+// WalkResult.Problems; the rest are only counted.
+const MaxProblems = 5
 
 // LeadsOutside reports whether err is os.Root refusing a path that resolves
 // outside the root. The os package exports no value for it, so its message
@@ -220,7 +223,7 @@ func (w *skillWalker) dir(rel string, depth int, inSkill bool, ancestors []os.Fi
 			typ = fi.Mode().Type()
 		}
 		switch {
-		case de.Name() == SkillFile:
+		case de.Name() == File:
 			if !typ.IsRegular() {
 				w.note(fmt.Sprintf("%s is not a regular file; left out", p))
 				continue
@@ -269,6 +272,47 @@ func pathCause(err error) error {
 	return err
 }
 
-// MaxSkillFileSize bounds a SKILL.md read while checking a plugin: the
+// MarkerFile marks an installed copy of a skill; directories holding it are
+// skipped when scanning skill groups.
+const MarkerFile = ".symposium"
+
+// Scan lists the SKILL.md files of a skill group directory (reference
+// §6.5): every regular file named SKILL.md at any depth, skipping
+// directories that hold a .symposium marker, then dropping any whose
+// directory lies inside the directory of a shallower one. A missing
+// directory yields none. Paths are absolute when dir is. The walk is
+// [Walk] with the default bounds, inside dir opened as an os.Root: a
+// symbolic link leading out of dir is not followed.
+func Scan(dir string) []string {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	res := Walk(context.Background(), root, []string{"."}, Limits{})
+	out := make([]string, len(res.Skills))
+	for i, f := range res.Skills {
+		out[i] = filepath.Join(dir, f)
+	}
+	// Shallowest first, then by name, as Symposium lists them.
+	depth := func(p string) int { return strings.Count(filepath.ToSlash(p), "/") }
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(depth(a)-depth(b), strings.Compare(a, b)) })
+	return out
+}
+
+// Embeds reports whether root/skills holds a regular file named SKILL.md
+// at any depth: the "does this package embed skills" test of docs/manifests.md
+// §11. The walk is [Walk] with the default bounds inside root opened as an
+// os.Root, so symbolic links are followed only while they stay inside root.
+func Embeds(root string) bool {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	return len(Walk(context.Background(), r, []string{manifest.DefaultSkillsPath}, Limits{first: true}).Skills) > 0
+}
+
+// MaxFileSize bounds a SKILL.md read while checking a plugin: the
 // cap of every manifest read from a package.
-const MaxSkillFileSize = pkgfile.MaxManifest
+const MaxFileSize = pkgfile.MaxManifest

@@ -1,9 +1,8 @@
-package manifest
+package predicate
 
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,18 +141,21 @@ func bumpAt(nums []int, i int) string {
 
 // Evaluator evaluates predicates (docs/manifests.md §3–§4). Every hook is
 // optional: nil Deps match nothing but `*`; nil LookupEnv uses the process
-// environment; nil Shell runs `sh -c` in Dir; nil Custom makes every custom
-// predicate false.
+// environment; nil Shell makes every shell() predicate false; nil Custom
+// makes every custom predicate false. The package runs no command itself:
+// whoever evaluates shell() (the host) supplies Shell, so a program that
+// only parses or validates predicates does not carry a command runner.
 type Evaluator struct {
 	// Deps are the workspace's direct dependencies.
 	Deps DepSet
 	// WorkspaceMember is the provenance flag workspace-member() reads.
 	WorkspaceMember bool
-	// Dir is the working directory for shell() and relative path_exists().
+	// Dir is the directory relative path_exists() paths are resolved in.
 	Dir string
 	// LookupEnv reads an environment variable.
 	LookupEnv func(name string) (string, bool)
-	// Shell runs a shell() command and reports whether it exited 0.
+	// Shell runs a shell() command (in the workspace, as the host decides)
+	// and reports whether it exited 0.
 	Shell func(ctx context.Context, cmd string) bool
 	// Custom evaluates a call of a custom predicate.
 	Custom func(ctx context.Context, name, arg string) bool
@@ -173,18 +175,13 @@ func (e *Evaluator) Holds(ctx context.Context, g []Predicate) bool {
 // Eval evaluates one predicate; combinators short-circuit.
 func (e *Evaluator) Eval(ctx context.Context, p Predicate) bool {
 	switch p := p.(type) {
-	case DependsOnPred:
+	case DependsOn:
 		if p.Atom.Wildcard() {
 			return true
 		}
 		return e.Deps != nil && e.Deps.MatchAtom(p.Atom)
 	case Shell:
-		if e.Shell != nil {
-			return e.Shell(ctx, p.Command)
-		}
-		cmd := exec.CommandContext(ctx, "sh", "-c", p.Command)
-		cmd.Dir = e.Dir
-		return cmd.Run() == nil
+		return e.Shell != nil && e.Shell(ctx, p.Command)
 	case PathExists:
 		return e.pathExists(p.Path)
 	case Env:

@@ -1,17 +1,16 @@
-package manifest
+package layout
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-)
 
-// ManifestFile is the exact file name of a plugin manifest.
-const ManifestFile = "SYMPOSIUM.toml"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+)
 
 // EntryKind says what makes a directory a registry entry.
 type EntryKind int
@@ -47,10 +46,10 @@ type Entry struct {
 // regular file SYMPOSIUM.toml (this wins), else a bare skill when it holds a
 // regular file SKILL.md. Symbolic links are followed.
 func Classify(dir string) (EntryKind, bool) {
-	if isFile(filepath.Join(dir, ManifestFile)) {
+	if isFile(filepath.Join(dir, manifest.ManifestFile)) {
 		return EntryPlugin, true
 	}
-	if isFile(filepath.Join(dir, SkillFile)) {
+	if isFile(filepath.Join(dir, skill.File)) {
 		return EntrySkill, true
 	}
 	return 0, false
@@ -70,9 +69,9 @@ func isFile(p string) bool {
 func Enumerate(root string) ([]Entry, error) {
 	if kind, ok := Classify(root); ok {
 		if kind == EntryPlugin {
-			return nil, fmt.Errorf("%s: the registry root holds %s itself; a registry must contain plugin directories, not be one", root, ManifestFile)
+			return nil, fmt.Errorf("%s: the registry root holds %s itself; a registry must contain plugin directories, not be one", root, manifest.ManifestFile)
 		}
-		return nil, fmt.Errorf("%s: the registry root holds %s itself; a registry must contain skill directories, not be one", root, SkillFile)
+		return nil, fmt.Errorf("%s: the registry root holds %s itself; a registry must contain skill directories, not be one", root, skill.File)
 	}
 	var out []Entry
 	visited := map[string]bool{}
@@ -126,40 +125,26 @@ func comparePaths(a, b string) int {
 	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
 }
 
-// HasSkills reports whether root/skills holds a regular file named SKILL.md
-// at any depth: the "does this package embed skills" test of docs/manifests.md
-// §11. The walk is [WalkSkills] with the default bounds inside root opened
-// as an os.Root, so symbolic links are followed only while they stay
-// inside root.
-func HasSkills(root string) bool {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return false
-	}
-	defer r.Close()
-	return len(WalkSkills(context.Background(), r, []string{DefaultSkillsPath}, WalkLimits{first: true}).Skills) > 0
-}
-
-// SynthesizeSkillPlugin builds the manifest of a bare-skill registry entry
+// SkillPlugin builds the manifest of a bare-skill registry entry
 // (docs/manifests.md §9.2): named after the skill (or dirName, the entry directory's
 // name, when the front matter has no name), gated by the skill's
 // `depends-on` and `predicates` hoisted to the plugin level, with one skill
-// group `source.path = "."`. Whether it is dormant is decided by [Validate]
-// with [OriginRegistry].
-func SynthesizeSkillPlugin(dirName string, s *Skill) *Manifest {
-	m := &Manifest{Name: dirName}
+// group `source.path = "."`. Whether it is dormant is decided by [manifest.Validate]
+// with [manifest.OriginRegistry].
+func SkillPlugin(dirName string, s *skill.Skill) *manifest.Manifest {
+	m := &manifest.Manifest{Name: dirName}
 	if s == nil {
-		s = &Skill{}
+		s = &skill.Skill{}
 	}
 	if s.Name != "" {
 		m.Name = s.Name
 	}
 	if len(s.DependsOn) > 0 {
-		m.DependsOn = Atoms(s.DependsOn...)
+		m.DependsOn = manifest.Atoms(s.DependsOn...)
 	}
 	if len(s.Predicates) > 0 {
 		m.Predicates = append([]string{}, s.Predicates...)
 	}
-	m.Skills = []SkillGroup{{Source: &SkillSource{Path: "."}}}
+	m.Skills = []manifest.SkillGroup{{Source: &manifest.SkillSource{Path: "."}}}
 	return m
 }

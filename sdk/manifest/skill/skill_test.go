@@ -1,4 +1,4 @@
-package manifest
+package skill
 
 import (
 	"os"
@@ -6,14 +6,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
 func TestParseSkillMDErrors(t *testing.T) {
-	long := strings.Repeat("x", MaxDescription+1)
+	long := strings.Repeat("x", manifest.MaxDescription+1)
 	tests := []struct {
 		name, in string
 		strict   bool
-		want     string // SkillError text
+		want     string // Error text
 	}{
 		{"no front matter", "# Title\n", true, "line 1: SKILL.md must start with front matter between --- lines"},
 		{"no closing fence", "---\nname: x\ndescription: y\n", true, "line 1: SKILL.md front matter has no closing --- line"},
@@ -36,7 +38,7 @@ func TestParseSkillMDErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSkillMD([]byte(tt.in), tt.strict)
+			_, err := Parse([]byte(tt.in), tt.strict)
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -66,7 +68,7 @@ func TestParseSkillMDAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ParseSkillMD([]byte(tt.in), tt.strict)
+			s, err := Parse([]byte(tt.in), tt.strict)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +93,7 @@ func TestScanSkills(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, f := range ScanSkills(filepath.Join(root, "group")) {
+	for _, f := range Scan(filepath.Join(root, "group")) {
 		rel, _ := filepath.Rel(root, f)
 		got = append(got, filepath.ToSlash(rel))
 	}
@@ -102,10 +104,10 @@ func TestScanSkills(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "group", "SKILL.md"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := ScanSkills(filepath.Join(root, "group")); len(got) != 1 {
+	if got := Scan(filepath.Join(root, "group")); len(got) != 1 {
 		t.Errorf("a SKILL.md at the group root hides the rest: %v", got)
 	}
-	if got := ScanSkills(filepath.Join(root, "missing")); got != nil {
+	if got := Scan(filepath.Join(root, "missing")); got != nil {
 		t.Errorf("missing dir: %v", got)
 	}
 }
@@ -121,5 +123,23 @@ func TestStripYAMLLine(t *testing.T) {
 		if got := stripYAMLLine(msg); got != want {
 			t.Errorf("stripYAMLLine(%q) = %q, want %q", msg, got, want)
 		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	good := "---\nname: gizmo-wiring\ndescription: How to wire gizmo components safely\ndepends-on: gizmo>=0.4, gizmo-net\npredicates: not(env(CI)), path_exists(gizmo.toml)\nlicense: MIT\n---\n\nBody.\n"
+	s, err := Parse([]byte(good), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Skill{Name: "gizmo-wiring", Description: "How to wire gizmo components safely",
+		DependsOn: []string{"gizmo>=0.4", "gizmo-net"}, Predicates: []string{"not(env(CI))", "path_exists(gizmo.toml)"},
+		Fields: map[string]string{"license": "MIT"}}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got %#v", s)
+	}
+	s, err = Parse([]byte("just notes\n"), false)
+	if err != nil || s.Name != "" {
+		t.Errorf("lenient no front matter: %#v %v", s, err)
 	}
 }

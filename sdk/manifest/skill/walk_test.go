@@ -1,6 +1,6 @@
 //go:build unix
 
-package manifest
+package skill
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func TestWalkSkills(t *testing.T) {
 		name     string
 		files    map[string]string
 		groups   []string
-		lim      WalkLimits
+		lim      Limits
 		skills   []string
 		problems []string // substrings, one per problem, in order
 		bound    string
@@ -87,8 +87,8 @@ func TestWalkSkills(t *testing.T) {
 			groups: []string{"skills"}, problems: []string{"skills/a/SKILL.md is not a regular file"}},
 		// Bounds.
 		{name: "depth bound", files: map[string]string{"skills/1/2/3/4/SKILL.md": skill, "skills/x/SKILL.md": skill},
-			groups: []string{"skills"}, lim: WalkLimits{Depth: 3}, skills: []string{"skills/x/SKILL.md"}, deep: "skills/1/2/3/4"},
-		{name: "entry bound", files: manySkills(50), groups: []string{"skills"}, lim: WalkLimits{Entries: 20},
+			groups: []string{"skills"}, lim: Limits{Depth: 3}, skills: []string{"skills/x/SKILL.md"}, deep: "skills/1/2/3/4"},
+		{name: "entry bound", files: manySkills(50), groups: []string{"skills"}, lim: Limits{Entries: 20},
 			bound: "the bound of 20 directory entries"},
 	}
 	for _, tt := range tests {
@@ -99,7 +99,7 @@ func TestWalkSkills(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			res := WalkSkills(context.Background(), root, tt.groups, tt.lim)
+			res := Walk(context.Background(), root, tt.groups, tt.lim)
 			if tt.bound == "" && !slices.Equal(sorted(res.Skills), sorted(tt.skills)) {
 				t.Errorf("skills = %q, want %q", res.Skills, tt.skills)
 			}
@@ -132,12 +132,12 @@ func TestWalkSkillsOfTheWholeMachineStops(t *testing.T) {
 		t.Skip(err)
 	}
 	defer root.Close()
-	res := WalkSkills(context.Background(), root, []string{"."}, WalkLimits{Entries: 2000})
+	res := Walk(context.Background(), root, []string{"."}, Limits{Entries: 2000})
 	if res.Bound == "" {
 		t.Fatalf("walking / finished without reaching a bound: %d skills, %d problems", len(res.Skills), res.NProblems)
 	}
-	if len(res.Problems) > MaxWalkProblems {
-		t.Errorf("%d problems kept, want at most %d", len(res.Problems), MaxWalkProblems)
+	if len(res.Problems) > MaxProblems {
+		t.Errorf("%d problems kept, want at most %d", len(res.Problems), MaxProblems)
 	}
 }
 
@@ -149,7 +149,7 @@ func TestWalkSkillsCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if res := WalkSkills(ctx, root, []string{"skills"}, WalkLimits{}); res.Bound != "discovery was cancelled" || len(res.Skills) != 0 {
+	if res := Walk(ctx, root, []string{"skills"}, Limits{}); res.Bound != "discovery was cancelled" || len(res.Skills) != 0 {
 		t.Errorf("walk after cancel: %+v", res)
 	}
 }
@@ -166,34 +166,4 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
-}
-
-// The walks PMs and `symposium-pm validate` use stay inside the directory
-// they are given: a skill linking to a file outside, or a skills directory
-// linking to one outside, is neither found nor read.
-func TestSkillLinksLeavingTheRoot(t *testing.T) {
-	outside := tree(t, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: d\n---\n"})
-	const withSkills = "name = \"p\"\n\n[[skills]]\nsource.path = \"skills\"\n"
-	for name, files := range map[string]map[string]string{
-		"file link":      {"SYMPOSIUM.toml": withSkills, "skills/x/SKILL.md": "->/etc/passwd"},
-		"directory link": {"SYMPOSIUM.toml": withSkills, "skills": "->" + outside},
-		"nested link":    {"SYMPOSIUM.toml": withSkills, "skills/x": "->" + outside + "/a"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			dir := tree(t, files)
-			if HasSkills(dir) {
-				t.Error("HasSkills found a skill outside the package")
-			}
-			if got := ScanSkills(dir); len(got) != 0 {
-				t.Errorf("ScanSkills = %q", got)
-			}
-			reps, err := CheckPath(dir, CheckOptions{Origin: OriginPackage})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(reps) != 1 || reps[0].Valid || !strings.Contains(fmt.Sprint(reps[0].Problems), "leads outside the plugin root") {
-				t.Errorf("CheckPath: %+v, want invalid, naming the link leading outside", reps)
-			}
-		})
-	}
 }

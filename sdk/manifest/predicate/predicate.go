@@ -1,4 +1,4 @@
-package manifest
+package predicate
 
 import (
 	"errors"
@@ -126,7 +126,7 @@ func normalizeReq(req string) (string, error) {
 		parts := strings.Split(req, ",")
 		for i, p := range parts {
 			p = strings.TrimSpace(p)
-			if p != "" && strings.IndexAny(p[:1], "<>=^~*") < 0 && !strings.ContainsAny(p, "*xX") {
+			if p != "" && !strings.ContainsAny(p[:1], "<>=^~*") && !strings.ContainsAny(p, "*xX") {
 				p = "^" + p
 			}
 			parts[i] = p
@@ -142,15 +142,15 @@ func normalizeReq(req string) (string, error) {
 }
 
 // Predicate is a parsed function-call predicate (docs/manifests.md §4). Its
-// String method returns the canonical text, which [ParsePredicate] reads
+// String method returns the canonical text, which [Parse] reads
 // back to an equal value.
 type Predicate interface {
 	String() string
 	isPredicate()
 }
 
-// DependsOnPred is `depends-on(<atom>)`.
-type DependsOnPred struct{ Atom Atom }
+// DependsOn is `depends-on(<atom>)`.
+type DependsOn struct{ Atom Atom }
 
 // Shell is `shell(<cmd>)`: true iff `sh -c <cmd>` exits 0.
 type Shell struct{ Command string }
@@ -180,7 +180,7 @@ type All struct{ Ps []Predicate }
 // Custom is a call of a custom predicate defined by a `[[predicate]]` table.
 type Custom struct{ Name, Arg string }
 
-func (DependsOnPred) isPredicate()   {}
+func (DependsOn) isPredicate()       {}
 func (Shell) isPredicate()           {}
 func (PathExists) isPredicate()      {}
 func (Env) isPredicate()             {}
@@ -190,9 +190,9 @@ func (Any) isPredicate()             {}
 func (All) isPredicate()             {}
 func (Custom) isPredicate()          {}
 
-func (p DependsOnPred) String() string { return "depends-on(" + p.Atom.String() + ")" }
-func (p Shell) String() string         { return "shell(" + p.Command + ")" }
-func (p PathExists) String() string    { return "path_exists(" + p.Path + ")" }
+func (p DependsOn) String() string  { return "depends-on(" + p.Atom.String() + ")" }
+func (p Shell) String() string      { return "shell(" + p.Command + ")" }
+func (p PathExists) String() string { return "path_exists(" + p.Path + ")" }
 func (p Env) String() string {
 	if p.HasValue {
 		return "env(" + p.Name + "=" + p.Value + ")"
@@ -213,13 +213,20 @@ func joinPreds(ps []Predicate) string {
 	return strings.Join(ss, ", ")
 }
 
-// BuiltinPredicates are the predicate names a custom predicate may not use.
-var BuiltinPredicates = []string{"depends-on", "crate", "shell", "path_exists", "env", "workspace-member", "not", "any", "all"}
+// IsBuiltin reports whether name is a built-in predicate's name, which a
+// custom predicate may not take.
+func IsBuiltin(name string) bool {
+	switch name {
+	case "depends-on", "crate", "shell", "path_exists", "env", "workspace-member", "not", "any", "all":
+		return true
+	}
+	return false
+}
 
-// ParsePredicate parses one function-call predicate. The argument is the
+// Parse parses one function-call predicate. The argument is the
 // text between the first '(' and the last ')', trimmed; combinator
 // arguments are split on commas at parenthesis depth 0.
-func ParsePredicate(s string) (Predicate, error) {
+func Parse(s string) (Predicate, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
 	if open < 0 {
@@ -236,7 +243,7 @@ func ParsePredicate(s string) (Predicate, error) {
 		if err != nil {
 			return nil, err
 		}
-		return DependsOnPred{Atom: a}, nil
+		return DependsOn{Atom: a}, nil
 	case "crate":
 		return nil, fmt.Errorf("%q: crate(...) was renamed; write depends-on(%s)", t, arg)
 	case "shell":
@@ -262,13 +269,13 @@ func ParsePredicate(s string) (Predicate, error) {
 		if arg == "" {
 			return nil, fmt.Errorf("%q: not() needs a predicate", t)
 		}
-		p, err := ParsePredicate(arg)
+		p, err := Parse(arg)
 		if err != nil {
 			return nil, err
 		}
 		return Not{P: p}, nil
 	case "any", "all":
-		ps, err := ParsePredicateList(arg)
+		ps, err := ParseList(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -280,14 +287,15 @@ func ParsePredicate(s string) (Predicate, error) {
 		}
 		return All{Ps: ps}, nil
 	}
-	if !isCustomName(fname) {
+	if !IsCustomName(fname) {
 		return nil, fmt.Errorf("%q: %q is not a valid predicate name (letters, digits and '_', starting with a letter)", t, fname)
 	}
 	return Custom{Name: fname, Arg: arg}, nil
 }
 
-// isCustomName reports whether s matches [A-Za-z][A-Za-z0-9_]*.
-func isCustomName(s string) bool {
+// IsCustomName reports whether s may name a custom predicate: it matches
+// [A-Za-z][A-Za-z0-9_]* (a built-in name also matches; see [IsBuiltin]).
+func IsCustomName(s string) bool {
 	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
 		return false
 	}
@@ -329,32 +337,18 @@ func SplitTopLevel(s string) []string {
 	return out
 }
 
-// ParsePredicateList parses a comma-separated list of predicates (the
+// ParseList parses a comma-separated list of predicates (the
 // SKILL.md `predicates:` form and combinator arguments).
-func ParsePredicateList(s string) ([]Predicate, error) {
+func ParseList(s string) ([]Predicate, error) {
 	var ps []Predicate
 	for _, piece := range SplitTopLevel(s) {
-		p, err := ParsePredicate(piece)
+		p, err := Parse(piece)
 		if err != nil {
 			return nil, err
 		}
 		ps = append(ps, p)
 	}
 	return ps, nil
-}
-
-// ParseAtomList parses a comma-separated list of atoms (the SKILL.md
-// `depends-on:` form).
-func ParseAtomList(s string) ([]Atom, error) {
-	var as []Atom
-	for _, piece := range SplitTopLevel(s) {
-		a, err := ParseAtom(piece)
-		if err != nil {
-			return nil, err
-		}
-		as = append(as, a)
-	}
-	return as, nil
 }
 
 // Lower turns a `depends-on` list into one predicate (docs/manifests.md §4): nil
@@ -364,36 +358,11 @@ func Lower(atoms []Atom) Predicate {
 	case 0:
 		return nil
 	case 1:
-		return DependsOnPred{Atom: atoms[0]}
+		return DependsOn{Atom: atoms[0]}
 	}
 	ps := make([]Predicate, len(atoms))
 	for i, a := range atoms {
-		ps[i] = DependsOnPred{Atom: a}
+		ps[i] = DependsOn{Atom: a}
 	}
 	return Any{Ps: ps}
-}
-
-// ParseGate parses a `depends-on` value and a `predicates` list into one
-// predicate set: the lowered depends-on first, then the predicates (ANDed).
-func ParseGate(d DependsOn, predicates []string) (Gate, error) {
-	var atoms []Atom
-	for _, s := range d.Atoms {
-		a, err := ParseAtom(s)
-		if err != nil {
-			return nil, err
-		}
-		atoms = append(atoms, a)
-	}
-	var out []Predicate
-	if p := Lower(atoms); p != nil {
-		out = append(out, p)
-	}
-	for _, s := range predicates {
-		p, err := ParsePredicate(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package manifest
+package skill
 
 import (
 	"bytes"
@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 )
 
-// SkillFile is the exact file name of a skill.
-const SkillFile = "SKILL.md"
-
-// MaxDescription is the longest skill or subcommand description, in bytes.
-const MaxDescription = 1024
+// File is the exact file name of a skill.
+const File = "SKILL.md"
 
 // Skill is the front matter of a SKILL.md (docs/manifests.md §9.1).
 type Skill struct {
@@ -23,25 +23,25 @@ type Skill struct {
 	// Description is the `description` field.
 	Description string
 	// DependsOn are the comma-separated `depends-on` atoms, each trimmed and
-	// checked with [ParseAtom].
+	// checked with [predicate.ParseAtom].
 	DependsOn []string
 	// Predicates are the comma-separated `predicates`, each trimmed and
-	// checked with [ParsePredicate].
+	// checked with [predicate.Parse].
 	Predicates []string
 	// Fields holds every other front-matter key (license, ...).
 	Fields map[string]string
 }
 
-// SkillError is a SKILL.md problem, with the 1-based line of the file it
+// Error is a SKILL.md problem, with the 1-based line of the file it
 // concerns when known.
-type SkillError struct {
+type Error struct {
 	Line    int
 	Field   string
 	Message string
 }
 
 // Error renders `line N: field: message`.
-func (e *SkillError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Line > 0 {
 		fmt.Fprintf(&b, "line %d: ", e.Line)
@@ -54,8 +54,8 @@ func (e *SkillError) Error() string {
 }
 
 // Problem converts the error into a Problem for file.
-func (e *SkillError) Problem(file string) Problem {
-	return Problem{File: file, Line: e.Line, Field: e.Field, Message: e.Message}
+func (e *Error) Problem(file string) manifest.Problem {
+	return manifest.Problem{File: file, Line: e.Line, Field: e.Field, Message: e.Message}
 }
 
 // stripYAMLLine removes the YAML parser's own "yaml: line N: " prefix,
@@ -93,19 +93,19 @@ func firstBadYAMLLine(fm []byte) int {
 	return len(lines)
 }
 
-// ParseSkillMD parses the front matter of a SKILL.md. Strict mode (registry
+// Parse parses the front matter of a SKILL.md. Strict mode (registry
 // and package skill groups) requires front matter with `name` and a
 // non-empty `description` of at most 1024 bytes. Lenient mode (workspace
 // member groups) accepts a file without front matter and a missing name or
 // description. Every front-matter value must be a YAML string; `crates` is
 // rejected (renamed to `depends-on`).
-func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
+func Parse(data []byte, strict bool) (*Skill, error) {
 	text := bytes.TrimLeft(data, " \t\r\n")
 	if !bytes.HasPrefix(text, []byte("---")) {
 		if !strict {
 			return &Skill{}, nil
 		}
-		return nil, &SkillError{Line: 1, Message: "SKILL.md must start with front matter between --- lines"}
+		return nil, &Error{Line: 1, Message: "SKILL.md must start with front matter between --- lines"}
 	}
 	text = text[3:]
 	text = bytes.TrimPrefix(text, []byte("\n"))
@@ -117,7 +117,7 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 		if bytes.HasPrefix(text, []byte("---")) {
 			end = 0
 		} else {
-			return nil, &SkillError{Line: offset, Message: "SKILL.md front matter has no closing --- line"}
+			return nil, &Error{Line: offset, Message: "SKILL.md front matter has no closing --- line"}
 		}
 	}
 	fm := text[:end]
@@ -126,22 +126,22 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
 		msg := strings.TrimPrefix(stripYAMLLine(err.Error()), "yaml: ")
-		return nil, &SkillError{Line: offset + firstBadYAMLLine(fm), Message: "front matter is not valid YAML: " + msg}
+		return nil, &Error{Line: offset + firstBadYAMLLine(fm), Message: "front matter is not valid YAML: " + msg}
 	}
 	if len(doc.Content) > 0 {
 		root := doc.Content[0]
 		if root.Kind != yaml.MappingNode {
-			return nil, &SkillError{Line: offset + root.Line, Message: "front matter must be a mapping of keys to strings"}
+			return nil, &Error{Line: offset + root.Line, Message: "front matter must be a mapping of keys to strings"}
 		}
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			k, v := root.Content[i], root.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
-				return nil, &SkillError{Line: offset + k.Line, Message: "front matter keys must be strings"}
+				return nil, &Error{Line: offset + k.Line, Message: "front matter keys must be strings"}
 			}
 			key := k.Value
 			if seen[key] {
-				return nil, &SkillError{Line: offset + k.Line, Field: key, Message: "duplicate field"}
+				return nil, &Error{Line: offset + k.Line, Field: key, Message: "duplicate field"}
 			}
 			seen[key] = true
 			if v.Kind == yaml.AliasNode && v.Alias != nil {
@@ -150,23 +150,23 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 			// YAML 1.2 (Symposium's parser) has no timestamps: an unquoted
 			// date is a string there, so it is one here too.
 			if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!timestamp") {
-				return nil, &SkillError{Line: offset + v.Line, Field: key, Message: "must be a string, found " + yamlKind(v) + " (quote the value)"}
+				return nil, &Error{Line: offset + v.Line, Field: key, Message: "must be a string, found " + yamlKind(v) + " (quote the value)"}
 			}
 			val := v.Value
 			switch key {
 			case "crates":
-				return nil, &SkillError{Line: offset + k.Line, Field: key, Message: "crates was renamed: write depends-on: " + val}
+				return nil, &Error{Line: offset + k.Line, Field: key, Message: "crates was renamed: write depends-on: " + val}
 			case "depends-on":
-				for _, piece := range SplitTopLevel(val) {
-					if _, err := ParseAtom(piece); err != nil {
-						return nil, &SkillError{Line: offset + v.Line, Field: key, Message: err.Error()}
+				for _, piece := range predicate.SplitTopLevel(val) {
+					if _, err := predicate.ParseAtom(piece); err != nil {
+						return nil, &Error{Line: offset + v.Line, Field: key, Message: err.Error()}
 					}
 					s.DependsOn = append(s.DependsOn, piece)
 				}
 			case "predicates":
-				for _, piece := range SplitTopLevel(val) {
-					if _, err := ParsePredicate(piece); err != nil {
-						return nil, &SkillError{Line: offset + v.Line, Field: key, Message: err.Error()}
+				for _, piece := range predicate.SplitTopLevel(val) {
+					if _, err := predicate.Parse(piece); err != nil {
+						return nil, &Error{Line: offset + v.Line, Field: key, Message: err.Error()}
 					}
 					s.Predicates = append(s.Predicates, piece)
 				}
@@ -186,15 +186,15 @@ func ParseSkillMD(data []byte, strict bool) (*Skill, error) {
 		}
 	}
 	if strict && s.Name == "" {
-		return nil, &SkillError{Line: offset, Field: "name", Message: "SKILL.md front matter is missing name"}
+		return nil, &Error{Line: offset, Field: "name", Message: "SKILL.md front matter is missing name"}
 	}
 	if descSet || strict {
 		d := strings.TrimSpace(s.Description)
 		switch {
 		case d == "":
-			return nil, &SkillError{Line: descLine, Field: "description", Message: "SKILL.md needs a non-empty description"}
-		case len(d) > MaxDescription:
-			return nil, &SkillError{Line: descLine, Field: "description", Message: fmt.Sprintf("description is %d bytes long; the limit is %d", len(d), MaxDescription)}
+			return nil, &Error{Line: descLine, Field: "description", Message: "SKILL.md needs a non-empty description"}
+		case len(d) > manifest.MaxDescription:
+			return nil, &Error{Line: descLine, Field: "description", Message: fmt.Sprintf("description is %d bytes long; the limit is %d", len(d), manifest.MaxDescription)}
 		}
 	}
 	return s, nil

@@ -1,45 +1,21 @@
-package manifest
+package layout
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
-
-// MarkerFile marks an installed copy of a skill; directories holding it are
-// skipped when scanning skill groups.
-const MarkerFile = ".symposium"
-
-// ScanSkills lists the SKILL.md files of a skill group directory (reference
-// §6.5): every regular file named SKILL.md at any depth, skipping
-// directories that hold a .symposium marker, then dropping any whose
-// directory lies inside the directory of a shallower one. A missing
-// directory yields none. Paths are absolute when dir is. The walk is
-// [WalkSkills] with the default bounds, inside dir opened as an os.Root: a
-// symbolic link leading out of dir is not followed.
-func ScanSkills(dir string) []string {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil
-	}
-	defer root.Close()
-	res := WalkSkills(context.Background(), root, []string{"."}, WalkLimits{})
-	out := make([]string, len(res.Skills))
-	for i, f := range res.Skills {
-		out[i] = filepath.Join(dir, f)
-	}
-	// Shallowest first, then by name, as Symposium lists them.
-	depth := func(p string) int { return strings.Count(filepath.ToSlash(p), "/") }
-	slices.SortFunc(out, func(a, b string) int { return cmp.Or(depth(a)-depth(b), strings.Compare(a, b)) })
-	return out
-}
 
 // Report is the result of checking one plugin: a manifest file, a plugin
 // directory or one entry of a registry.
@@ -61,9 +37,9 @@ type Report struct {
 	// groups, each with its skill name when it parsed.
 	Skills []SkillReport `json:"skills,omitempty"`
 	// Problems are the errors and warnings, errors first in reference order.
-	Problems []Problem `json:"problems,omitempty"`
+	Problems []manifest.Problem `json:"problems,omitempty"`
 	// Plugin is the validated plugin, nil when invalid.
-	Plugin *Plugin `json:"-"`
+	Plugin *manifest.Plugin `json:"-"`
 }
 
 // SkillReport is one skill found while checking a plugin.
@@ -76,7 +52,7 @@ type SkillReport struct {
 type CheckOptions struct {
 	// Origin is the rule set for manifest files and plugin directories
 	// (default OriginRegistry). Registry entries always use OriginRegistry.
-	Origin Origin
+	Origin manifest.Origin
 	// DefaultName is the name for workspace and package origins; the
 	// directory name when empty.
 	DefaultName string
@@ -93,7 +69,7 @@ type CheckOptions struct {
 // The error is for a path that cannot be read at all.
 func CheckPath(path string, opts CheckOptions) ([]Report, error) {
 	if opts.Origin == 0 {
-		opts.Origin = OriginRegistry
+		opts.Origin = manifest.OriginRegistry
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -111,21 +87,21 @@ func CheckPath(path string, opts CheckOptions) ([]Report, error) {
 	}
 	misnamed := misnamedFiles(path)
 	if len(entries) == 0 && len(misnamed) == 0 {
-		return nil, fmt.Errorf("%s: no plugins found: a registry holds directories with %s or %s", path, ManifestFile, SkillFile)
+		return nil, fmt.Errorf("%s: no plugins found: a registry holds directories with %s or %s", path, manifest.ManifestFile, skill.File)
 	}
 	reports := make([]Report, 0, len(entries))
-	regOpts := CheckOptions{Origin: OriginRegistry}
+	regOpts := CheckOptions{Origin: manifest.OriginRegistry}
 	for _, e := range entries {
 		reports = append(reports, checkEntry(filepath.Join(path, filepath.FromSlash(e.Path)), e.Path, e.Kind, regOpts))
 	}
 	for _, f := range misnamed {
-		want := ManifestFile
+		want := manifest.ManifestFile
 		kind := EntryPlugin
-		if strings.EqualFold(filepath.Base(f), SkillFile) {
-			want, kind = SkillFile, EntrySkill
+		if strings.EqualFold(filepath.Base(f), skill.File) {
+			want, kind = skill.File, EntrySkill
 		}
 		rel, _ := filepath.Rel(path, filepath.Dir(f))
-		reports = append(reports, Report{File: f, Entry: filepath.ToSlash(rel), Kind: kind.String(), Problems: []Problem{{
+		reports = append(reports, Report{File: f, Entry: filepath.ToSlash(rel), Kind: kind.String(), Problems: []manifest.Problem{{
 			File:    f,
 			Message: fmt.Sprintf("the file must be named exactly %s; Symposium does not read this directory as a plugin", want),
 		}}})
@@ -162,7 +138,7 @@ func misnamedFiles(root string) []string {
 				continue
 			}
 			n := de.Name()
-			if dir != root && n != ManifestFile && n != SkillFile && (strings.EqualFold(n, ManifestFile) || strings.EqualFold(n, SkillFile)) {
+			if dir != root && n != manifest.ManifestFile && n != skill.File && (strings.EqualFold(n, manifest.ManifestFile) || strings.EqualFold(n, skill.File)) {
 				out = append(out, p)
 			}
 		}
@@ -172,9 +148,9 @@ func misnamedFiles(root string) []string {
 }
 
 func checkEntry(dir, entry string, kind EntryKind, opts CheckOptions) Report {
-	name := ManifestFile
+	name := manifest.ManifestFile
 	if kind == EntrySkill {
-		name = SkillFile
+		name = skill.File
 	}
 	r := checkFile(filepath.Join(dir, name), entry, opts)
 	return r
@@ -182,7 +158,7 @@ func checkEntry(dir, entry string, kind EntryKind, opts CheckOptions) Report {
 
 func checkFile(file, entry string, opts CheckOptions) Report {
 	r := Report{File: file, Entry: entry, Kind: EntryPlugin.String()}
-	fail := func(ps ...Problem) Report {
+	fail := func(ps ...manifest.Problem) Report {
 		for i := range ps {
 			ps[i].File = file
 		}
@@ -191,20 +167,20 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return fail(Problem{Message: err.Error()})
+		return fail(manifest.Problem{Message: err.Error()})
 	}
 	dir := filepath.Dir(file)
-	vopts := ValidateOptions{Origin: opts.Origin, DefaultName: opts.DefaultName, File: file}
+	vopts := manifest.ValidateOptions{Origin: opts.Origin, DefaultName: opts.DefaultName, File: file}
 	if vopts.DefaultName == "" {
 		if abs, err := filepath.Abs(dir); err == nil {
 			vopts.DefaultName = filepath.Base(abs)
 		}
 	}
-	var m *Manifest
+	var m *manifest.Manifest
 	switch {
-	case filepath.Base(file) == SkillFile:
+	case filepath.Base(file) == skill.File:
 		r.Kind = EntrySkill.String()
-		s, err := ParseSkillMD(data, true)
+		s, err := skill.Parse(data, true)
 		if err != nil {
 			return fail(skillProblem(file, err))
 		}
@@ -212,68 +188,68 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 		if abs, err := filepath.Abs(dir); err == nil {
 			dirName = filepath.Base(abs)
 		}
-		m = SynthesizeSkillPlugin(dirName, s)
+		m = SkillPlugin(dirName, s)
 		vopts.File = file
 	case strings.EqualFold(filepath.Ext(file), ".json"):
-		m, err = DecodeJSON(data)
+		m, err = manifest.DecodeJSON(data)
 	default:
-		m, err = DecodeTOML(data)
+		m, err = manifest.DecodeTOML(data)
 	}
 	if err != nil {
-		var ps Problems
+		var ps manifest.Problems
 		if errors.As(err, &ps) {
 			return fail(ps...)
 		}
-		return fail(Problem{Message: err.Error()})
+		return fail(manifest.Problem{Message: err.Error()})
 	}
 	r.Name = m.Name
-	p, ps := Validate(m, vopts)
+	p, ps := manifest.Validate(m, vopts)
 	r.Problems = ps
 	if p == nil {
 		return r
 	}
 	r.Plugin, r.Valid, r.Name, r.RequiresUse = p, true, p.Name, p.RequiresUse
-	strict := opts.Origin != OriginWorkspace
+	strict := opts.Origin != manifest.OriginWorkspace
 	// Every look inside the plugin goes through its directory opened as an
 	// os.Root: a link leading out of it is a problem, never followed.
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		r.Valid, r.Plugin = false, nil
-		return fail(Problem{Message: fmt.Sprintf("opening the plugin directory %s: %v", dir, pathCause(err))})
+		return fail(manifest.Problem{Message: fmt.Sprintf("opening the plugin directory %s: %v", dir, pathCause(err))})
 	}
 	defer root.Close()
 	for i, g := range p.Skills {
 		if g.Path == "" {
 			continue // git groups are fetched by the host, not checked here
 		}
-		field := indexPath("skills", i)
+		field := fmt.Sprintf("skills[%d]", i)
 		rel := filepath.FromSlash(g.Path)
-		walk := WalkSkills(context.Background(), root, []string{rel}, WalkLimits{})
+		walk := skill.Walk(context.Background(), root, []string{rel}, skill.Limits{})
 		for _, pr := range walk.Problems {
 			r.Valid, r.Plugin = false, nil
-			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field,
+			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field,
 				Message: fmt.Sprintf("skill group %q: %s", g.Path, pr)})
 		}
 		if more := walk.NProblems - len(walk.Problems); more > 0 {
-			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field,
+			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field,
 				Message: fmt.Sprintf("skill group %q: %d more entries left out", g.Path, more)})
 		}
 		if walk.Bound != "" || walk.Deep != "" {
 			r.Valid, r.Plugin = false, nil
-			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field,
+			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field,
 				Message: fmt.Sprintf("skill group %q: the walk stopped at %s", g.Path, cmp.Or(walk.Bound, "the depth bound, at "+walk.Deep))})
 		}
 		if len(walk.Skills) == 0 && walk.NProblems == 0 {
-			r.Problems = append(r.Problems, Problem{File: file, Line: m.Line(field), Field: field, Warning: true,
-				Message: fmt.Sprintf("skill group %q contains no %s", g.Path, SkillFile)})
+			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field, Warning: true,
+				Message: fmt.Sprintf("skill group %q contains no %s", g.Path, skill.File)})
 			continue
 		}
 		for _, rf := range walk.Skills {
 			f := filepath.Join(dir, rf)
-			data, err := pkgfile.ReadRoot(root, rf, MaxSkillFileSize)
+			data, err := pkgfile.ReadRoot(root, rf, skill.MaxFileSize)
 			if err == nil {
-				var s *Skill
-				if s, err = ParseSkillMD(data, strict); err == nil {
+				var s *skill.Skill
+				if s, err = skill.Parse(data, strict); err == nil {
 					name := s.Name
 					if name == "" {
 						name = filepath.Base(filepath.Dir(f))
@@ -290,11 +266,21 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 	return r
 }
 
-func skillProblem(file string, err error) Problem {
-	var se *SkillError
+func skillProblem(file string, err error) manifest.Problem {
+	var se *skill.Error
 	if errors.As(err, &se) {
 		return se.Problem(file)
 	}
 	// The problem names the file; pkgfile's errors name it too.
-	return Problem{File: file, Message: strings.TrimPrefix(err.Error(), file+": ")}
+	return manifest.Problem{File: file, Message: strings.TrimPrefix(err.Error(), file+": ")}
+}
+
+// pathCause strips the operation and path from an os error, for messages
+// that name the path themselves.
+func pathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
