@@ -15,6 +15,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -219,7 +220,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	}
 	if !ok {
 		return installed{}, protocol.ErrNotFound(id, "%s: no release of %q on %s satisfies %q", id, name,
-			simpleapi.Redact(p.indexCfg.Index), displayReq(req))
+			redact.URL(p.indexCfg.Index), displayReq(req))
 	}
 	exact := pkgID(name, c.version)
 	unlock := p.lock(name + "@" + c.version)
@@ -250,7 +251,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	p.log.Debug("downloading", "id", exact, "url", simpleapi.Redact(c.file.URL))
+	p.log.Debug("downloading", "id", exact, "url", redact.URL(c.file.URL))
 	sum, err := client.Download(ctx, c.file, tmp, MaxDownload)
 	if err != nil {
 		var re *simpleapi.RegistryError
@@ -411,7 +412,7 @@ func displayReq(req string) string {
 func (p *PM) indexError(id protocol.PackageID, err error) error {
 	var nf *simpleapi.NotFoundError
 	if errors.As(err, &nf) {
-		return protocol.ErrNotFound(id, "%s: no project named %q on %s", id, id.Name, simpleapi.Redact(p.indexCfg.Index))
+		return protocol.ErrNotFound(id, "%s: no project named %q on %s", id, id.Name, redact.URL(p.indexCfg.Index))
 	}
 	var re *simpleapi.RegistryError
 	if errors.As(err, &re) {

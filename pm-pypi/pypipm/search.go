@@ -19,6 +19,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // MaxSearchHits bounds the substring matches search resolves.
@@ -73,7 +74,7 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 		return false, p.indexError(protocol.PackageID{PM: Name, Name: "*", Version: "*"}, err)
 	}
 	sort.Strings(names)
-	pl := projectList{Index: simpleapi.Redact(p.indexCfg.Index), Fetched: time.Now().UTC(), Names: names}
+	pl := projectList{Index: redact.URL(p.indexCfg.Index), Fetched: time.Now().UTC(), Names: names}
 	data, err := json.Marshal(pl)
 	if err != nil {
 		return false, err

@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -285,7 +285,7 @@ func run(ctx context.Context, dir string, env []string, output io.Writer, name s
 	groupKill(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	out := redact(strings.TrimSpace(buf.String()))
+	out := redact.Text(strings.TrimSpace(buf.String()))
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
@@ -317,17 +317,6 @@ func (t *tail) String() string {
 		}
 	}
 	return string(b)
-}
-
-var (
-	urlUserinfo = regexp.MustCompile(`(://)[^/@\s:]+:[^/@\s]+@`)
-	tokenLike   = regexp.MustCompile(`(?i)((?:_authToken|_auth|_password|token|password)\s*[=:]\s*)\S+`)
-)
-
-// redact hides credentials in URLs and token assignments.
-func redact(s string) string {
-	s = urlUserinfo.ReplaceAllString(s, "${1}***@")
-	return tokenLike.ReplaceAllString(s, "${1}***")
 }
 
 // toolchain finds the toolchain binary: the first of the override
