@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/npmrc"
+	"github.com/symposium-dev/symposium-pm/sdk/download"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
@@ -215,10 +216,9 @@ func (c *Client) Download(ctx context.Context, rawURL string, w io.Writer) error
 	if resp.StatusCode != http.StatusOK {
 		return &HTTPError{URL: redact.URL(rawURL), Status: resp.StatusCode}
 	}
-	tw := &trackedWriter{w: w}
-	n, err := io.Copy(tw, io.LimitReader(resp.Body, MaxTarballBytes+1))
-	if tw.err != nil {
-		return tw.err
+	n, werr, err := download.Copy(w, resp.Body, MaxTarballBytes)
+	if werr != nil {
+		return werr
 	}
 	if err != nil {
 		return &HTTPError{URL: redact.URL(rawURL), Err: err}
@@ -227,21 +227,6 @@ func (c *Client) Download(ctx context.Context, rawURL string, w io.Writer) error
 		return &HTTPError{URL: redact.URL(rawURL), Err: fmt.Errorf("tarball over %d bytes", MaxTarballBytes)}
 	}
 	return nil
-}
-
-// trackedWriter remembers its writer's failure, to tell it apart from the
-// response's.
-type trackedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *trackedWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	if err != nil {
-		t.err = err
-	}
-	return n, err
 }
 
 // SearchResult is one hit of /-/v1/search.

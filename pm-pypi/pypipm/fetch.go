@@ -14,6 +14,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -338,32 +339,14 @@ func (p *PM) unpack(ctx context.Context, f *os.File, c candidate, tmpDir string)
 // (another process unpacked the same release meanwhile) it is kept, since
 // roots handed out must stay valid, unless replace asks to re-acquire.
 func swapInto(stage, dest string, replace bool) error {
-	err := os.Rename(stage, dest)
-	if err == nil {
-		return nil
-	}
-	if _, serr := os.Stat(dest); serr != nil {
-		return err
-	}
 	if !replace {
-		return nil
-	}
-	old, err := os.MkdirTemp(filepath.Dir(dest), ".old-")
-	if err != nil {
+		_, err := atomicfile.PublishDir(stage, dest)
 		return err
 	}
-	os.Remove(old)
-	if err := os.Rename(dest, old); err != nil && !os.IsNotExist(err) {
+	if err := atomicfile.SwapDir(stage, dest); err != nil {
 		return err
 	}
-	defer os.RemoveAll(old)
-	if err := os.Rename(stage, dest); err != nil {
-		if _, serr := os.Stat(dest); serr == nil {
-			return nil
-		}
-		return err
-	}
-	return nil
+	return os.RemoveAll(stage) // the replaced tree, or nothing
 }
 
 // staleAfter is the age past which a temporary download or staging tree

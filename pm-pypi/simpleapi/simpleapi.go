@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/download"
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
@@ -35,7 +36,7 @@ const jsonType = "application/vnd.pypi.simple.v1+json"
 type File struct {
 	Filename string
 	// URL is absolute; it may carry the index's credentials, so never
-	// print it: use Redact.
+	// print it: use redact.URL.
 	URL            string
 	SHA256         string // lower-case hex, "" when the index gives none
 	RequiresPython string
@@ -360,10 +361,9 @@ func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64)
 		return "", &RegistryError{URL: redact.URL(f.URL), Status: resp.StatusCode}
 	}
 	h := sha256.New()
-	tw := &trackedWriter{w: w}
-	n, err := io.Copy(io.MultiWriter(tw, h), io.LimitReader(resp.Body, limit+1))
-	if tw.err != nil {
-		return "", tw.err
+	n, werr, err := download.Copy(io.MultiWriter(w, h), resp.Body, limit)
+	if werr != nil {
+		return "", werr
 	}
 	if err != nil {
 		return "", &RegistryError{URL: redact.URL(f.URL), Err: err}
@@ -372,21 +372,6 @@ func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64)
 		return "", fmt.Errorf("%s is larger than the limit of %d bytes", f.Filename, limit)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// trackedWriter remembers its writer's failure, to tell it apart from the
-// response's.
-type trackedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *trackedWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	if err != nil {
-		t.err = err
-	}
-	return n, err
 }
 
 // CoreMetadata fetches f's METADATA (PEP 658), when the index serves it.
