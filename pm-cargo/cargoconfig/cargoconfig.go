@@ -70,6 +70,9 @@ type Config struct {
 	sources map[string]sourceDef
 	// protocol is registries.crates-io.protocol, or "".
 	protocol string
+	// HTTPProxy is http.proxy, the proxy cargo uses for every request
+	// ("[protocol://]host[:port]"), or "". CARGO_HTTP_PROXY overrides it.
+	HTTPProxy string
 }
 
 type sourceDef struct {
@@ -86,6 +89,9 @@ type rawConfig struct {
 	Registries map[string]struct {
 		Protocol string `toml:"protocol"`
 	} `toml:"registries"`
+	HTTP struct {
+		Proxy string `toml:"proxy"`
+	} `toml:"http"`
 }
 
 // Load reads the configuration cargo would use when run in dir with the
@@ -156,6 +162,9 @@ func Load(dir, cargoHome string) (*Config, error) {
 		}
 		if r, ok := raw.Registries["crates-io"]; ok && c.protocol == "" {
 			c.protocol = r.Protocol
+		}
+		if c.HTTPProxy == "" {
+			c.HTTPProxy = raw.HTTP.Proxy
 		}
 	}
 	c.Files = files

@@ -14,6 +14,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -238,7 +239,7 @@ func (f *cargoFailure) Error() string {
 	if msg == "" {
 		msg = f.err.Error()
 	}
-	return fmt.Sprintf("cargo %s: %s", f.args[0], redact(elideSnippets(msg)))
+	return fmt.Sprintf("cargo %s: %s", f.args[0], redact.Text(elideSnippets(msg)))
 }
 
 // elideSnippets drops the source lines cargo quotes under a parse error

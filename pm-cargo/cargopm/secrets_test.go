@@ -152,7 +152,7 @@ retry = 0
 // passwords and quoted source lines never survive.
 func TestCargoFailureRedacts(t *testing.T) {
 	for _, tc := range []struct{ stderr, gone, kept string }{
-		{"error: failed to download from `http://u:" + urlPassword + "@127.0.0.1:1/x`", urlPassword, "http://127.0.0.1:1/x"},
+		{"error: failed to download from `http://u:" + urlPassword + "@127.0.0.1:1/x`", urlPassword, "http://***@127.0.0.1:1/x"},
 		{"Caused by:\n  TOML parse error at line 2, column 32\n    |\n  2 | token = \"" + cfgToken + "\" oops\n    |                                ^\n  unexpected key", cfgToken, "unexpected key"},
 		{"  12 |   token='" + fileToken + "'\n", fileToken, "elided"},
 	} {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
@@ -159,35 +160,7 @@ func WriteFile(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".migrate-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := os.Rename(name, p); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return atomicfile.WriteFile(p, data, info.Mode().Perm())
 }
 
 // mentionsRetired reports whether data, the text of the file named name,

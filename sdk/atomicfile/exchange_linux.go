@@ -1,6 +1,6 @@
 //go:build linux
 
-package acquire
+package atomicfile
 
 import (
 	"errors"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// exchange atomically swaps the directories a and b.
+// exchange swaps the directory entries a and b in one step.
 func exchange(a, b string) error {
 	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
-	if err == unix.ENOSYS || err == unix.EINVAL {
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
 		return errors.ErrUnsupported
 	}
 	return err

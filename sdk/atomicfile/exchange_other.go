@@ -1,8 +1,8 @@
 //go:build !linux
 
-package acquire
+package atomicfile
 
 import "errors"
 
-// exchange is not available here: place falls back to two renames.
+// exchange is not available here.
 func exchange(a, b string) error { return errors.ErrUnsupported }
