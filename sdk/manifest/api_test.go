@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -213,29 +212,6 @@ func TestTOMLDatesAsText(t *testing.T) {
 		if got := m.Extra["when"]; got != tc.want {
 			t.Errorf("%s decoded to %#v, want %q", tc.toml, got, tc.want)
 		}
-	}
-}
-
-// A table from a decoder that hands local dates and times over as
-// time.Time values in locations named after their TOML kind (as
-// BurntSushi/toml does) reads the same as one from this package's decoder.
-func TestFromTableLocalTimesAsLocationNames(t *testing.T) {
-	at := func(loc string) time.Time {
-		return time.Date(1979, 5, 27, 7, 32, 0, 0, time.FixedZone(loc, 0))
-	}
-	m, err := FromTable(map[string]any{
-		"name":     "x",
-		"date":     time.Date(1979, 5, 27, 0, 0, 0, 0, time.FixedZone("date-local", 0)),
-		"time":     time.Date(0, 1, 1, 7, 32, 0, 0, time.FixedZone("time-local", 0)),
-		"datetime": at("datetime-local"),
-		"offset":   at(""),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"date": "1979-05-27", "time": "07:32:00", "datetime": "1979-05-27T07:32:00", "offset": "1979-05-27T07:32:00Z"}
-	if !reflect.DeepEqual(m.Extra, want) {
-		t.Errorf("got %#v\nwant %#v", m.Extra, want)
 	}
 }
 

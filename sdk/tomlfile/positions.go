@@ -230,3 +230,11 @@ func bare(s string) bool {
 	}
 	return true
 }
+
+// Walk calls fn with every recorded key path and its position, in no
+// particular order.
+func (p *Positions) Walk(fn func(path []string, pos Position)) {
+	for k, off := range p.offsets {
+		fn(strings.Split(k, "\x00"), p.At(off))
+	}
+}
