@@ -40,7 +40,57 @@ var (
 
 func (c *checker) fail(path []string, want string, v any) {
 	p := append([]string{}, path...)
-	c.errs = append(c.errs, At(c.file, c.pos, "expected "+want+", found "+ValueWords(v), p...))
+	e := At(c.file, c.pos, "expected "+want+", found "+ValueWords(v), p...)
+	e.path = p
+	c.errs = append(c.errs, e)
+}
+
+// DecodeTree decodes tree, the document data decoded into map[string]any,
+// into v, leaving out every value of the wrong type, and returns a problem
+// for each value left out, in line order: the rest of v is filled, so the
+// caller can report its own problems with the same file alongside.
+func DecodeTree(file string, data []byte, pos *Positions, tree map[string]any, v any) Errors {
+	errs := Check(file, pos, tree, v)
+	if len(errs) == 0 {
+		if err := toml.Unmarshal(data, v); err != nil {
+			return Errors{decodeError(file, pos, err)}
+		}
+		return nil
+	}
+	for _, e := range errs {
+		prune(tree, e.path)
+	}
+	b, err := toml.Marshal(tree)
+	if err == nil {
+		err = toml.Unmarshal(b, v)
+	}
+	if err != nil {
+		errs = append(errs, decodeError(file, pos, err))
+	}
+	return errs
+}
+
+// prune removes the value at path from tree: the key, or the whole array
+// holding an item.
+func prune(tree map[string]any, path []string) {
+	var m map[string]any = tree
+	for i, part := range path {
+		v, ok := m[part]
+		if !ok {
+			return
+		}
+		if i == len(path)-1 {
+			delete(m, part)
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			m = v
+		default:
+			delete(m, part) // an array: drop it whole
+			return
+		}
+	}
 }
 
 // value checks v, found at path, against t.

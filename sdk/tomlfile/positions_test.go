@@ -153,3 +153,24 @@ func FuzzIndex(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeTreeKeepsTheRest(t *testing.T) {
+	var v struct {
+		A string            `toml:"a"`
+		B int               `toml:"b"`
+		L []string          `toml:"l"`
+		M map[string]string `toml:"m"`
+	}
+	data := []byte("a = 1\nb = 2\nl = [\"x\", 3]\n[m]\nk = \"v\"\nbad = []\n")
+	var tree map[string]any
+	if err := toml.Unmarshal(data, &tree); err != nil {
+		t.Fatal(err)
+	}
+	errs := DecodeTree("f.toml", data, Index(data), tree, &v)
+	if len(errs) != 3 || errs[0].Line != 1 || errs[1].Line != 3 || errs[2].Line != 6 {
+		t.Fatalf("errors %v", errs)
+	}
+	if v.B != 2 || v.M["k"] != "v" || v.A != "" || v.L != nil {
+		t.Errorf("decoded %+v", v)
+	}
+}

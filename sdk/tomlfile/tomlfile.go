@@ -39,6 +39,8 @@ type Error struct {
 	Msg string
 	// Err is the decoder's error, when the problem comes from one.
 	Err error
+
+	path []string // the key path Check found the problem at
 }
 
 // Error returns "file:line: key: msg", leaving out what is unknown.
