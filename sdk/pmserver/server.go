@@ -15,6 +15,7 @@ import (
 	"github.com/creachadair/jrpc2/handler"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -218,6 +219,12 @@ func decode(method string, params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
+		// In the params' terms, without their position on the line.
+		var je *jsonfile.Error
+		if errors.As(jsonfile.Explain("", params, err), &je) {
+			je.Line = 0
+			err = je
+		}
 		return protocol.NewError(protocol.CodeInvalidParams, nil, "%s: invalid params: %v", method, err)
 	}
 	return nil
