@@ -72,9 +72,9 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", rootPath, err)
 	}
-	rootPkg, err := packagejson.Parse(data)
+	rootPkg, err := packagejson.ParseFile(rootPath, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rootPath, err)
+		return nil, err
 	}
 	members := []member{{dir: "", pkg: rootPkg}}
 	patterns := rootPkg.Workspaces
@@ -100,7 +100,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			if err != nil {
 				continue
 			}
-			pkg, err := packagejson.Parse(md)
+			pkg, err := packagejson.ParseFile(mp, md)
 			if err != nil {
 				p.log.Warn("skipping workspace member with an unreadable package.json", "path", mp, "err", err)
 				continue
@@ -198,9 +198,9 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 		file = lock
 	}
 	if err == nil {
-		l, perr := packagelock.Parse(data)
+		l, perr := packagelock.ParseFile(file, data)
 		if perr != nil {
-			return nil, fmt.Errorf("%s: %w", file, perr)
+			return nil, perr
 		}
 		out = append(out, namedLock{l, kindPackageLock})
 	} else if !errors.Is(err, fs.ErrNotExist) {

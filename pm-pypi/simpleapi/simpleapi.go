@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DefaultIndex is PyPI's simple API.
@@ -245,7 +246,7 @@ func parseProjectJSON(body []byte, base *url.URL) ([]File, error) {
 		} `json:"files"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("bad PEP 691 JSON: %w", err)
+		return nil, fmt.Errorf("bad PEP 691 JSON: %w", jsonfile.Explain("", body, err))
 	}
 	if major, _, _ := strings.Cut(doc.Meta.APIVersion, "."); major != "1" {
 		return nil, fmt.Errorf("unsupported simple API version %q", doc.Meta.APIVersion)
@@ -356,7 +357,7 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 			} `json:"projects"`
 		}
 		if err := json.Unmarshal(body, &doc); err != nil {
-			return nil, &RegistryError{URL: Redact(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", err)}
+			return nil, &RegistryError{URL: Redact(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", jsonfile.Explain("", body, err))}
 		}
 		for _, p := range doc.Projects {
 			names = append(names, pyname.Normalize(p.Name))
