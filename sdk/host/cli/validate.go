@@ -15,6 +15,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 const validateUsage = `Usage: symposium-pm validate [--json] [--origin registry|workspace|package] PATH...
@@ -309,7 +310,7 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 		source = "Cargo.toml [package.metadata.symposium]"
 		native = sub(tbl, "package", "metadata", "symposium")
 		if v, ok := sub(tbl, "package", "metadata")["symposium"]; ok && native == nil {
-			layerErrs = append(layerErrs, fmt.Errorf("%s is %T, not a table; ignored", source, v))
+			layerErrs = append(layerErrs, fmt.Errorf("%s is %s, not a table; ignored", source, tomlfile.ValueWords(v)))
 		}
 	case "package.json":
 		name, _ = tbl["name"].(string)
