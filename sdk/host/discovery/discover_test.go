@@ -19,8 +19,10 @@ import (
 func scriptPM(t *testing.T, ws, name string, kind Source, answers map[string]any, cfg *config.Config) Result {
 	t.Helper()
 	dir := t.TempDir()
-	answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
-		"capabilities": []string{protocol.CapWorkspace}}
+	if _, ok := answers[protocol.MethodInitialize]; !ok {
+		answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
+			"capabilities": []string{protocol.CapWorkspace}}
+	}
 	for method, v := range answers {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -195,5 +197,27 @@ func TestDiscoverWalkBudget(t *testing.T) {
 	}
 	if !warned(res, "walking skill groups took the whole budget of 1ns; the skills of 1 more enabled plugins are not counted") {
 		t.Errorf("no budget warning in %q", res.Warnings)
+	}
+}
+
+// A problem two methods of a PM run into (a broken manifest read by both
+// list_deps and workspace) is reported once.
+func TestDiscoverReportsAProblemOnce(t *testing.T) {
+	ws := tree(t, map[string]string{"package.json": "{"})
+	broken := map[string]any{"code": protocol.CodeInternalError, "message": ws + "/package.json:2:1: invalid JSON: unexpected end of file"}
+	res := scriptPM(t, ws, "npm", SourceDependency, map[string]any{
+		protocol.MethodInitialize: map[string]any{"protocol_version": protocol.Version, "name": "npm",
+			"capabilities": []string{protocol.CapListDeps, protocol.CapWorkspace}},
+		protocol.MethodListDeps + ".error":  broken,
+		protocol.MethodWorkspace + ".error": broken,
+	}, nil)
+	n := 0
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "package.json:2:1: invalid JSON") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the broken package.json is reported %d times, want once:\n%s", n, strings.Join(res.Warnings, "\n"))
 	}
 }
