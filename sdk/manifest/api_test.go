@@ -231,6 +231,15 @@ func TestDecodeTypeErrorsHaveLines(t *testing.T) {
 	if _, err := DecodeJSON([]byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
 		t.Errorf("non-object JSON: %v", err)
 	}
+	for data, want := range map[string]string{
+		"{\n  \"name\": \"x\",\n}": "line 3: column 1: invalid JSON: invalid character '}' looking for beginning of object key string",
+		"{\n  \"name\": ":          "line 2: column 11: invalid JSON: unexpected end of file",
+		"":                         "line 1: column 1: invalid JSON: unexpected end of file",
+	} {
+		if _, err := DecodeJSON([]byte(data)); err == nil || err.Error() != want {
+			t.Errorf("DecodeJSON(%q) = %v, want %q", data, err, want)
+		}
+	}
 	if _, err := DecodeJSON([]byte(`{} {}`)); err == nil {
 		t.Error("trailing JSON accepted")
 	}

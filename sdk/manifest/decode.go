@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DecodeTOML decodes a SYMPOSIUM.toml document. It fails on TOML syntax
@@ -51,6 +52,13 @@ func DecodeJSON(data []byte) (*Manifest, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // an empty document
+		}
+		var je *jsonfile.Error
+		if errors.As(jsonfile.Explain("", data, err), &je) && je.Line > 0 {
+			return nil, Problems{{Line: je.Line, Message: fmt.Sprintf("column %d: %s", je.Column, je.Msg)}}
+		}
 		return nil, Problems{{Message: "invalid JSON: " + err.Error()}}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
