@@ -162,3 +162,17 @@ func goWords(t reflect.Type) string {
 	}
 	return "another kind of value"
 }
+
+// ExplainValue words err, returned by encoding/json while decoding data, a
+// value received whole rather than a file (JSON-RPC params or a result):
+// by key path and JSON kind, without a position.
+func ExplainValue(data []byte, err error) error {
+	var je *Error
+	if errors.As(Explain("", data, err), &je) {
+		if je.Key != "" || !strings.HasPrefix(je.Msg, "invalid JSON") {
+			je.Line, je.Column = 0, 0
+		}
+		return je
+	}
+	return err
+}

@@ -219,12 +219,7 @@ func decode(method string, params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		// In the params' terms, without their position on the line.
-		var je *jsonfile.Error
-		if errors.As(jsonfile.Explain("", params, err), &je) {
-			je.Line = 0
-			err = je
-		}
+		err = jsonfile.ExplainValue(params, err) // in the params' terms
 		return protocol.NewError(protocol.CodeInvalidParams, nil, "%s: invalid params: %v", method, err)
 	}
 	return nil

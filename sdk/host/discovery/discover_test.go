@@ -221,3 +221,22 @@ func TestDiscoverReportsAProblemOnce(t *testing.T) {
 		t.Errorf("the broken package.json is reported %d times, want once:\n%s", n, strings.Join(res.Warnings, "\n"))
 	}
 }
+
+// A result of the wrong shape is explained in JSON's terms, without Go's
+// type names.
+func TestDiscoverWrongShapeInJSONTerms(t *testing.T) {
+	ws := tree(t, map[string]string{"x": ""})
+	res := scriptPM(t, ws, "npm", SourceDependency, map[string]any{
+		protocol.MethodInitialize: map[string]any{"protocol_version": protocol.Version, "name": "npm",
+			"capabilities": []string{protocol.CapListDeps}},
+		protocol.MethodListDeps: map[string]any{"deps": []string{"left-pad"}},
+	}, nil)
+	if !warned(res, "pm npm: list_deps: answered with a result of the wrong shape: expected an array, found an object") {
+		t.Errorf("warnings:\n%s", strings.Join(res.Warnings, "\n"))
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "Go value") || strings.Contains(w, "unmarshal") {
+			t.Errorf("Go words in %q", w)
+		}
+	}
+}
