@@ -3,6 +3,7 @@ package testscript
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,6 +64,17 @@ func parsers() map[string]func([]byte) error {
 				return nil
 			}
 			return errors.New(strings.Join(msgs, "\n"))
+		},
+		"manifest.Embedded": func(b []byte) error {
+			var t map[string]any
+			if err := json.Unmarshal(b, &t); err != nil {
+				return nil // not a JSON object: the JSON readers' concern
+			}
+			if sym, ok := t["symposium"].(map[string]any); ok {
+				t = sym
+			}
+			_, errs := manifest.Embedded("x", manifest.Layer{Source: "package.json \"symposium\"", Table: t})
+			return errors.Join(errs...)
 		},
 		"manifest.ParseSkill": func(b []byte) error { return ignore(manifest.ParseSkillMD(b, true)) },
 		"config.Parse":        func(b []byte) error { return ignore(config.Parse("config.toml", b, "/")) },
