@@ -14,6 +14,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -267,6 +268,16 @@ func decodeTable(file string, data []byte) (map[string]any, error) {
 	var tbl map[string]any
 	if strings.EqualFold(filepath.Ext(file), ".json") {
 		if err := json.Unmarshal(data, &tbl); err != nil {
+			var je *jsonfile.Error
+			if errors.As(jsonfile.Explain("", data, err), &je) {
+				if je.Key == "" && !strings.HasPrefix(je.Msg, "invalid JSON") {
+					je.Msg = "invalid JSON: " + je.Msg
+				}
+				if je.Key == "" && strings.HasPrefix(je.Msg, "expected") {
+					je.Msg = "the document must be a JSON object" // the only type a table can be wrong in
+				}
+				return nil, manifest.Problems{{Line: je.Line, Message: fmt.Sprintf("column %d: %s", je.Column, je.Msg)}}
+			}
 			return nil, fmt.Errorf("invalid JSON: %w", err)
 		}
 		return tbl, nil
