@@ -70,7 +70,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 		return []protocol.PackageID{}, nil // not an npm project
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", rootPath, err)
+		return nil, err // an *fs.PathError: it names the file
 	}
 	rootPkg, err := packagejson.ParseFile(rootPath, data)
 	if err != nil {
@@ -204,7 +204,7 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 		}
 		out = append(out, namedLock{l, kindPackageLock})
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err // an *fs.PathError: it names the file
 	}
 	for _, lf := range []struct {
 		name  string
@@ -220,7 +220,7 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
+			return nil, err // an *fs.PathError: it names the file
 		}
 		l, err := lf.parse(data)
 		if err != nil {
