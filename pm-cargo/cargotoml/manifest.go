@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -141,13 +142,18 @@ func ReadFile(path string) (*Manifest, error) {
 // (values of the wrong type, a missing name, a bad dependency entry) is
 // reported together, in line order, as tomlfile.Errors.
 func Parse(name string, data []byte) (*Manifest, error) {
-	var tree map[string]any
-	if err := tomlfile.Unmarshal(name, data, &tree); err != nil {
-		return nil, err
-	}
-	p := &parser{file: name, pos: tomlfile.Index(data)}
+	p := &parser{file: name, data: data}
 	var raw rawManifest
-	p.errs = tomlfile.DecodeTree(name, data, p.pos, tree, &raw)
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		// Slow path: a syntax error, or values of the wrong type, all of
+		// which are reported; the rest of the manifest is still read.
+		var tree map[string]any
+		if err := tomlfile.Unmarshal(name, data, &tree); err != nil {
+			return nil, err
+		}
+		raw = rawManifest{}
+		p.errs = tomlfile.DecodeTree(name, data, tree, &raw)
+	}
 	m := &Manifest{Path: name}
 	pkg, pkgKey := raw.Package, "package"
 	if pkg == nil {
@@ -169,7 +175,7 @@ func Parse(name string, data []byte) (*Manifest, error) {
 			p.fail("expected a version string or `{ workspace = true }`, found "+tomlfile.ValueWords(v), pkgKey, "version")
 		}
 		if pk.Name == "" && !slices.ContainsFunc(p.errs, func(e *tomlfile.Error) bool { return e.Key == pkgKey+".name" }) {
-			pe := tomlfile.At(name, p.pos, "["+pkgKey+"] has no name", pkgKey)
+			pe := tomlfile.At(name, p.positions(), "["+pkgKey+"] has no name", pkgKey)
 			pe.Key = ""
 			p.errs = append(p.errs, pe)
 		}
@@ -236,13 +242,22 @@ func Parse(name string, data []byte) (*Manifest, error) {
 // parser collects the problems of one manifest.
 type parser struct {
 	file string
-	pos  *tomlfile.Positions
+	data []byte
+	pos  *tomlfile.Positions // indexed on the first problem
 	errs tomlfile.Errors
+}
+
+// positions returns the index of the manifest's keys.
+func (p *parser) positions() *tomlfile.Positions {
+	if p.pos == nil {
+		p.pos = tomlfile.Index(p.data)
+	}
+	return p.pos
 }
 
 // fail records a problem with the value at the key path.
 func (p *parser) fail(msg string, path ...string) {
-	p.errs = append(p.errs, tomlfile.At(p.file, p.pos, msg, path...))
+	p.errs = append(p.errs, tomlfile.At(p.file, p.positions(), msg, path...))
 }
 
 // table reads the dependency table t at the key path where.

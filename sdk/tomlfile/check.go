@@ -16,8 +16,8 @@ import (
 // problem for every value whose kind v cannot hold, in line order. Keys v
 // has no field for are not problems. Values decoded by their own methods
 // (encoding.TextUnmarshaler) are not checked.
-func Check(file string, pos *Positions, tree map[string]any, v any) Errors {
-	c := &checker{file: file, pos: pos}
+func Check(file string, data []byte, tree map[string]any, v any) Errors {
+	c := &checker{file: file, data: data}
 	t := reflect.TypeOf(v)
 	if t == nil {
 		return nil
@@ -29,7 +29,8 @@ func Check(file string, pos *Positions, tree map[string]any, v any) Errors {
 
 type checker struct {
 	file string
-	pos  *Positions
+	data []byte
+	pos  *Positions // indexed on the first problem
 	errs Errors
 }
 
@@ -40,6 +41,9 @@ var (
 
 func (c *checker) fail(path []string, want string, v any) {
 	p := append([]string{}, path...)
+	if c.pos == nil {
+		c.pos = Index(c.data)
+	}
 	e := At(c.file, c.pos, "expected "+want+", found "+ValueWords(v), p...)
 	e.path = p
 	c.errs = append(c.errs, e)
@@ -49,11 +53,11 @@ func (c *checker) fail(path []string, want string, v any) {
 // into v, leaving out every value of the wrong type, and returns a problem
 // for each value left out, in line order: the rest of v is filled, so the
 // caller can report its own problems with the same file alongside.
-func DecodeTree(file string, data []byte, pos *Positions, tree map[string]any, v any) Errors {
-	errs := Check(file, pos, tree, v)
+func DecodeTree(file string, data []byte, tree map[string]any, v any) Errors {
+	errs := Check(file, data, tree, v)
 	if len(errs) == 0 {
 		if err := toml.Unmarshal(data, v); err != nil {
-			return Errors{decodeError(file, pos, err)}
+			return Errors{decodeError(file, err)}
 		}
 		return nil
 	}
@@ -65,7 +69,7 @@ func DecodeTree(file string, data []byte, pos *Positions, tree map[string]any, v
 		err = toml.Unmarshal(b, v)
 	}
 	if err != nil {
-		errs = append(errs, decodeError(file, pos, err))
+		errs = append(errs, decodeError(file, err))
 	}
 	return errs
 }

@@ -166,7 +166,7 @@ func TestDecodeTreeKeepsTheRest(t *testing.T) {
 	if err := toml.Unmarshal(data, &tree); err != nil {
 		t.Fatal(err)
 	}
-	errs := DecodeTree("f.toml", data, Index(data), tree, &v)
+	errs := DecodeTree("f.toml", data, tree, &v)
 	if len(errs) != 3 || errs[0].Line != 1 || errs[1].Line != 3 || errs[2].Line != 6 {
 		t.Fatalf("errors %v", errs)
 	}

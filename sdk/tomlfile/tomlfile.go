@@ -136,14 +136,13 @@ func Explain(file string, data []byte, v any, err error) error {
 	if serr := toml.Unmarshal(data, &tree); serr != nil {
 		return syntaxError(file, serr)
 	}
-	pos := Index(data)
-	if es := Check(file, pos, tree, v); len(es) > 0 {
+	if es := Check(file, data, tree, v); len(es) > 0 {
 		for _, e := range es {
 			e.Err = err
 		}
 		return es.Err()
 	}
-	return decodeError(file, pos, err)
+	return decodeError(file, err)
 }
 
 // syntaxError words an error of the parser.
@@ -158,7 +157,7 @@ func syntaxError(file string, err error) *Error {
 
 // decodeError words an error of the decoder that [Check] did not foresee
 // (a number out of range for its field, a text its type rejects).
-func decodeError(file string, pos *Positions, err error) *Error {
+func decodeError(file string, err error) *Error {
 	var de *toml.DecodeError
 	if !errors.As(err, &de) {
 		return &Error{File: file, Msg: Words(strings.TrimPrefix(err.Error(), "toml: ")), Err: err}
