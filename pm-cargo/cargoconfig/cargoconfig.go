@@ -7,13 +7,12 @@
 package cargoconfig
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // CratesIOSparse is crates.io's sparse index URL.
@@ -133,13 +132,8 @@ func Load(dir, cargoHome string) (*Config, error) {
 			return nil, err
 		}
 		var raw rawConfig
-		if err := toml.Unmarshal(data, &raw); err != nil {
-			var de *toml.DecodeError
-			if errors.As(err, &de) {
-				row, _ := de.Position()
-				return nil, fmt.Errorf("%s:%d: %s", f, row, strings.TrimPrefix(de.Error(), "toml: "))
-			}
-			return nil, fmt.Errorf("%s: %w", f, err)
+		if err := tomlfile.Unmarshal(f, data, &raw); err != nil {
+			return nil, err
 		}
 		// Paths in a config file are relative to the directory holding its
 		// .cargo directory (for $CARGO_HOME/config.toml: CARGO_HOME's parent).

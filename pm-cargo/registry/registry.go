@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DefaultUserAgent identifies Symposium to registries, as crates.io's data
@@ -180,6 +183,11 @@ func ParseIndexFile(name string, data []byte) ([]Version, error) {
 		}
 		var v Version
 		if err := json.Unmarshal(b, &v); err != nil {
+			var je *jsonfile.Error
+			if errors.As(jsonfile.Explain(name, b, err), &je) {
+				je.Line = line // the line of the index file, not of the object
+				return nil, je
+			}
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if v.Name == "" || v.Vers == "" {

@@ -70,11 +70,11 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 		return []protocol.PackageID{}, nil // not an npm project
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", rootPath, err)
+		return nil, err // an *fs.PathError: it names the file
 	}
-	rootPkg, err := packagejson.Parse(data)
+	rootPkg, err := packagejson.ParseFile(rootPath, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rootPath, err)
+		return nil, err
 	}
 	members := []member{{dir: "", pkg: rootPkg}}
 	patterns := rootPkg.Workspaces
@@ -100,7 +100,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			if err != nil {
 				continue
 			}
-			pkg, err := packagejson.Parse(md)
+			pkg, err := packagejson.ParseFile(mp, md)
 			if err != nil {
 				p.log.Warn("skipping workspace member with an unreadable package.json", "path", mp, "err", err)
 				continue
@@ -198,13 +198,13 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 		file = lock
 	}
 	if err == nil {
-		l, perr := packagelock.Parse(data)
+		l, perr := packagelock.ParseFile(file, data)
 		if perr != nil {
-			return nil, fmt.Errorf("%s: %w", file, perr)
+			return nil, perr
 		}
 		out = append(out, namedLock{l, kindPackageLock})
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err // an *fs.PathError: it names the file
 	}
 	for _, lf := range []struct {
 		name  string
@@ -220,7 +220,7 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
+			return nil, err // an *fs.PathError: it names the file
 		}
 		l, err := lf.parse(data)
 		if err != nil {

@@ -2,7 +2,6 @@ package npmpm
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -154,9 +153,9 @@ func (p *PM) installedCopy(idx *installIndex, name string, ok func(version strin
 			}
 			continue
 		}
-		pkg, err := packagejson.Parse(data)
+		pkg, err := packagejson.ParseFile(filepath.Join(dir, "package.json"), data)
 		if err != nil {
-			p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", fmt.Errorf("%s: %w", filepath.Join(dir, "package.json"), err))
+			p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", err)
 			continue
 		}
 		if !validVersion(pkg.Version) || !ok(pkg.Version) {

@@ -3,7 +3,6 @@ package npmpm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,7 +23,7 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 		return res, nil
 	}
 	if err != nil {
-		return res, fmt.Errorf("reading %s: %w", rootPath, err)
+		return res, err // names rootPath already
 	}
 	if root.Name != "" {
 		res.Members = append(res.Members, protocol.WorkspaceMember{Name: root.Name, Version: root.Version, Dir: p.workspace})

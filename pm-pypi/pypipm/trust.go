@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // Where a plugin root may be. A distribution's plugin roots come from where
@@ -83,7 +84,7 @@ func (p *PM) editableProject(in installed) (string, bool) {
 	}
 	var du directURL
 	if err := json.Unmarshal(data, &du); err != nil {
-		p.log.Warn("ignoring direct_url.json: not valid JSON", "id", in.id, "path", path, "err", err)
+		p.log.Warn("ignoring direct_url.json: not valid JSON", "id", in.id, "err", jsonfile.Explain(path, data, err))
 		return "", false
 	}
 	if du.DirInfo == nil {

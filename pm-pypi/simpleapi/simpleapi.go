@@ -22,6 +22,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/download"
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DefaultIndex is PyPI's simple API.
@@ -220,7 +221,7 @@ func parseProjectJSON(body []byte, base *url.URL) ([]File, error) {
 		} `json:"files"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("bad PEP 691 JSON: %w", err)
+		return nil, fmt.Errorf("bad PEP 691 JSON: %w", jsonfile.Explain("", body, err))
 	}
 	if major, _, _ := strings.Cut(doc.Meta.APIVersion, "."); major != "1" {
 		return nil, fmt.Errorf("unsupported simple API version %q", doc.Meta.APIVersion)
@@ -331,7 +332,7 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 			} `json:"projects"`
 		}
 		if err := json.Unmarshal(body, &doc); err != nil {
-			return nil, &RegistryError{URL: redact.URL(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", err)}
+			return nil, &RegistryError{URL: redact.URL(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", jsonfile.Explain("", body, err))}
 		}
 		for _, p := range doc.Projects {
 			names = append(names, pyname.Normalize(p.Name))

@@ -24,6 +24,7 @@ import (
 
 	"github.com/creachadair/jrpc2"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -312,7 +313,7 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 	if err == nil {
 		if result != nil {
 			if err := json.Unmarshal(raw, result); err != nil {
-				return c.errorf(method, "answered with a result of the wrong shape: %v", err)
+				return c.errorf(method, "answered with a result of the wrong shape: %v", jsonfile.ExplainValue(raw, err))
 			}
 		}
 		return nil

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -214,29 +213,6 @@ func TestTOMLDatesAsText(t *testing.T) {
 	}
 }
 
-// A table from a decoder that hands local dates and times over as
-// time.Time values in locations named after their TOML kind (as
-// BurntSushi/toml does) reads the same as one from this package's decoder.
-func TestFromTableLocalTimesAsLocationNames(t *testing.T) {
-	at := func(loc string) time.Time {
-		return time.Date(1979, 5, 27, 7, 32, 0, 0, time.FixedZone(loc, 0))
-	}
-	m, err := FromTable(map[string]any{
-		"name":     "x",
-		"date":     time.Date(1979, 5, 27, 0, 0, 0, 0, time.FixedZone("date-local", 0)),
-		"time":     time.Date(0, 1, 1, 7, 32, 0, 0, time.FixedZone("time-local", 0)),
-		"datetime": at("datetime-local"),
-		"offset":   at(""),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"date": "1979-05-27", "time": "07:32:00", "datetime": "1979-05-27T07:32:00", "offset": "1979-05-27T07:32:00Z"}
-	if !reflect.DeepEqual(m.Extra, want) {
-		t.Errorf("got %#v\nwant %#v", m.Extra, want)
-	}
-}
-
 func TestDecodeTypeErrorsHaveLines(t *testing.T) {
 	src := "name = \"x\"\n\n[[hooks]]\nname = \"h\"\nargs = \"not-an-array\"\n"
 	_, err := DecodeTOML([]byte(src))
@@ -252,6 +228,15 @@ func TestDecodeTypeErrorsHaveLines(t *testing.T) {
 	}
 	if _, err := DecodeJSON([]byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
 		t.Errorf("non-object JSON: %v", err)
+	}
+	for data, want := range map[string]string{
+		"{\n  \"name\": \"x\",\n}": "line 3: column 1: invalid JSON: invalid character '}' looking for beginning of object key string",
+		"{\n  \"name\": ":          "line 2: column 11: invalid JSON: unexpected end of file",
+		"":                         "line 1: column 1: invalid JSON: unexpected end of file",
+	} {
+		if _, err := DecodeJSON([]byte(data)); err == nil || err.Error() != want {
+			t.Errorf("DecodeJSON(%q) = %v, want %q", data, err, want)
+		}
 	}
 	if _, err := DecodeJSON([]byte(`{} {}`)); err == nil {
 		t.Error("trailing JSON accepted")

@@ -15,6 +15,7 @@ import (
 	"github.com/creachadair/jrpc2/handler"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -215,6 +216,7 @@ func decode(method string, params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
+		err = jsonfile.ExplainValue(params, err) // in the params' terms
 		return protocol.NewError(protocol.CodeInvalidParams, nil, "%s: invalid params: %v", method, err)
 	}
 	return nil

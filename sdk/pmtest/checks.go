@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -481,7 +482,10 @@ func strictDecode(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return errors.New("the result is null")
 	}
-	return json.Unmarshal(raw, v)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonfile.ExplainValue(raw, err)
+	}
+	return nil
 }
 
 // checkOffers returns what is wrong with offers answered by method.

@@ -14,9 +14,11 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 const validateUsage = `Usage: symposium-pm validate [--json] [--origin registry|workspace|package] PATH...
@@ -268,6 +270,16 @@ func decodeTable(file string, data []byte) (map[string]any, error) {
 	var tbl map[string]any
 	if strings.EqualFold(filepath.Ext(file), ".json") {
 		if err := json.Unmarshal(data, &tbl); err != nil {
+			var je *jsonfile.Error
+			if errors.As(jsonfile.Explain("", data, err), &je) {
+				if je.Key == "" && !strings.HasPrefix(je.Msg, "invalid JSON") {
+					je.Msg = "invalid JSON: " + je.Msg
+				}
+				if je.Key == "" && strings.HasPrefix(je.Msg, "expected") {
+					je.Msg = "the document must be a JSON object" // the only type a table can be wrong in
+				}
+				return nil, manifest.Problems{{Line: je.Line, Message: fmt.Sprintf("column %d: %s", je.Column, je.Msg)}}
+			}
 			return nil, fmt.Errorf("invalid JSON: %w", err)
 		}
 		return tbl, nil
@@ -311,7 +323,7 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 		source = "Cargo.toml [package.metadata.symposium]"
 		native = sub(tbl, "package", "metadata", "symposium")
 		if v, ok := sub(tbl, "package", "metadata")["symposium"]; ok && native == nil {
-			layerErrs = append(layerErrs, fmt.Errorf("%s is %T, not a table; ignored", source, v))
+			layerErrs = append(layerErrs, fmt.Errorf("%s is %s, not a table; ignored", source, tomlfile.ValueWords(v)))
 		}
 	case "package.json":
 		name, _ = tbl["name"].(string)

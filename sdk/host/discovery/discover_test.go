@@ -19,8 +19,10 @@ import (
 func scriptPM(t *testing.T, ws, name string, kind Source, answers map[string]any, cfg *config.Config) Result {
 	t.Helper()
 	dir := t.TempDir()
-	answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
-		"capabilities": []string{protocol.CapWorkspace}}
+	if _, ok := answers[protocol.MethodInitialize]; !ok {
+		answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
+			"capabilities": []string{protocol.CapWorkspace}}
+	}
 	for method, v := range answers {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -231,6 +233,47 @@ func TestDiscoverShellPredicateRunsInWorkspace(t *testing.T) {
 		}
 		if got := p.State == Enabled; got != want {
 			t.Errorf("plugin %s: state %v, want enabled=%v (%s)", name, p.State, want, p.Reason)
+		}
+	}
+}
+
+// A problem two methods of a PM run into (a broken manifest read by both
+// list_deps and workspace) is reported once.
+func TestDiscoverReportsAProblemOnce(t *testing.T) {
+	ws := tree(t, map[string]string{"package.json": "{"})
+	broken := map[string]any{"code": protocol.CodeInternalError, "message": ws + "/package.json:2:1: invalid JSON: unexpected end of file"}
+	res := scriptPM(t, ws, "npm", SourceDependency, map[string]any{
+		protocol.MethodInitialize: map[string]any{"protocol_version": protocol.Version, "name": "npm",
+			"capabilities": []string{protocol.CapListDeps, protocol.CapWorkspace}},
+		protocol.MethodListDeps + ".error":  broken,
+		protocol.MethodWorkspace + ".error": broken,
+	}, nil)
+	n := 0
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "package.json:2:1: invalid JSON") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the broken package.json is reported %d times, want once:\n%s", n, strings.Join(res.Warnings, "\n"))
+	}
+}
+
+// A result of the wrong shape is explained in JSON's terms, without Go's
+// type names.
+func TestDiscoverWrongShapeInJSONTerms(t *testing.T) {
+	ws := tree(t, map[string]string{"x": ""})
+	res := scriptPM(t, ws, "npm", SourceDependency, map[string]any{
+		protocol.MethodInitialize: map[string]any{"protocol_version": protocol.Version, "name": "npm",
+			"capabilities": []string{protocol.CapListDeps}},
+		protocol.MethodListDeps: map[string]any{"deps": []string{"left-pad"}},
+	}, nil)
+	if !warned(res, "pm npm: list_deps: answered with a result of the wrong shape: expected an array, found an object") {
+		t.Errorf("warnings:\n%s", strings.Join(res.Warnings, "\n"))
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "Go value") || strings.Contains(w, "unmarshal") {
+			t.Errorf("Go words in %q", w)
 		}
 	}
 }

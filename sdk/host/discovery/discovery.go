@@ -189,10 +189,26 @@ type discoverer struct {
 	// enabled plugins left unwalked once the budget was spent.
 	walked   time.Duration
 	unwalked int
+	// warned holds the PM problems already warned about.
+	warned map[string]bool
 }
 
+// warn records the warnings of a multi-PM call. A problem a PM reports
+// from several methods (a broken manifest read by both list_deps and
+// workspace) is recorded once: the PM's message names the file.
 func (d *discoverer) warn(ws []host.Warning) {
 	for _, w := range ws {
+		key := w.PM + "\x00" + w.String()
+		if pe := (*protocol.Error)(nil); errors.As(w.Err, &pe) {
+			key = w.PM + "\x00" + pe.Message
+		}
+		if d.warned[key] {
+			continue
+		}
+		if d.warned == nil {
+			d.warned = map[string]bool{}
+		}
+		d.warned[key] = true
 		d.res.Warnings = append(d.res.Warnings, w.String())
 	}
 }
