@@ -20,9 +20,9 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/download"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
-	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DefaultIndex is PyPI's simple API.
