@@ -101,7 +101,7 @@ func (f *fakePM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error
 // basicPM has none of the optional capabilities.
 type basicPM struct{ name string }
 
-func (b basicPM) Name() string                                               { return b.name }
+func (b basicPM) Name() string                                              { return b.name }
 func (b basicPM) Initialize(ctx context.Context, s *pmserver.Session) error { return nil }
 func (b basicPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	return nil, nil
@@ -388,6 +388,43 @@ func TestRegistryDegradesAndWarnsOnce(t *testing.T) {
 	}
 	if _, err := r.Conn(t.Context(), "misnamed"); err == nil {
 		t.Error("Conn of a PM that failed to start succeeded")
+	}
+}
+
+// TestRegistryClosed checks that every call on a closed registry warns about
+// every PM, whether it was started, given up, or never needed.
+func TestRegistryClosed(t *testing.T) {
+	hanging := &fakePM{name: "hanging", hang: map[string]bool{protocol.MethodActivePlugins: true}}
+	opts := localOptions(t)
+	// Expiring is the point.
+	opts.Timeouts.ActivePlugins, opts.Timeouts.Grace = 100*time.Millisecond, 100*time.Millisecond
+	r := host.NewRegistry(opts,
+		host.Spec{Name: "a", InProcess: &fakePM{name: "a"}},
+		host.Spec{Name: "hanging", InProcess: hanging},
+		host.Spec{Name: "unused", InProcess: basicPM{name: "unused"}})
+	if _, err := r.Conn(t.Context(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	r.ActivePlugins(t.Context(), nil) // gives up the hanging PM
+	// The hanging PM is stopped: its harness ends with its context's error.
+	if err := r.Close(); err != nil && !strings.Contains(err.Error(), "pm hanging: shutdown") {
+		t.Fatalf("Close: %v", err)
+	}
+	for round := range 2 {
+		_, warns := r.ListDeps(t.Context())
+		var got []string
+		for _, w := range warns {
+			got = append(got, w.PM)
+			if !strings.Contains(w.String(), "registry closed") {
+				t.Errorf("warning %q does not say the registry is closed", w)
+			}
+		}
+		if !slices.Equal(got, []string{"a", "hanging", "unused"}) {
+			t.Errorf("round %d: warnings about %v, want every PM", round, got)
+		}
+	}
+	if _, err := r.Conn(t.Context(), "unused"); err == nil || !strings.Contains(err.Error(), "registry closed") {
+		t.Errorf("Conn on a closed registry: %v", err)
 	}
 }
 

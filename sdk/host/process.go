@@ -333,17 +333,34 @@ func (p *Process) Stop(t Timeouts, log *slog.Logger) (exitedByItself bool) {
 	}
 	// Whatever the PM left in its process group goes with it.
 	p.Kill()
+	p.drainStderr(t.Drain, log)
+	return exitedByItself
+}
+
+// Wait waits for the PM to exit, then up to drain for the end of its
+// stderr (see Stop), and returns how it exited (see ExitErr). It neither
+// closes the PM's input nor signals it.
+func (p *Process) Wait(drain time.Duration) error {
+	<-p.exited
+	p.drainStderr(drain, nil)
+	return p.waitErr
+}
+
+// drainStderr waits up to d for the PM's stderr to be read to its end, and
+// past d stops reading it.
+func (p *Process) drainStderr(d time.Duration, log *slog.Logger) {
 	drained := make(chan struct{})
 	go func() {
 		p.readers.Wait()
 		close(drained)
 	}()
-	if !waitFor(drained, t.Drain) {
-		log.Warn("the PM has exited but a process it started still holds its stderr open; no longer reading it", "drain", t.Drain)
+	if !waitFor(drained, d) {
+		if log != nil {
+			log.Warn("the PM has exited but a process it started still holds its stderr open; no longer reading it", "drain", d)
+		}
 		p.errR.Close() // ends the pending read
 		<-drained
 	}
-	return exitedByItself
 }
 
 // wait waits up to d for the PM to exit and reports whether it did.
