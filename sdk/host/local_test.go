@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -352,15 +353,15 @@ func TestRegistryUnionsAnswers(t *testing.T) {
 func TestRegistryDegradesAndWarnsOnce(t *testing.T) {
 	good := &fakePM{name: "good", offers: []protocol.Offer{offer("good", "one")}}
 	failing := &fakePM{name: "failing", fail: map[string]error{protocol.MethodActivePlugins: errors.New("registry down")}}
-	hanging := &fakePM{name: "hanging", hang: map[string]bool{protocol.MethodActivePlugins: true}}
-	opts := localOptions(t)
-	// Expiring is the point (the hanging call keeps the PM from exiting at
-	// the end of its input).
-	opts.Timeouts.ActivePlugins, opts.Timeouts.Grace = 100*time.Millisecond, 100*time.Millisecond
-	r := host.NewRegistry(opts,
+	// broken answers initialize, then writes a line that is not JSON-RPC:
+	// its connection breaks. (A PM that falls silent is given up the same
+	// way; TestLocalTimeoutAndCancel shows the timeout, which would here
+	// have to be short for it and long for the healthy PMs at once.)
+	broken := &fakePM{name: "broken", offers: []protocol.Offer{offer("broken", "x")}}
+	r := host.NewRegistry(localOptions(t),
 		host.Spec{Name: "good", InProcess: good},
 		host.Spec{Name: "failing", InProcess: failing},
-		host.Spec{Name: "hanging", InProcess: hanging},
+		host.Spec{Name: "broken", InProcess: broken, ServeOptions: []pmserver.Option{pmserver.WithTransport(breakAfterFirst)}},
 		host.Spec{Name: "misnamed", InProcess: basicPM{name: "other"}},
 	)
 	defer r.Close()
@@ -376,9 +377,9 @@ func TestRegistryDegradesAndWarnsOnce(t *testing.T) {
 				t.Errorf("warning %+v", w)
 			}
 		}
-		// The PM that answered with an error stays in; the silent one and
+		// The PM that answered with an error stays in; the broken one and
 		// the one that never started are warned about once.
-		want := []string{"failing", "hanging", "misnamed"}
+		want := []string{"failing", "broken", "misnamed"}
 		if round == 1 {
 			want = []string{"failing"}
 		}
@@ -389,6 +390,29 @@ func TestRegistryDegradesAndWarnsOnce(t *testing.T) {
 	if _, err := r.Conn(t.Context(), "misnamed"); err == nil {
 		t.Error("Conn of a PM that failed to start succeeded")
 	}
+}
+
+// breakAfterFirst is a harness transport whose PM writes its first message
+// (the initialize answer), then a line that is not JSON-RPC for each later
+// one.
+func breakAfterFirst(r io.Reader, w io.Writer) (io.Reader, io.Writer) {
+	return r, &breaker{w: w}
+}
+
+type breaker struct {
+	w    io.Writer
+	sent bool
+}
+
+func (b *breaker) Write(p []byte) (int, error) {
+	if b.sent {
+		if _, err := b.w.Write([]byte("Compiling broken v0.1.0\n")); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	b.sent = true
+	return b.w.Write(p)
 }
 
 // TestRegistryClosed checks that every call on a closed registry warns about
