@@ -131,7 +131,17 @@ func run(command []string, input string, timeout time.Duration, out, stderr io.W
 			}
 		}
 	}()
-	byItself := p.Stop(host.Timeouts{Grace: timeout, Drain: time.Second}, nil)
+	// The input is closed by the writer, once written: the PM is given the
+	// timeout to answer it all and exit by itself.
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	byItself := false
+	select {
+	case <-p.Exited():
+		byItself = true
+	case <-timer.C:
+	}
+	p.Stop(host.Timeouts{Drain: time.Second}, nil) // and what it left in its group
 	// A process the PM started outside its group may hold its stdout.
 	select {
 	case <-read:
