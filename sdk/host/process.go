@@ -273,7 +273,11 @@ func (p *Process) Kill() {
 		// Closed from the PM's end, so that a write blocked on the pipe
 		// fails at once.
 		p.inR.CloseWithError(errKilled)
-		p.CloseOutput()
+		select {
+		case <-p.exited: // its output has ended by itself: left to be read
+		default:
+			p.CloseOutput()
+		}
 		return
 	}
 	_ = procgroup.Kill(p.cmd)
