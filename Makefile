@@ -26,9 +26,10 @@ test: build
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED in:$$failed"; exit 1; fi
 
-## race: go test -race in every module (slower; CI runs it)
+## race: go test -race in every module (slower; CI runs it after test); each
+## module runs even when an earlier one fails, as in test
 race: build
-	@$(MAKE) --no-print-directory test TESTFLAGS="-race $(TESTFLAGS)"
+	@$(MAKE) --no-print-directory test TESTFLAGS="-race -timeout 30m $(TESTFLAGS)"
 
 ## lint: staticcheck in every module and deadcode over the workspace, with
 ## the tools pinned and installed into ./bin/tools (see scripts/lint.sh)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -25,11 +24,7 @@ var errOutputClosed = errors.New("the PM closed its output")
 // JSON breaks the connection at once, so pending calls fail with the reason
 // rather than waiting for their timeouts.
 type clientChannel struct {
-	out *os.File
-	r   *framing.Reader
-
-	wmu sync.Mutex
-	w   io.WriteCloser
+	proc *Process
 
 	mu     sync.Mutex
 	reason error
@@ -37,8 +32,8 @@ type clientChannel struct {
 	done   chan struct{} // closed by Close
 }
 
-func newClientChannel(out *os.File, in io.WriteCloser, maxMessage int) *clientChannel {
-	return &clientChannel{out: out, r: framing.NewReader(out, maxMessage), w: in, done: make(chan struct{})}
+func newClientChannel(proc *Process) *clientChannel {
+	return &clientChannel{proc: proc, done: make(chan struct{})}
 }
 
 func (c *clientChannel) fail(err error) error {
@@ -59,7 +54,7 @@ func (c *clientChannel) failure() error {
 
 // Recv implements channel.Channel.
 func (c *clientChannel) Recv() ([]byte, error) {
-	msg, err := c.r.Next()
+	msg, err := c.proc.ReadLine()
 	var tooLong *framing.TooLongError
 	switch {
 	case errors.As(err, &tooLong):
@@ -94,7 +89,7 @@ func (c *clientChannel) Recv() ([]byte, error) {
 		}
 		return nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
 	}
-	if framing.Envelopes(msg) == nil && c.r.Unterminated() {
+	if framing.Envelopes(msg) == nil && c.proc.Unterminated() {
 		return nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
 	}
 	if framing.Envelopes(msg) == nil {
@@ -105,14 +100,7 @@ func (c *clientChannel) Recv() ([]byte, error) {
 
 // Send implements channel.Channel.
 func (c *clientChannel) Send(msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	buf := make([]byte, 0, len(msg)+1)
-	buf = append(append(buf, msg...), '\n')
-	if _, err := c.w.Write(buf); err != nil {
-		return fmt.Errorf("writing to the PM: %w", err)
-	}
-	return nil
+	return c.proc.WriteLine(msg)
 }
 
 // Close implements channel.Channel: it stops reading the PM's output.
@@ -128,7 +116,7 @@ func (c *clientChannel) Close() error {
 		c.reason = errors.New("the connection to the PM was closed")
 	}
 	c.mu.Unlock()
-	return c.out.Close()
+	return c.proc.CloseOutput()
 }
 
 func truncate(b []byte, n int) string {

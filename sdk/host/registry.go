@@ -39,9 +39,13 @@ type Registry struct {
 	opts  Options
 	specs []Spec
 
-	mu    sync.Mutex
-	conns map[string]*slot
+	mu     sync.Mutex
+	conns  map[string]*slot
+	closed bool // Close was called: every later call fails
 }
+
+// errRegistryClosed is why a PM is not reached once its registry is closed.
+var errRegistryClosed = errors.New("registry closed")
 
 type slot struct {
 	once sync.Once
@@ -74,6 +78,10 @@ func (r *Registry) Conn(ctx context.Context, name string) (*Conn, error) {
 		return nil, fmt.Errorf("no package manager named %q is configured", name)
 	}
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("pm %s: %w", name, errRegistryClosed)
+	}
 	s, ok := r.conns[name]
 	if !ok {
 		s = &slot{}
@@ -102,8 +110,19 @@ func (r *Registry) logger() *slog.Logger {
 // that failed to start, exited, broke its output or did not answer in time
 // is reported by the first call that found it so and left out of later
 // ones, so that one host invocation warns about it once; a PM that answered
-// with an error stays in.
+// with an error stays in. Once the registry is closed, every PM is warned
+// about in every call.
 func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error) []Warning {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		out := make([]Warning, len(r.specs))
+		for i, s := range r.specs {
+			out[i] = Warning{PM: s.Name, Method: method, Err: fmt.Errorf("pm %s: %s: %w", s.Name, method, errRegistryClosed)}
+		}
+		return out
+	}
 	warns := make([]*Warning, len(r.specs))
 	var wg sync.WaitGroup
 	for i, s := range r.specs {
@@ -263,8 +282,10 @@ func (r *Registry) Refresh(ctx context.Context, update protocol.UpdateLevel, for
 }
 
 // Close shuts every started PM down and returns the first shutdown error.
+// Every later call on the registry fails, warning about each PM.
 func (r *Registry) Close() error {
 	r.mu.Lock()
+	r.closed = true
 	slots := make([]*slot, 0, len(r.conns))
 	for _, s := range r.conns {
 		slots = append(slots, s)
@@ -274,7 +295,7 @@ func (r *Registry) Close() error {
 	errs := make([]error, len(slots))
 	for i, s := range slots {
 		wg.Go(func() {
-			s.once.Do(func() { s.err = fmt.Errorf("registry closed") })
+			s.once.Do(func() { s.err = errRegistryClosed })
 			if s.conn != nil {
 				errs[i] = s.conn.Close()
 			}

@@ -34,11 +34,16 @@ func self(t *testing.T) []string {
 }
 
 func TestRunRawPM(t *testing.T) {
-	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
 }
 
+// patientInit gives the raw PM (this test binary, race-built perhaps, on a
+// loaded machine) all the time it needs to answer initialize: no test here
+// is about initialize's timeout.
+func patientInit() pmtest.Option { return pmtest.WithInitializeTimeout(2 * time.Minute) }
+
 func TestCheckReportsEveryCheck(t *testing.T) {
-	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +152,7 @@ func TestViolations(t *testing.T) {
 			t.Parallel()
 			// A line limit of 1 MiB on both sides keeps the oversize-line
 			// check of each mode cheap.
-			rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)),
+			rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(),
 				pmtest.WithProcessEnv("PMTEST_RAW_PM="+tt.mode, "PMTEST_RAW_LIMIT=1048576"), pmtest.WithLineLimit(1<<20),
 				pmtest.WithTimeout(5*time.Second))
 			if err != nil {
@@ -169,7 +174,7 @@ func TestViolations(t *testing.T) {
 }
 
 func TestRunSelects(t *testing.T) {
-	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)),
+	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(),
 		pmtest.WithProcessEnv("PMTEST_RAW_PM="), pmtest.WithRun(regexp.MustCompile(`^bad-params/(fetch|search)$|drain`)))
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +204,7 @@ func TestHandshakeFailureSkipsTheRest(t *testing.T) {
 func TestCheckInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	rep, err := pmtest.Check(ctx, self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	rep, err := pmtest.Check(ctx, self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -380,9 +380,7 @@ func (s *suite) eofDrain(ctx context.Context) {
 		s.fail(name, "%v", err)
 		return
 	}
-	p.wmu.Lock()
-	p.stdin.Close()
-	p.wmu.Unlock()
+	p.hp.CloseInput()
 	for i, pd := range pends {
 		r, err := p.wait(ctx, pd.method, pd.ch)
 		if err != nil {
@@ -398,8 +396,8 @@ func (s *suite) eofDrain(ctx context.Context) {
 		s.fail(name, "answered all %d requests but did not exit within %v of its input ending", n+1, s.cfg.grace)
 		return
 	}
-	if p.waitErr != nil {
-		s.fail(name, "answered all %d requests, then exited with %s after its input ended; want exit status 0", n+1, exitStatus(p.waitErr))
+	if p.hp.ExitErr() != nil {
+		s.fail(name, "answered all %d requests, then exited with %s after its input ended; want exit status 0", n+1, p.hp.ExitDescription())
 		return
 	}
 	s.pass(name, "all %d piped requests answered after stdin closed, then exit status 0", n+1)

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/internal/procgroup"
 )
 
 // BinariesDir is the directory under the cache dir that holds acquired PMs.
@@ -253,7 +255,7 @@ func run(ctx context.Context, dir string, env []string, output io.Writer, name s
 		w = io.MultiWriter(&buf, output)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	groupKill(cmd)
+	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	out := redact.Text(strings.TrimSpace(buf.String()))
