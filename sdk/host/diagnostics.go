@@ -337,3 +337,53 @@ func isControl(r rune) bool {
 func quoteLine(line []byte) string {
 	return sanitize(truncate(line, 200))
 }
+
+// DiagnosticWarning is the Warning carrying one diagnostic pm sent while
+// answering method: its Err reads "pm NAME: " and the message, naming the
+// package and the file:line when the message does not already.
+func DiagnosticWarning(pm, method string, d protocol.Diagnostic) Warning {
+	msg := d.Message
+	if d.Package != nil && d.Package.Name != "" && !strings.Contains(msg, d.Package.Name) {
+		msg = d.Package.String() + ": " + msg
+	}
+	if d.File != "" && !strings.Contains(msg, d.File) {
+		at := d.File
+		if d.Line > 0 {
+			at = fmt.Sprintf("%s:%d", d.File, d.Line)
+		}
+		msg += " (" + at + ")"
+	}
+	return Warning{PM: pm, Method: method, Err: fmt.Errorf("pm %s: %s", pm, msg), Diagnostic: &d}
+}
+
+// diagSink gathers the diagnostics of one multi-PM call as warnings, to be
+// returned in configuration order.
+type diagSink struct {
+	mu sync.Mutex
+	by map[string][]Warning
+}
+
+func (s *diagSink) add(pm, method string, ds []protocol.Diagnostic) {
+	if len(ds) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.by == nil {
+		s.by = map[string][]Warning{}
+	}
+	for _, d := range ds {
+		s.by[pm] = append(s.by[pm], DiagnosticWarning(pm, method, d))
+	}
+}
+
+// warnings returns the gathered warnings, PM by PM in names' order.
+func (s *diagSink) warnings(names []string) []Warning {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Warning
+	for _, n := range names {
+		out = append(out, s.by[n]...)
+	}
+	return out
+}

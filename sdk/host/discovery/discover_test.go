@@ -79,7 +79,7 @@ func warned(res Result, parts ...string) bool {
 	for _, w := range res.Warnings {
 		ok := true
 		for _, p := range parts {
-			ok = ok && strings.Contains(w, p)
+			ok = ok && strings.Contains(w.Message, p)
 		}
 		if ok {
 			return true
@@ -195,5 +195,48 @@ func TestDiscoverWalkBudget(t *testing.T) {
 	}
 	if !warned(res, "walking skill groups took the whole budget of 1ns; the skills of 1 more enabled plugins are not counted") {
 		t.Errorf("no budget warning in %q", res.Warnings)
+	}
+}
+
+// A PM's diagnostics become structured warnings naming the PM, with the
+// file, line and package the PM gave; an informational one keeps its level.
+func TestDiagnosticsBecomeWarnings(t *testing.T) {
+	ws := t.TempDir()
+	dir := t.TempDir()
+	diag := `{"message":"\"symposium\": hooks is not an array; the hooks are ignored","file":"/w/node_modules/brk/package.json","line":1,"package":{"pm":"eco","name":"brk","version":"1.0.0"}}
+{"level":"info","message":"offered from the editable project /src/brk"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "active_plugins.diag"), []byte(diag), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]any{
+		protocol.MethodInitialize:    map[string]any{"protocol_version": protocol.Version, "name": "eco", "capabilities": []string{}},
+		protocol.MethodActivePlugins: []any{},
+	}
+	for method, v := range answers {
+		b, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(dir, method+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := filepath.Abs("testdata/script-pm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: t.TempDir()},
+		host.Spec{Name: "eco", Command: script, Env: []string{"SCRIPT_PM_DIR=" + dir}})
+	defer pms.Close()
+	res := Discover(t.Context(), Options{Workspace: ws, Config: &config.Config{}, PMs: pms, Kinds: map[string]Source{}})
+	if len(res.Warnings) != 2 {
+		t.Fatalf("got %d warnings, want 2: %q", len(res.Warnings), res.Warnings)
+	}
+	w := res.Warnings[0]
+	want := `pm eco: eco:brk@1.0.0: "symposium": hooks is not an array; the hooks are ignored (/w/node_modules/brk/package.json:1)`
+	if w.PM != "eco" || w.File != "/w/node_modules/brk/package.json" || w.Line != 1 || w.Package == nil ||
+		w.Package.Name != "brk" || w.Level != protocol.LevelWarning || w.Message != want {
+		t.Errorf("warning: %+v\nwant message %s", w, want)
+	}
+	if i := res.Warnings[1]; i.Level != protocol.LevelInfo || i.Message != "pm eco: offered from the editable project /src/brk" {
+		t.Errorf("info: %+v", i)
 	}
 }
