@@ -154,3 +154,17 @@ func shorten(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// DiagnosticsSent returns how many diagnostics have been sent so far for the
+// request whose handler ctx belongs to (0 outside a handler). A PM that
+// caches an answer uses it to tell an answer that came with diagnostics,
+// which a cached copy would not repeat, from one that did not.
+func DiagnosticsSent(ctx context.Context) int {
+	rd, _ := ctx.Value(diagKey{}).(*requestDiag)
+	if rd == nil {
+		return 0
+	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	return rd.sent + rd.dropped
+}

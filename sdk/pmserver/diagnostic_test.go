@@ -15,9 +15,10 @@ import (
 // warns once more with it after the handler returned.
 type chattyPM struct {
 	shelfPM
-	n     int
-	kept  context.Context
-	after bool
+	n       int
+	kept    context.Context
+	after   bool
+	counted int
 }
 
 func (p *chattyPM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
@@ -28,6 +29,7 @@ func (p *chattyPM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 	for range p.n {
 		pmserver.Warn(ctx, pmserver.Diagnostic{Message: strings.Repeat("é", 20000), File: "/ws/f", Line: -3})
 	}
+	p.counted = pmserver.DiagnosticsSent(ctx)
 	return nil, nil
 }
 
@@ -64,6 +66,9 @@ func TestWarnBoundsAndOrder(t *testing.T) {
 		if i == 99 && !strings.Contains(n.Params.Message, "51 more diagnostics of this request were not sent") {
 			t.Errorf("the last diagnostic does not count the dropped ones: %.200s", n.Params.Message)
 		}
+	}
+	if pm.counted != 150 {
+		t.Errorf("DiagnosticsSent = %d, want 150 (sent and left out)", pm.counted)
 	}
 	if !strings.Contains(lines[101], `"id":"a","result"`) {
 		t.Errorf("the answer is not last: %.200s", lines[101])

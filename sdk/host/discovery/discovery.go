@@ -219,7 +219,11 @@ func (d *discoverer) warn(ws []host.Warning) {
 				w.Level = protocol.LevelInfo
 			}
 		}
-		d.res.Warnings = append(d.res.Warnings, w)
+		// The same problem reported by two methods (a member's broken
+		// manifest, from list_deps and from workspace) is shown once.
+		if !slices.ContainsFunc(d.res.Warnings, func(o Warning) bool { return o.PM == w.PM && o.Message == w.Message }) {
+			d.res.Warnings = append(d.res.Warnings, w)
+		}
 	}
 }
 
