@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sync"
 	"unicode/utf8"
 
@@ -34,7 +35,9 @@ type Diagnostic struct {
 // for a ctx that is not (derived from) a handler's, once the handler has
 // returned, or past protocol.MaxDiagnostics diagnostics for one request
 // (the harness then sends one last diagnostic saying how many it left
-// out). A message too long for protocol.MaxDiagnosticSize is shortened.
+// out). A message too long for protocol.MaxDiagnosticSize is shortened,
+// and the credentials of any URL in the message or file (the user:password@
+// or token@ part) are replaced by "***" (docs/protocol.md §11).
 //
 // Warn does not log; a PM that wants the problem on stderr too (for hosts
 // that ignore diagnostics) logs it itself.
@@ -96,8 +99,8 @@ func send(ctx context.Context, level protocol.DiagnosticLevel, d Diagnostic) boo
 	p := protocol.Diagnostic{
 		Request: rd.id,
 		Level:   level,
-		Message: shorten(d.Message, maxDiagMessage),
-		File:    shorten(d.File, maxDiagFile),
+		Message: shorten(redact(d.Message), maxDiagMessage),
+		File:    shorten(redact(d.File), maxDiagFile),
 		Line:    max(d.Line, 0),
 	}
 	if d.Package != nil {
@@ -167,4 +170,12 @@ func DiagnosticsSent(ctx context.Context) int {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	return rd.sent + rd.dropped
+}
+
+// urlCredentials finds the userinfo of a URL: scheme://userinfo@.
+var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@"'<>]+@`)
+
+// redact replaces the credentials of every URL in s by "***".
+func redact(s string) string {
+	return urlCredentials.ReplaceAllString(s, "${1}***@")
 }

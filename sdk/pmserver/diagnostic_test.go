@@ -89,3 +89,36 @@ func TestWarnBoundsAndOrder(t *testing.T) {
 		t.Error("Warn outside a handler reported a diagnostic sent")
 	}
 }
+
+func TestWarnRedactsURLCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		`remote include "https://user:s3cret@reqs.example/more.txt" is not read`: `remote include "https://***@reqs.example/more.txt" is not read`,
+		`-e git+https://tok3n@github.com/org/repo.git`:                           `-e git+https://***@github.com/org/repo.git`,
+		`mail me at a@b.example, see https://example.com/x@y`:                    `mail me at a@b.example, see https://example.com/x@y`,
+	} {
+		pm := &redactPM{msg: in}
+		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":1,"workspace":"/ws","cache_dir":"/c","env":{}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"list_deps"}`
+		var out bytes.Buffer
+		if err := pmserver.Serve(context.Background(), pm, strings.NewReader(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		var n struct {
+			Params protocol.Diagnostic `json:"params"`
+		}
+		line := strings.Split(out.String(), "\n")[1]
+		if err := json.Unmarshal([]byte(line), &n); err != nil || n.Params.Message != want {
+			t.Errorf("sent %q, want %q (%v)", n.Params.Message, want, err)
+		}
+	}
+}
+
+type redactPM struct {
+	shelfPM
+	msg string
+}
+
+func (p *redactPM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
+	pmserver.Warn(ctx, pmserver.Diagnostic{Message: p.msg})
+	return nil, nil
+}
