@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -84,14 +83,31 @@ func unknownTables(path string) []warning {
 }
 
 // keyLine finds the line of the first table header or key naming the
-// top-level key k, or 0.
+// top-level key k ("[k]", "[k.x]", "[[k]]", "k = ", "k.x = ", quoted or
+// not), or 0.
 func keyLine(data []byte, k string) int {
-	q := regexp.QuoteMeta(k)
-	re := regexp.MustCompile(`^\s*(\[\[?\s*("?)` + q + `("?)\s*[.\]]|("?)` + q + `("?)\s*[.=])`)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), pkgfile.MaxManifest)
 	for n := 1; sc.Scan(); n++ {
-		if re.Match(sc.Bytes()) {
+		l := strings.TrimLeft(sc.Text(), " \t")
+		header := strings.HasPrefix(l, "[")
+		l = strings.TrimLeft(strings.TrimLeft(l, "["), " \t")
+		quoted := strings.HasPrefix(l, `"`)
+		l = strings.TrimPrefix(l, `"`)
+		rest, ok := strings.CutPrefix(l, k)
+		if !ok {
+			continue
+		}
+		if quoted {
+			if rest, ok = strings.CutPrefix(rest, `"`); !ok {
+				continue
+			}
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			continue
+		}
+		if c := rest[0]; c == '.' || (header && c == ']') || (!header && c == '=') {
 			return n
 		}
 	}

@@ -258,7 +258,7 @@ func parseDiagnostic(params json.RawMessage) (protocol.Diagnostic, string) {
 	if d.Message, p = str("message", true); p != "" {
 		return d, p
 	}
-	if strings.TrimSpace(d.Message) == "" {
+	if d.Message = sanitize(d.Message); strings.TrimSpace(d.Message) == "" {
 		return d, "message is empty"
 	}
 	level, p := str("level", false)
@@ -293,7 +293,7 @@ func parseDiagnostic(params json.RawMessage) (protocol.Diagnostic, string) {
 		id.PM, id.Name, id.Version = sanitize(id.PM), sanitize(id.Name), sanitize(id.Version)
 		d.Package = &id
 	}
-	d.Message, d.File = sanitize(d.Message), sanitize(d.File)
+	d.File = sanitize(d.File)
 	return d, ""
 }
 
