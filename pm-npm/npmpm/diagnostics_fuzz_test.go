@@ -27,8 +27,8 @@ func FuzzDepTableProblems(f *testing.F) {
 
 func TestDepTableProblems(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"dependencies": ["left-pad"]}`:                   `"dependencies" is an array, not an object of package names to version ranges; its entries are ignored`,
-		`{"devDependencies": {"a": "1", "b": 2, "c": {}}}`: `"devDependencies": the version ranges of "b" (a number), "c" (an object) are not strings; those entries are ignored`,
+		`{"dependencies": ["left-pad"]}`:                          `"dependencies" is an array, not an object of package names to version ranges; its entries are ignored`,
+		`{"devDependencies": {"a": "1", "b": 2, "c": {}}}`:        `"devDependencies": the version ranges of "b" (a number), "c" (an object) are not strings; those entries are ignored`,
 		`{"dependencies": {"a": "^1"}, "peerDependencies": null}`: ``,
 	} {
 		got := strings.Join(depTableProblems([]byte(in)), " | ")
