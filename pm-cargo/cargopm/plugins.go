@@ -33,7 +33,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	if s, err := p.snapshot(ctx, true); err == nil {
 		paths = s.Paths
 	}
-	srcs := p.sources(paths, p.vendoredDirs())
+	srcs := p.sources(ctx, paths, p.vendoredDirs(ctx))
 	offers := []protocol.Offer{}
 	seen := map[string]bool{}
 	log := p.session().Logger
@@ -186,10 +186,12 @@ func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
 }
 
 // vendoredDirs lists the directory sources of the cargo configuration.
-func (p *PM) vendoredDirs() []string {
+// An unreadable configuration is a diagnostic of the request ctx belongs to.
+func (p *PM) vendoredDirs(ctx context.Context) []string {
 	cfg, err := p.cargoConfig()
 	if err != nil {
-		p.session().Logger.Warn("cargo: cannot read cargo configuration", "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot read the cargo configuration (%v); vendored crate sources are not looked at", err)},
+			"cargo: cannot read cargo configuration", "err", err)
 		return nil
 	}
 	return cfg.Directories()
