@@ -23,15 +23,16 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/pnpmlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/yarnlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfilelock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/poetrylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/uvlock"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // goWords are fragments of Go's own vocabulary that must never reach a
@@ -76,7 +77,7 @@ func parsers() map[string]func([]byte) error {
 			_, errs := manifest.Embedded("x", manifest.Layer{Source: "package.json \"symposium\"", Table: t})
 			return errors.Join(errs...)
 		},
-		"manifest.ParseSkill": func(b []byte) error { return ignore(manifest.ParseSkillMD(b, true)) },
+		"manifest.ParseSkill": func(b []byte) error { return ignore(skill.Parse(b, true)) },
 		"config.Parse":        func(b []byte) error { return ignore(config.Parse("config.toml", b, "/")) },
 		"depcache.Decode":     func(b []byte) error { return ignore(depcache.Decode(b)) },
 		"depcache.ParseDeps":  func(b []byte) error { return ignore(depcache.ParseDeps(b, "cargo")) },

@@ -1,7 +1,9 @@
 package cargopm
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -54,14 +57,15 @@ func readPackage(dir string) (*pkgInfo, error) {
 // so one value serves a whole request.
 type sources struct {
 	p        *PM
+	ctx      context.Context   // the request's, for diagnostics
 	paths    map[string]string // "name@version" -> dir of non-member path deps
 	vendored []string
 	srcDirs  []string            // $CARGO_HOME/registry/src/*
 	listings map[string][]string // dir -> entry names
 }
 
-func (p *PM) sources(paths map[string]string, vendored []string) *sources {
-	s := &sources{p: p, paths: paths, vendored: vendored, listings: map[string][]string{}}
+func (p *PM) sources(ctx context.Context, paths map[string]string, vendored []string) *sources {
+	s := &sources{p: p, ctx: ctx, paths: paths, vendored: vendored, listings: map[string][]string{}}
 	if home := p.cargoHome(); home != "" {
 		src := filepath.Join(home, "registry", "src")
 		for _, e := range s.list(src) {
@@ -104,7 +108,8 @@ func (s *sources) candidates(name, exact string) []localCrate {
 			pi, err := readPackage(dir)
 			if err != nil {
 				if errors.Is(err, pkgfile.ErrTooLarge) || errors.Is(err, pkgfile.ErrNotRegular) || errors.Is(err, pkgfile.ErrOutside) {
-					s.p.session().Logger.Warn("cargo: vendored crate skipped", "crate", name, "err", err)
+					s.p.warn(s.ctx, pmserver.Diagnostic{Message: fmt.Sprintf("vendored crate %s is skipped: %v", dir, err), File: filepath.Join(dir, "Cargo.toml")},
+						"cargo: vendored crate skipped", "crate", name, "err", err)
 				}
 				continue
 			}

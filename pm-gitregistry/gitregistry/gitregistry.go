@@ -350,6 +350,7 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 		return []protocol.Offer{}, err
 	}
 	idx := p.snapshotIndex(ctx, c, snap)
+	idx.diagnose(ctx, p.cfg.Name, snap.Dir)
 	offers := make([]protocol.Offer, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if e.Problem == "" {

@@ -1,6 +1,7 @@
 package gitregistry
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
 // indexFormat versions the persisted index; bump it whenever what an index
@@ -245,6 +247,32 @@ func (idx *index) report(log *slog.Logger) {
 			log.Warn("offering registry entry raw; the host will reject it", "entry", e.Path, "commit", idx.Commit, "err", e.Note)
 		}
 	}
+}
+
+// diagnose hands the index's problems to the host as diagnostics of the
+// request ctx belongs to (docs/protocol.md §4.7): a registry that cannot be
+// listed, and each entry skipped. Entries offered raw are not repeated:
+// the host shows them invalid, with the reason.
+func (idx *index) diagnose(ctx context.Context, registry, dir string) {
+	if idx.Problem != "" {
+		pmserver.Warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("registry %s (commit %s) cannot be listed: %s; it offers nothing", registry, short(idx.Commit), idx.Problem)})
+	}
+	for _, e := range idx.Entries {
+		if e.Problem != "" {
+			pmserver.Warn(ctx, pmserver.Diagnostic{
+				Message: fmt.Sprintf("registry %s (commit %s): entry %s is not offered: %s", registry, short(idx.Commit), e.Path, e.Problem),
+				File:    filepath.Join(dir, filepath.FromSlash(e.Path)),
+			})
+		}
+	}
+}
+
+// short abbreviates a commit id for messages.
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
 }
 
 // present reports whether every entry's directory is still on disk below

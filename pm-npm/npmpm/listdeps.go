@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/yarnlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -43,11 +44,14 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 		}
 	}
 	var rec depcache.Recorder
+	before := pmserver.DiagnosticsSent(ctx)
 	deps, err := p.computeDeps(ctx, &rec)
 	if err != nil {
 		return nil, err
 	}
-	if data, ok := depcache.AppendDeps(nil, deps); ok {
+	// An answer that came with diagnostics is not cached: a cached copy
+	// would not repeat them.
+	if data, ok := depcache.AppendDeps(nil, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
 		if err := cache.Store(key, rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist the list_deps cache", "err", err)
 		}
@@ -76,6 +80,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 	if err != nil {
 		return nil, err
 	}
+	p.checkDepTables(ctx, rootPath, data)
 	members := []member{{dir: "", pkg: rootPkg}}
 	patterns := rootPkg.Workspaces
 	if pw, err := rec.ReadFile(filepath.Join(ws, "pnpm-workspace.yaml")); err == nil {
@@ -102,9 +107,11 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			}
 			pkg, err := packagejson.ParseFile(mp, md)
 			if err != nil {
-				p.log.Warn("skipping workspace member with an unreadable package.json", "path", mp, "err", err)
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this workspace member is left out", mp, err), File: mp},
+					"skipping workspace member with an unreadable package.json", "path", mp, "err", err)
 				continue
 			}
+			p.checkDepTables(ctx, mp, md)
 			members = append(members, member{dir: d, pkg: pkg})
 		}
 	}

@@ -1,7 +1,9 @@
 package npmpm
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
 // diskReader is how active_plugins looks into node_modules directories:
@@ -140,7 +143,9 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 
 // installedCopy returns the first copy of name in the index whose version
 // passes ok, nearest first.
-func (p *PM) installedCopy(idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
+// A copy that cannot be used is skipped with a diagnostic of the request
+// ctx belongs to.
+func (p *PM) installedCopy(ctx context.Context, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
 	disk := p.disk()
 	for _, at := range idx.where[name] {
 		nm := filepath.Join(idx.parents[at.parent], "node_modules")
@@ -149,13 +154,18 @@ func (p *PM) installedCopy(idx *installIndex, name string, ok func(version strin
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				// This one package is unusable; the others are still offered.
-				p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", err)
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%v; this installed copy of %s is skipped", err, name),
+					File: filepath.Join(dir, "package.json"), Package: pkgID(name, "")},
+					"skipping a package whose package.json cannot be used", "package", name, "err", err)
 			}
 			continue
 		}
 		pkg, err := packagejson.ParseFile(filepath.Join(dir, "package.json"), data)
 		if err != nil {
-			p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", err)
+			pj := filepath.Join(dir, "package.json")
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this installed copy of %s is skipped", pj, err, name),
+				File: pj, Package: pkgID(name, "")},
+				"skipping a package whose package.json cannot be used", "package", name, "err", fmt.Errorf("%s: %w", pj, err))
 			continue
 		}
 		if !validVersion(pkg.Version) || !ok(pkg.Version) {

@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -46,12 +49,12 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[d] = true
-		c, ok := p.localCopy(idx, d)
+		c, ok := p.localCopy(ctx, idx, d)
 		if !ok {
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
 		}
-		m, embeds := p.manifest(d.Name, c.root, c.pkg)
+		m, embeds := p.manifest(ctx, d.Name, c.version, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
 		}
@@ -67,11 +70,11 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 // localCopy finds dep on disk: the exact version when dep names one (any
 // version for "*"), installed copies (members' node_modules first, then
 // the workspace's and its parents') before cached ones.
-func (p *PM) localCopy(idx *installIndex, dep protocol.PackageID) (candidate, bool) {
+func (p *PM) localCopy(ctx context.Context, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
 	want := func(v string) bool {
 		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
 	}
-	if c, ok := p.installedCopy(idx, dep.Name, want); ok {
+	if c, ok := p.installedCopy(ctx, idx, dep.Name, want); ok {
 		return c, true
 	}
 	for _, c := range p.cachedCopies(dep.Name) {
@@ -98,7 +101,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 			return nil, err
 		}
 	}
-	m, _ := p.manifest(id.Name, c.root, nil)
+	m, _ := p.manifest(ctx, id.Name, c.version, c.root, nil)
 	if m == nil {
 		return []protocol.Offer{}, nil
 	}
@@ -114,15 +117,20 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 // "symposium" object in package.json, or skills/**/SKILL.md). pkg is root's
 // parsed package.json when the caller has it, else nil. Layers that fail to
 // parse are dropped with a warning, as Symposium does.
-func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
+//
+// Each layer dropped is also a diagnostic of the request ctx belongs to.
+func (p *PM) manifest(ctx context.Context, name, version, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
 	embeds := false
+	id := pkgID(name, version)
+	pkgPath := filepath.Join(root, "package.json")
 	var jsonLayer, tomlLayer map[string]any
 	var err error
 	if pkg == nil {
 		pkg, err = packagejson.ReadPackage(root)
 	}
 	if err != nil {
-		p.log.Warn("cannot read package.json; its \"symposium\" layer is ignored", "package", name, "root", root, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf(`cannot read package.json (%v); its "symposium" layer is ignored`, err), File: pkgPath, Package: id},
+			"cannot read package.json; its \"symposium\" layer is ignored", "package", name, "root", root, "err", err)
 	} else if len(pkg.Symposium) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(pkg.Symposium))
 		var v any
@@ -130,7 +138,8 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 			if t, ok := v.(map[string]any); ok {
 				jsonLayer, embeds = t, true
 			} else {
-				p.log.Warn(`ignoring package.json "symposium": not an object`, "package", name)
+				p.warn(ctx, pmserver.Diagnostic{Message: `package.json "symposium" is not an object; it is ignored (write it as {"skills": ...})`, File: pkgPath, Package: id},
+					`ignoring package.json "symposium": not an object`, "package", name)
 			}
 		}
 	}
@@ -141,12 +150,14 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		embeds = true
 		if err := tomlfile.Unmarshal(tomlPath, data, &tomlLayer); err != nil {
 			tomlLayer = nil // a document that does not decode contributes nothing
-			p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml: layer ignored: %v", err), File: tomlPath, Package: id},
+				"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		// Present but unusable (not a regular file, a link out of the
 		// package, over the cap): this package's layer only is dropped.
-		p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml: layer ignored: %v", err), File: tomlPath, Package: id},
+			"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
 	if !embeds && skill.Embeds(root) {
 		embeds = true
@@ -155,11 +166,17 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		manifest.Layer{Source: sourcePackageJSON, Table: jsonLayer},
 		manifest.Layer{Source: sourceTOML, Table: tomlLayer})
 	for _, err := range errs {
-		p.log.Warn("plugin layer ignored", "package", name, "err", err)
+		file := pkgPath
+		if strings.HasPrefix(err.Error(), sourceTOML) {
+			file = tomlPath
+		}
+		p.warn(ctx, pmserver.Diagnostic{Message: err.Error(), File: file, Package: id},
+			"plugin layer ignored", "package", name, "err", err)
 	}
 	wire, err := m.WireJSON()
 	if err != nil {
-		p.log.Warn("cannot encode plugin manifest", "package", name, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot encode the plugin manifest (%v); no plugin is offered", err), Package: id},
+			"cannot encode plugin manifest", "package", name, "err", err)
 		return nil, false
 	}
 	return wire, embeds

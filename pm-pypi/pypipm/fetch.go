@@ -32,7 +32,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	offers := p.offers(in, true)
+	offers := p.offers(ctx, in, true)
 	if offers == nil {
 		offers = []protocol.Offer{}
 	}
@@ -71,7 +71,7 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 	if local {
 		if env := p.environment(); env != nil {
 			if d, ok := env.Lookup(name); ok && matches(req, d.Version) {
-				return p.fromDist(d.Name, d.Version, d.Site, d.DistInfo), nil
+				return p.fromDist(ctx, d.Name, d.Version, d.Site, d.DistInfo), nil
 			}
 		}
 		if in, ok := p.cachedDist(name, req); ok {

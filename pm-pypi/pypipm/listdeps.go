@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -107,6 +109,7 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 		}
 	}
 	r := &resolver{pm: p}
+	before := pmserver.DiagnosticsSent(ctx)
 	deps, err := r.run(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -117,7 +120,9 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 			local[n] = d
 		}
 	}
-	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok {
+	// An answer that came with diagnostics is not cached: a cached copy
+	// would not repeat them.
+	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
 		if err := cache.Store(key, r.rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist list_deps cache", "err", err)
 		}
@@ -221,7 +226,7 @@ func (r *resolver) read(path string) ([]byte, bool) {
 	data, err := r.rec.ReadFile(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			r.pm.log.Warn("cannot read", "path", path, "err", err)
+			r.rwarn(path, err, "it is ignored", "cannot read", "path", path, "err", err)
 		}
 		return nil, false
 	}
@@ -274,7 +279,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 			}
 			m, err := pyproject.Parse(data)
 			if err != nil {
-				r.pm.log.Warn("skipping workspace member", "path", mp, "err", err)
+				r.rwarn(mp, err, "this workspace member is left out", "skipping workspace member", "path", mp, "err", err)
 				continue
 			}
 			r.warnAll(mp, m.Problems)
@@ -357,7 +362,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 
 func (r *resolver) warnAll(path string, problems []error) {
 	for _, e := range problems {
-		r.pm.log.Warn("skipping a declaration", "path", path, "err", e)
+		r.rwarn(path, e, "this declaration is skipped", "skipping a declaration", "path", path, "err", e)
 	}
 }
 
@@ -417,7 +422,7 @@ func (r *resolver) members(proj *pyproject.Project) []string {
 		r.watchDir(parent)
 		matches, err := filepath.Glob(full)
 		if err != nil {
-			r.pm.log.Warn("bad workspace member pattern", "pattern", pat, "err", err)
+			r.rwarn(filepath.Join(r.pm.ws, "pyproject.toml"), fmt.Errorf("workspace member pattern %q: %w", pat, err), "it matches nothing", "bad workspace member pattern", "pattern", pat, "err", err)
 			continue
 		}
 		for _, m := range matches {
@@ -453,12 +458,12 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 		},
 	})
 	if err != nil {
-		r.pm.log.Warn("skipping requirements file", "path", path, "err", err)
+		r.rwarn(path, err, "the requirements in it are left out", "skipping requirements file", "path", path, "err", err)
 		return nil
 	}
 	r.warnAll(path, f.Problems)
 	for _, e := range f.Warnings {
-		r.pm.log.Warn("reading a requirement as pip does", "path", path, "err", e)
+		r.rwarn(path, e, "", "reading a requirement as pip does", "path", path, "err", e)
 	}
 	return f.Entries
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -92,7 +93,8 @@ func (r *resolver) markerEnv(ctx context.Context) marker.Env {
 	}
 	if py := r.findPython(); py != "" {
 		if got, err := pythonMarkerEnv(ctx, py); err != nil {
-			r.pm.log.Warn("cannot read the marker environment of python3; evaluating lock markers for the platform only", "python", py, "err", err)
+			r.rwarn("", fmt.Errorf("cannot read the marker environment of %s: %w", py, err), "lock markers are evaluated for the platform only",
+				"cannot read the marker environment of python3; evaluating lock markers for the platform only", "python", py, "err", err)
 		} else {
 			r.mEnv = got
 			r.pm.log.Debug("evaluating lock markers for the host's python3", "python", py)
@@ -228,7 +230,8 @@ func (r *resolver) chooseLocked(name string, cands []lockfile.Locked, env marker
 			for _, m := range c.Markers {
 				pm, err := marker.Parse(m)
 				if err != nil {
-					r.pm.log.Warn("cannot read a lock marker", "name", name, "version", c.Version, "err", err)
+					r.rwarn("", fmt.Errorf("the lock marker of %s %s cannot be read: %w", name, c.Version, err), "that candidate is skipped",
+						"cannot read a lock marker", "name", name, "version", c.Version, "err", err)
 					v = marker.Unknown
 					continue
 				}

@@ -30,10 +30,14 @@ type clientChannel struct {
 	reason error
 	closed bool
 	done   chan struct{} // closed by Close
+
+	// diags collects the PM's diagnostic notifications, which never reach
+	// jrpc2 (see diagnostics.go).
+	diags *diagBox
 }
 
 func newClientChannel(proc *Process) *clientChannel {
-	return &clientChannel{proc: proc, done: make(chan struct{})}
+	return &clientChannel{proc: proc, done: make(chan struct{}), diags: newDiagBox()}
 }
 
 func (c *clientChannel) fail(err error) error {
@@ -52,23 +56,52 @@ func (c *clientChannel) failure() error {
 	return c.reason
 }
 
-// Recv implements channel.Channel.
+// Recv implements channel.Channel. Notifications from the PM are handled
+// here (diagnostics are collected per request; others ignored) and never
+// handed to jrpc2.
 func (c *clientChannel) Recv() ([]byte, error) {
+	for {
+		msg, envs, err := c.recv()
+		if err != nil {
+			return nil, err
+		}
+		if msg == nil {
+			continue
+		}
+		if len(envs) == 1 && envs[0].Method != "" && len(envs[0].ID) == 0 && msg[0] == '{' {
+			c.diags.notification(envs[0].Method, msg)
+			continue
+		}
+		for _, e := range envs {
+			c.diags.response(e.ID)
+		}
+		return msg, nil
+	}
+}
+
+// recv reads one message and decodes its routing part; a nil message
+// without an error is one dropped here.
+func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 	msg, err := c.proc.ReadLine()
 	var tooLong *framing.TooLongError
 	switch {
 	case errors.As(err, &tooLong):
 		id := tooLong.ID()
+		if framing.IDKey(id) == "" && diagnosticMethod.Match(tooLong.Head) {
+			c.diags.oversize(tooLong.Size, int64(tooLong.Max))
+			return nil, nil, nil // dropped: read on
+		}
 		if framing.IDKey(id) == "" {
-			return nil, c.fail(fmt.Errorf("the PM sent a message of %d bytes, over the limit of %d", tooLong.Size, tooLong.Max))
+			return nil, nil, c.fail(fmt.Errorf("the PM sent a message of %d bytes, over the limit of %d", tooLong.Size, tooLong.Max))
 		}
 		// Fail just the call the oversize response answers.
-		return json.Marshal(struct {
+		b, err := json.Marshal(struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Error   protocol.Error  `json:"error"`
 		}{"2.0", id, protocol.Error{Code: protocol.CodeInvalidRequest, Message: fmt.Sprintf(
 			"the PM's response of %d bytes exceeds the host's limit of %d bytes", tooLong.Size, tooLong.Max)}})
+		return b, []framing.Envelope{{JSONRPC: "2.0", ID: id}}, err
 	case errors.Is(err, io.EOF):
 		// jrpc2 delivers each response on a goroutine of its own and fails
 		// every pending call as soon as Recv reports the end: give the
@@ -79,27 +112,29 @@ func (c *clientChannel) Recv() ([]byte, error) {
 		case <-c.done:
 		}
 		c.fail(errOutputClosed)
-		return nil, io.EOF
+		return nil, nil, io.EOF
 	case err != nil:
 		c.mu.Lock()
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
-			return nil, io.EOF
+			return nil, nil, io.EOF
 		}
-		return nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
+		return nil, nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
 	}
-	if framing.Envelopes(msg) == nil && c.proc.Unterminated() {
-		return nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
+	envs := framing.Envelopes(msg)
+	if envs == nil && c.proc.Unterminated() {
+		return nil, nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
 	}
-	if framing.Envelopes(msg) == nil {
-		return nil, c.fail(fmt.Errorf("the PM wrote a line that is not JSON-RPC on stdout: %q", truncate(msg, 120)))
+	if envs == nil {
+		return nil, nil, c.fail(fmt.Errorf("the PM wrote a line that is not JSON-RPC on stdout: %q", truncate(msg, 120)))
 	}
-	return msg, nil
+	return msg, envs, nil
 }
 
 // Send implements channel.Channel.
 func (c *clientChannel) Send(msg []byte) error {
+	c.diags.sent(framing.Envelopes(msg))
 	return c.proc.WriteLine(msg)
 }
 

@@ -275,11 +275,25 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 }
 
 func (c *Conn) call(ctx context.Context, method string, params, result any) error {
+	return c.callDiag(ctx, method, params, result, nil)
+}
+
+// callDiag is call, storing the request's diagnostics in diags when not nil
+// (see CallDiagnostics).
+func (c *Conn) callDiag(ctx context.Context, method string, params, result any, diags *[]protocol.Diagnostic) error {
 	timeout := c.opts.Timeouts.For(method)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var raw json.RawMessage
-	err := c.client.CallResult(cctx, method, params, &raw)
+	rsp, err := c.client.Call(cctx, method, params)
+	if err == nil {
+		// Collected even when not wanted, so that they are not kept.
+		got := c.ch.diags.collect(rsp.ID())
+		if diags != nil {
+			*diags = got
+		}
+		err = rsp.UnmarshalResult(&raw)
+	}
 	if err == nil {
 		if result != nil {
 			if err := json.Unmarshal(raw, result); err != nil {

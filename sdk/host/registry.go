@@ -14,11 +14,15 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// Warning reports a PM that contributed nothing to one call, and why.
+// Warning reports a PM that contributed nothing to one call, and why; or,
+// when Diagnostic is set, a problem the PM itself reported while answering
+// (docs/protocol.md §4.7), whose text Err holds.
 type Warning struct {
 	PM     string
 	Method string
 	Err    error
+	// Diagnostic is the PM's diagnostic this warning carries, or nil.
+	Diagnostic *protocol.Diagnostic
 }
 
 func (w Warning) String() string { return w.Err.Error() }
@@ -167,14 +171,17 @@ func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error)
 func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warning) {
 	var mu sync.Mutex
 	var all []protocol.PackageID
+	var sink diagSink
 	warns := r.each(ctx, protocol.MethodListDeps, func(c *Conn) error {
 		if !c.Has(protocol.CapListDeps) {
 			return nil
 		}
 		var deps []protocol.PackageID
-		if err := c.Call(ctx, protocol.MethodListDeps, struct{}{}, &deps); err != nil {
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodListDeps, struct{}{}, &deps)
+		if err != nil {
 			return err
 		}
+		sink.add(c.Name(), protocol.MethodListDeps, ds)
 		deps = slices.DeleteFunc(deps, func(d protocol.PackageID) bool { return d.PM != c.Name() })
 		mu.Lock()
 		all = append(all, deps...)
@@ -182,7 +189,7 @@ func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warnin
 		return nil
 	})
 	sortIDs(all)
-	return slices.Compact(all), warns
+	return slices.Compact(all), append(warns, sink.warnings(r.Names())...)
 }
 
 // ActivePlugins asks every PM for its active plugins, handing each the deps
@@ -191,6 +198,7 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 	var mu sync.Mutex
 	var all []Offered
 	var minted []Warning
+	var sink diagSink
 	warns := r.each(ctx, protocol.MethodActivePlugins, func(c *Conn) error {
 		own := []protocol.PackageID{}
 		for _, d := range deps {
@@ -199,9 +207,11 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 			}
 		}
 		var offers []protocol.Offer
-		if err := c.Call(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers); err != nil {
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers)
+		if err != nil {
 			return err
 		}
+		sink.add(c.Name(), protocol.MethodActivePlugins, ds)
 		mu.Lock()
 		defer mu.Unlock()
 		var foreign []string
@@ -223,7 +233,7 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 		}
 		return nil
 	})
-	return all, append(warns, minted...)
+	return all, append(append(warns, minted...), sink.warnings(r.Names())...)
 }
 
 // LoadPlugin asks the PM named by id.PM to load id.

@@ -188,6 +188,10 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 					"%s: internal error: the PM panicked: %v", method, p))
 			}
 		}()
+		// Diagnostics the handler sends go out before its response: finish
+		// runs as the handler returns, and jrpc2 writes the response after.
+		ctx, rd := withDiagnostics(ctx, s.ch, req.ID())
+		defer rd.finish()
 		var params json.RawMessage
 		if req.HasParams() {
 			params = json.RawMessage(req.ParamString())

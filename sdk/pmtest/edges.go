@@ -317,6 +317,9 @@ func (t *transcript) decode() (pipedAnswers, string) {
 			a.batches = append(a.batches, batch)
 			continue
 		}
+		if isDiagnostic(l) {
+			continue // not an answer; the schema check validates diagnostics
+		}
 		var one pipedAnswer
 		if err := json.Unmarshal(l, &one); err != nil || (one.Result == nil && one.Error == nil) {
 			return a, fmt.Sprintf("the PM wrote a line that is not a JSON-RPC response on stdout: %s", quote(l))
@@ -602,4 +605,14 @@ func (s *suite) duplicateID(ctx context.Context) {
 		}
 	}
 	s.pass(name, `two requests with id "dup" got two answers (%d refused with %d as a duplicate in flight)`, refused, protocol.CodeInvalidRequest)
+}
+
+// isDiagnostic reports whether line is a diagnostic notification
+// (docs/protocol.md §4.7): a message with that method and no id.
+func isDiagnostic(line []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(line, &m) == nil && m.ID == nil && m.Method == protocol.MethodDiagnostic
 }

@@ -128,8 +128,10 @@ func (p *proc) deliver(line []byte, unterminated bool) error {
 	switch {
 	case msg.JSONRPC == nil || *msg.JSONRPC != "2.0":
 		return fmt.Errorf(`the PM wrote a message without "jsonrpc":"2.0": %s`, quote(line))
+	case msg.Method != nil && *msg.Method == protocol.MethodDiagnostic && msg.ID == nil:
+		return nil // a diagnostic notification: the schema check validates it
 	case msg.Method != nil:
-		return fmt.Errorf("the PM sent a request or notification (method %q) to the host; the protocol has none: %s", *msg.Method, quote(line))
+		return fmt.Errorf("the PM sent a request or notification (method %q) to the host; the protocol has only the diagnostic notification: %s", *msg.Method, quote(line))
 	case msg.Result != nil && msg.Error != nil:
 		return fmt.Errorf("the PM wrote a response with both a result and an error: %s", quote(line))
 	case msg.Result == nil && msg.Error == nil:

@@ -81,7 +81,7 @@ func warned(res Result, parts ...string) bool {
 	for _, w := range res.Warnings {
 		ok := true
 		for _, p := range parts {
-			ok = ok && strings.Contains(w, p)
+			ok = ok && strings.Contains(w.Message, p)
 		}
 		if ok {
 			return true
@@ -250,12 +250,12 @@ func TestDiscoverReportsAProblemOnce(t *testing.T) {
 	}, nil)
 	n := 0
 	for _, w := range res.Warnings {
-		if strings.Contains(w, "package.json:2:1: invalid JSON") {
+		if strings.Contains(w.Message, "package.json:2:1: invalid JSON") {
 			n++
 		}
 	}
 	if n != 1 {
-		t.Errorf("the broken package.json is reported %d times, want once:\n%s", n, strings.Join(res.Warnings, "\n"))
+		t.Errorf("the broken package.json is reported %d times, want once:\n%v", n, res.Warnings)
 	}
 }
 
@@ -269,11 +269,54 @@ func TestDiscoverWrongShapeInJSONTerms(t *testing.T) {
 		protocol.MethodListDeps: map[string]any{"deps": []string{"left-pad"}},
 	}, nil)
 	if !warned(res, "pm npm: list_deps: answered with a result of the wrong shape: expected an array, found an object") {
-		t.Errorf("warnings:\n%s", strings.Join(res.Warnings, "\n"))
+		t.Errorf("warnings:\n%v", res.Warnings)
 	}
 	for _, w := range res.Warnings {
-		if strings.Contains(w, "Go value") || strings.Contains(w, "unmarshal") {
-			t.Errorf("Go words in %q", w)
+		if strings.Contains(w.Message, "Go value") || strings.Contains(w.Message, "unmarshal") {
+			t.Errorf("Go words in %q", w.Message)
 		}
+	}
+}
+
+// A PM's diagnostics become structured warnings naming the PM, with the
+// file, line and package the PM gave; an informational one keeps its level.
+func TestDiagnosticsBecomeWarnings(t *testing.T) {
+	ws := t.TempDir()
+	dir := t.TempDir()
+	diag := `{"message":"\"symposium\": hooks is not an array; the hooks are ignored","file":"/w/node_modules/brk/package.json","line":1,"package":{"pm":"eco","name":"brk","version":"1.0.0"}}
+{"level":"info","message":"offered from the editable project /src/brk"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "active_plugins.diag"), []byte(diag), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]any{
+		protocol.MethodInitialize:    map[string]any{"protocol_version": protocol.Version, "name": "eco", "capabilities": []string{}},
+		protocol.MethodActivePlugins: []any{},
+	}
+	for method, v := range answers {
+		b, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(dir, method+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := filepath.Abs("testdata/script-pm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: t.TempDir()},
+		host.Spec{Name: "eco", Command: script, Env: []string{"SCRIPT_PM_DIR=" + dir}})
+	defer pms.Close()
+	res := Discover(t.Context(), Options{Workspace: ws, Config: &config.Config{}, PMs: pms, Kinds: map[string]Source{}})
+	if len(res.Warnings) != 2 {
+		t.Fatalf("got %d warnings, want 2: %q", len(res.Warnings), res.Warnings)
+	}
+	w := res.Warnings[0]
+	want := `pm eco: eco:brk@1.0.0: "symposium": hooks is not an array; the hooks are ignored (/w/node_modules/brk/package.json:1)`
+	if w.PM != "eco" || w.File != "/w/node_modules/brk/package.json" || w.Line != 1 || w.Package == nil ||
+		w.Package.Name != "brk" || w.Level != protocol.LevelWarning || w.Message != want {
+		t.Errorf("warning: %+v\nwant message %s", w, want)
+	}
+	if i := res.Warnings[1]; i.Level != protocol.LevelInfo || i.Message != "pm eco: offered from the editable project /src/brk" {
+		t.Errorf("info: %+v", i)
 	}
 }

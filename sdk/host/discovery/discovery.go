@@ -83,10 +83,31 @@ type Plugin struct {
 	plugin *manifest.Plugin
 }
 
+// Warning is a problem discovery met that did not stop it: from the host
+// (a PM that failed, an offer's walk that hit a bound) or reported by a PM
+// itself while answering (a diagnostic, docs/protocol.md §4.7).
+type Warning struct {
+	// PM names the package manager or registry concerned, when one is.
+	PM string `json:"pm,omitempty"`
+	// Message is the whole text, naming the PM, package and file.
+	Message string `json:"message"`
+	// File and Line locate the problem, when known.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Package is the package concerned, when known.
+	Package *protocol.PackageID `json:"package,omitempty"`
+	// Level is protocol.LevelWarning, or protocol.LevelInfo for a PM's
+	// statement about its answer that is not a problem (shown as a note).
+	Level protocol.DiagnosticLevel `json:"level"`
+}
+
+// String returns the message.
+func (w Warning) String() string { return w.Message }
+
 // Result is the outcome of a discovery.
 type Result struct {
-	Plugins  []Plugin `json:"plugins"`
-	Warnings []string `json:"warnings"`
+	Plugins  []Plugin  `json:"plugins"`
+	Warnings []Warning `json:"warnings"`
 	// Deps are the workspace's direct dependencies, from every PM.
 	Deps []protocol.PackageID `json:"-"`
 }
@@ -170,7 +191,7 @@ func Discover(ctx context.Context, o Options) Result {
 			cmp.Or(o.WalkBudget, DefaultWalkBudget), d.unwalked)
 	}
 	if d.res.Warnings == nil {
-		d.res.Warnings = []string{}
+		d.res.Warnings = []Warning{}
 	}
 	if d.res.Plugins == nil {
 		d.res.Plugins = []Plugin{}
@@ -193,28 +214,34 @@ type discoverer struct {
 	warned map[string]bool
 }
 
-// warn records the warnings of a multi-PM call. A problem a PM reports
-// from several methods (a broken manifest read by both list_deps and
-// workspace) is recorded once: the PM's message names the file.
+// warn adds the host's warnings; those carrying a PM's diagnostic keep its
+// level, file, line and package.
 func (d *discoverer) warn(ws []host.Warning) {
-	for _, w := range ws {
-		key := w.PM + "\x00" + w.String()
-		if pe := (*protocol.Error)(nil); errors.As(w.Err, &pe) {
-			key = w.PM + "\x00" + pe.Message
+	for _, hw := range ws {
+		w := Warning{PM: hw.PM, Message: hw.String(), Level: protocol.LevelWarning}
+		if dg := hw.Diagnostic; dg != nil {
+			w.File, w.Line, w.Package = dg.File, dg.Line, dg.Package
+			if dg.Level == protocol.LevelInfo {
+				w.Level = protocol.LevelInfo
+			}
 		}
-		if d.warned[key] {
-			continue
+		// The same problem reported by two methods (a member's broken
+		// manifest, from list_deps and from workspace) is shown once.
+		if !slices.ContainsFunc(d.res.Warnings, func(o Warning) bool { return o.PM == w.PM && o.Message == w.Message }) {
+			d.res.Warnings = append(d.res.Warnings, w)
 		}
-		if d.warned == nil {
-			d.warned = map[string]bool{}
-		}
-		d.warned[key] = true
-		d.res.Warnings = append(d.res.Warnings, w.String())
 	}
 }
 
 func (d *discoverer) warnf(format string, args ...any) {
-	d.res.Warnings = append(d.res.Warnings, fmt.Sprintf(format, args...))
+	d.warnAt(Warning{}, format, args...)
+}
+
+// warnAt adds a warning with the known fields of w set.
+func (d *discoverer) warnAt(w Warning, format string, args ...any) {
+	w.Message = fmt.Sprintf(format, args...)
+	w.Level = protocol.LevelWarning
+	d.res.Warnings = append(d.res.Warnings, w)
 }
 
 // chase loads one chained reference of the enabled plugin from.
@@ -231,12 +258,12 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 	visited[key] = true
 	offers, err := d.o.PMs.LoadPlugin(ctx, id)
 	if err != nil {
-		d.warnf("chained reference from %s: %v", from.ID, err)
+		d.warnAt(Warning{PM: id.PM, Package: &id}, "chained reference from %s: %v", from.ID, err)
 		return
 	}
 	for _, of := range offers {
 		if of.ID.PM != id.PM {
-			d.warnf("pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
+			d.warnAt(Warning{PM: id.PM}, "pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
 			continue
 		}
 		d.add(ctx, of, SourceChained, id.PM, &from, nil)
@@ -418,18 +445,18 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 	res := skill.Walk(ctx, root, groups, d.o.Limits)
 	d.walked += time.Since(start)
 	for _, pr := range res.Problems {
-		d.warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s", p.ID, p.Root, pr)
 	}
 	if more := res.NProblems - len(res.Problems); more > 0 {
-		d.warnf("plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
 			p.ID, p.Root, more)
 	}
 	if res.Deep != "" {
-		d.warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
 			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, skill.DefaultDepth))
 	}
 	if res.Bound != "" {
-		d.warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
 			p.ID, p.Root, res.Bound)
 	}
 	return len(res.Skills)
@@ -506,7 +533,7 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 	entries, err := layout.Enumerate(pr.Dir)
 	if err != nil {
-		d.warnf("registry %s (%s): %v", pr.Name, pr.Dir, err)
+		d.warnAt(Warning{PM: pr.Name}, "registry %s (%s): %v", pr.Name, pr.Dir, err)
 		return nil
 	}
 	var out []protocol.Offer
@@ -520,7 +547,7 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 				m, err = manifest.DecodeTOML(data)
 			}
 			if err != nil {
-				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+				d.warnAt(Warning{PM: pr.Name}, "registry %s: entry %s: %v", pr.Name, e.Path, err)
 				continue
 			}
 		default:
@@ -530,14 +557,14 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 				sk, err = skill.Parse(data, true)
 			}
 			if err != nil {
-				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+				d.warnAt(Warning{PM: pr.Name}, "registry %s: entry %s: %v", pr.Name, e.Path, err)
 				continue
 			}
 			m = layout.SkillPlugin(filepath.Base(dir), sk)
 		}
 		raw, err := m.WireJSON()
 		if err != nil {
-			d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+			d.warnAt(Warning{PM: pr.Name}, "registry %s: entry %s: %v", pr.Name, e.Path, err)
 			continue
 		}
 		out = append(out, protocol.Offer{ID: protocol.PackageID{PM: pr.Name, Name: e.Path, Version: protocol.AnyVersion}, Root: dir, Manifest: raw})
@@ -573,7 +600,7 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 	for _, rd := range dirs {
 		rel, ok := scope.rel(rd.dir)
 		if !ok {
-			d.warnf("%s, outside the opened workspace %s; a PM may narrow the workspace, never extend it, so nothing there is trusted as a workspace plugin",
+			d.warnAt(Warning{PM: rd.pm}, "%s, outside the opened workspace %s; a PM may narrow the workspace, never extend it, so nothing there is trusted as a workspace plugin",
 				rd, scope.dir)
 			continue
 		}
@@ -585,9 +612,9 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 		if err != nil {
 			switch {
 			case skill.LeadsOutside(err):
-				d.warnf("%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
+				d.warnAt(Warning{PM: rd.pm}, "%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
 			case !errors.Is(err, fs.ErrNotExist):
-				d.warnf("%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",
+				d.warnAt(Warning{PM: rd.pm}, "%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",
 					rd, scope.dir, causeOf(err))
 			}
 			continue
@@ -611,7 +638,7 @@ func (d *discoverer) workspaceOffer(root *os.Root, dir string) (protocol.Offer, 
 	case err == nil:
 		m, err := manifest.DecodeTOML(data)
 		if err != nil {
-			d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
+			d.warnAt(Warning{File: filepath.Join(dir, manifest.ManifestFile)}, "workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
 			return protocol.Offer{}, false
 		}
 		if raw, err = m.WireJSON(); err != nil {
@@ -619,7 +646,7 @@ func (d *discoverer) workspaceOffer(root *os.Root, dir string) (protocol.Offer, 
 			return protocol.Offer{}, false
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), causeOf(err))
+		d.warnAt(Warning{File: filepath.Join(dir, manifest.ManifestFile)}, "workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), causeOf(err))
 		return protocol.Offer{}, false
 	default:
 		if fi, err := root.Stat(manifest.DefaultSkillsPath); err != nil || !fi.IsDir() {
