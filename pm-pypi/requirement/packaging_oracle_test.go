@@ -175,9 +175,9 @@ Typing_Extensions~=4.7 \
 --prefer-binary
    indented==0.1
 `,
-	"sub/base.txt": "# base\nclick==8.1.7\n\n-r ../shared/common.txt\n",
+	"sub/base.txt": "# base\nclick==8.1.7\n\n-r ../common/common.txt\n",
 	"sub/more.txt": "packaging >= 23.0, < 25\n--only-binary=:none:\n",
-	"shared/common.txt": "Jinja2==3.1.2\n" +
+	"common/common.txt": "Jinja2==3.1.2\n" +
 		"MarkupSafe==2.1.3 \\\n  --hash=sha256:aa\n",
 	"constraints.txt": "flask==3.0.0\nurllib3<2\n",
 }

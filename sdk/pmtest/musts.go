@@ -83,7 +83,7 @@ var checkSections = map[string][]string{
 	checkNotification:           {"§4.2"},
 	checkSecrets:                {"§11"},
 	checkWrites:                 {"§9.1", "§11"},
-	"schema":                    {"§5", "§7", "§8.1"},
+	"schema":                    {"§4.7", "§5", "§7", "§8.1"},
 }
 
 // Sections returns the sections of the protocol document (docs/protocol.md)

@@ -227,9 +227,19 @@ func (d *discoverer) warn(ws []host.Warning) {
 		}
 		// The same problem reported by two methods (a member's broken
 		// manifest, from list_deps and from workspace) is shown once.
-		if !slices.ContainsFunc(d.res.Warnings, func(o Warning) bool { return o.PM == w.PM && o.Message == w.Message }) {
-			d.res.Warnings = append(d.res.Warnings, w)
+		// A PM's error names the file; the method prefix differs.
+		key := w.PM + "\x00" + w.Message
+		if pe := (*protocol.Error)(nil); errors.As(hw.Err, &pe) {
+			key = w.PM + "\x00" + pe.Message
 		}
+		if d.warned[key] {
+			continue
+		}
+		if d.warned == nil {
+			d.warned = map[string]bool{}
+		}
+		d.warned[key] = true
+		d.res.Warnings = append(d.res.Warnings, w)
 	}
 }
 
