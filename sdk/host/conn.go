@@ -264,9 +264,6 @@ func (c *Conn) Stderr() []string { return c.proc.Stderr() }
 // PID is the PM's process id; 0 for an in-process PM.
 func (c *Conn) PID() int { return c.proc.PID() }
 
-// Process is the PM process the Conn speaks to.
-func (c *Conn) Process() *Process { return c.proc }
-
 // Call sends one request and decodes its result into result, within the
 // method's timeout. Errors are *Error; one carrying the PM's own answer wraps
 // a *protocol.Error.
