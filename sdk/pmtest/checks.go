@@ -48,6 +48,12 @@ var checkNames = append([]string{
 	"concurrency",
 }, append(append(append(edgeChecks, mustChecks...), checkWrites), "schema")...)
 
+// checkGroup is checks reported by one run function.
+type checkGroup struct {
+	names []string
+	run   func(context.Context)
+}
+
 // suite is one run of the checks.
 type suite struct {
 	cfg    *config
@@ -88,10 +94,7 @@ func (s *suite) run(ctx context.Context) {
 		}
 		return
 	}
-	groups := []struct {
-		names []string
-		run   func(context.Context)
-	}{
+	groups := []checkGroup{
 		{[]string{"version-negotiation"}, s.versionNegotiation},
 		{[]string{"initialize-twice"}, s.initializeTwice},
 		{[]string{"before-initialize"}, s.beforeInitialize},

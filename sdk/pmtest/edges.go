@@ -50,14 +50,8 @@ const (
 var edgeChecks = []string{checkUnknownVersion, checkEOFAnswers, checkInvalidRequest, checkInvalidUTF8, checkBatch, checkDuplicateID}
 
 // edgeGroups returns the protocol-edge checks to run after the others.
-func (s *suite) edgeGroups() []struct {
-	names []string
-	run   func(context.Context)
-} {
-	return []struct {
-		names []string
-		run   func(context.Context)
-	}{
+func (s *suite) edgeGroups() []checkGroup {
+	return []checkGroup{
 		{[]string{checkUnknownVersion}, s.unknownVersion},
 		{[]string{checkEOFAnswers}, s.eofAnswers},
 		{[]string{checkInvalidRequest}, s.invalidRequest},

@@ -91,14 +91,8 @@ var checkSections = map[string][]string{
 func Sections(name string) []string { return slices.Clone(checkSections[name]) }
 
 // mustGroups returns the checks of this file that run as groups.
-func (s *suite) mustGroups() []struct {
-	names []string
-	run   func(context.Context)
-} {
-	return []struct {
-		names []string
-		run   func(context.Context)
-	}{
+func (s *suite) mustGroups() []checkGroup {
+	return []checkGroup{
 		{[]string{checkLineEndings}, s.lineEndings},
 		{[]string{checkOversize}, s.oversizeLine},
 		{[]string{checkNotification}, s.notificationUnanswered},
