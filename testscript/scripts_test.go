@@ -71,6 +71,12 @@ func TestScripts(t *testing.T) {
 			if python != "" {
 				env.Setenv("SYMPOSIUM_TEST_PYTHON3", python)
 			}
+			// cargo installed through rustup is a proxy that finds its
+			// toolchain under RUSTUP_HOME, by default in the real home,
+			// which scripts do not see (their HOME is /no-home).
+			if rh := rustupHome(); rh != "" {
+				env.Setenv("RUSTUP_HOME", rh)
+			}
 			return nil
 		},
 	})
@@ -84,4 +90,21 @@ func realPython3() string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// rustupHome returns the rustup directory this process would use
+// (RUSTUP_HOME, else ~/.rustup when it exists), or "".
+func rustupHome() string {
+	if rh := os.Getenv("RUSTUP_HOME"); rh != "" {
+		return rh
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	rh := filepath.Join(home, ".rustup")
+	if _, err := os.Stat(rh); err != nil {
+		return ""
+	}
+	return rh
 }
