@@ -13,6 +13,10 @@
 // them safely under <cache_dir>/npm/. search queries /-/v1/search.
 //
 // Decisions the protocol leaves open:
+//   - The project is found as npm finds it: the nearest directory with a
+//     package.json at or above the workspace, then the nearest ancestor that
+//     is a workspace root including it; from inside a member, list_deps
+//     gives that member's dependencies through the root's lockfile.
 //   - Dependencies that are workspace members (workspace: specs, links to a
 //     member, or registry ranges a member satisfies) are the workspace itself
 //     and are not listed.
