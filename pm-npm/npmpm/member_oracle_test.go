@@ -217,3 +217,28 @@ func TestListDepsFromMemberCacheFollowsTheRoot(t *testing.T) {
 		t.Errorf("after the root's lockfile appeared: %v, want [left@1.3.0]", g)
 	}
 }
+
+// TestNpmrcFromMember: opened from inside a workspace member, the project
+// configuration is the workspace root's .npmrc, as npm reads it (npm
+// ignores a member's own .npmrc there); from a package of its own, that
+// package's .npmrc.
+func TestNpmrcFromMember(t *testing.T) {
+	reg := fakeregistry.New()
+	t.Cleanup(reg.Close)
+	reg.Publish(fakeregistry.Version{Name: "@corp/private", Version: "1.0.0"})
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".npmrc":                  "@corp:registry=" + reg.URL() + "\n",
+		"package.json":            `{"name":"mono","workspaces":["packages/*"]}`,
+		"packages/a/package.json": `{"name":"a","version":"0.1.0"}`,
+		"packages/a/.npmrc":       "@corp:registry=http://127.0.0.1:9/\n",
+		"packages/a/src/x.js":     "",
+	})
+	for _, from := range []string{"packages/a", "packages/a/src"} {
+		p, _ := newPM(t, filepath.Join(dir, filepath.FromSlash(from)), nil)
+		res, err := p.Fetch(context.Background(), npmID("@corp/private", "*"), protocol.UpdateCheck)
+		if err != nil || res.ID.Version != "1.0.0" {
+			t.Errorf("fetch from %s: %+v %v, want 1.0.0 from the registry the root's .npmrc names", from, res, err)
+		}
+	}
+}
