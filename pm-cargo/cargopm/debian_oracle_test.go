@@ -339,6 +339,35 @@ exclude = ["vendor"]
 		"ws/more/target/deep/leaf/src/lib.rs": "",
 	}, starts: []string{"ws", "ws/crates/.hidden", "ws/crates/target/src", "ws/more/target/deep/leaf"}},
 
+	// A root with both [replace] and [patch], which cargo refuses from the
+	// root and from inside a member (it parses the root to find the
+	// workspace); a lone package with both, under no workspace.
+	"replacepatch": {files: map[string]string{
+		"ws/Cargo.toml": "[package]\nname = \"rp\"\n" + pkgEd + `
+[dependencies]
+fnv = "1"
+itoa = "1"
+
+[workspace]
+members = ["m"]
+
+[patch.crates-io]
+itoa = { path = "patches/itoa" }
+
+[replace]
+"fnv:1.0.7" = { path = "../fnv" }
+`,
+		"ws/src/lib.rs":              "",
+		"ws/m/Cargo.toml":            "[package]\nname = \"m\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n",
+		"ws/m/src/lib.rs":            "",
+		"ws/patches/itoa/Cargo.toml": "[package]\nname = \"itoa\"\nversion = \"1.0.5\"\nedition = \"2018\"\n",
+		"ws/patches/itoa/src/lib.rs": "",
+		"fnv/Cargo.toml":             "[package]\nname = \"fnv\"\nversion = \"1.0.7\"\nedition = \"2018\"\n",
+		"fnv/src/lib.rs":             "",
+		"lone/Cargo.toml":            "[package]\nname = \"lone\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n\n[patch.crates-io]\n\n[replace]\n",
+		"lone/src/lib.rs":            "",
+	}, starts: []string{"ws", "ws/m", "ws/m/src", "lone"}},
+
 	// Layouts cargo refuses: a package under a workspace that does not list
 	// it, and a member glob matching a directory without a Cargo.toml.
 	"refused": {files: map[string]string{

@@ -7,6 +7,7 @@
 package cargotoml
 
 import (
+	"bytes"
 	"os"
 	"slices"
 	"sort"
@@ -232,11 +233,30 @@ func Parse(name string, data []byte) (*Manifest, error) {
 			tbl{rt.BuildDeps_, Build, "build_dependencies"},
 		)
 	}
+	if bytes.Contains(data, []byte("replace")) && bytes.Contains(data, []byte("patch")) {
+		p.replaceAndPatch()
+	}
 	if len(p.errs) > 0 {
 		p.errs.Sort()
 		return nil, p.errs.Err()
 	}
 	return m, nil
+}
+
+// replaceAndPatch refuses a manifest with both a [replace] and a [patch]
+// table, empty or not, as cargo does.
+func (p *parser) replaceAndPatch() {
+	var top map[string]any
+	if err := toml.Unmarshal(p.data, &top); err != nil {
+		return // the syntax error is reported already
+	}
+	_, replace := top["replace"]
+	_, patch := top["patch"]
+	if replace && patch {
+		p.fail("cannot specify both [replace] and [patch] (cargo refuses the manifest); "+
+			"keep [patch]: move each [replace] entry into it (\"name:version\" = { ... } becomes name = { ... } "+
+			"under [patch.crates-io], or under [patch.'<source URL>'] for another source), then delete [replace]", "replace")
+	}
 }
 
 // parser collects the problems of one manifest.

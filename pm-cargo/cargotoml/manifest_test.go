@@ -3,6 +3,7 @@ package cargotoml
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -356,6 +357,81 @@ func TestLayoutsCargoFollows(t *testing.T) {
 			}
 			if got := strings.Join(names, " "); got != tt.names {
 				t.Errorf("members = %q, want %q (errors %v)", got, tt.names, ws.Errors)
+			}
+		})
+	}
+}
+
+// TestParseReplaceAndPatch: cargo refuses a manifest with both a [replace]
+// and a [patch] table, even empty ones, and accepts either alone. Each case
+// is also given to `cargo metadata --offline --no-deps` when cargo is
+// installed, which must agree.
+func TestParseReplaceAndPatch(t *testing.T) {
+	const pkg = "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+	tests := []struct {
+		name, data string
+		refused    bool
+	}{
+		{"both", pkg + "\n[patch.crates-io]\nfoo = { path = \"foo\" }\n\n[replace]\n\"bar:1.0.0\" = { path = \"bar\" }\n", true},
+		{"both empty", pkg + "\n[patch.crates-io]\n\n[replace]\n", true},
+		{"bare headers", pkg + "\n[replace]\n\n[patch]\n", true},
+		{"inline", "replace = {}\npatch = {}\n" + pkg, true},
+		{"virtual root", "[workspace]\nmembers = []\n\n[replace]\n\"bar:1.0.0\" = { path = \"bar\" }\n\n[patch.crates-io]\nfoo = { path = \"foo\" }\n", true},
+		{"replace alone", pkg + "\n[replace]\n\"bar:1.0.0\" = { path = \"bar\" }\n", false},
+		{"patch alone", pkg + "\n[patch.crates-io]\nfoo = { path = \"foo\" }\n", false},
+		{"the words elsewhere", pkg + "\n# replace me\n[patch.crates-io]\nreplace = { path = \"foo\" }\n", false},
+	}
+	cargo, _ := exec.LookPath("cargo")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("Cargo.toml", []byte(tt.data))
+			if !tt.refused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+			} else if err == nil {
+				t.Fatal("accepted; cargo refuses a manifest with both [replace] and [patch]")
+			} else {
+				msg := err.Error()
+				for _, w := range []string{"Cargo.toml:", "cannot specify both [replace] and [patch]", "[patch.crates-io]", "delete [replace]"} {
+					if !strings.Contains(msg, w) {
+						t.Errorf("error %q does not say %q", msg, w)
+					}
+				}
+			}
+			if cargo == "" {
+				return
+			}
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"Cargo.toml": tt.data, "src/lib.rs": ""})
+			cmd := exec.Command(cargo, "metadata", "--offline", "--no-deps", "--format-version", "1")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "CARGO_TERM_COLOR=never")
+			out, cerr := cmd.CombinedOutput()
+			if (cerr != nil) != tt.refused || (tt.refused && !strings.Contains(string(out), "cannot specify both [replace] and [patch]")) {
+				t.Errorf("cargo metadata disagrees with the table (refused: %v): %v\n%s", tt.refused, cerr, out)
+			}
+		})
+	}
+}
+
+// TestLoadFailsOnABrokenAncestor: cargo parses every Cargo.toml above a
+// package while looking for its workspace, and a broken one fails the
+// command; so does Load, naming that file.
+func TestLoadFailsOnABrokenAncestor(t *testing.T) {
+	for name, root := range map[string]string{
+		"syntax":            "[workspace\nmembers = [\"m\"]\n",
+		"replace and patch": "[workspace]\nmembers = [\"m\"]\n\n[replace]\n\n[patch.crates-io]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{
+				"Cargo.toml":   root,
+				"m/Cargo.toml": "[package]\nname = \"m\"\nversion = \"0.1.0\"\n",
+			})
+			_, err := Load(filepath.Join(dir, "m"), Options{})
+			if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "Cargo.toml")) {
+				t.Errorf("Load from the member: %v, want an error naming %s", err, filepath.Join(dir, "Cargo.toml"))
 			}
 		})
 	}

@@ -128,7 +128,10 @@ func Load(start string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	rootPath := l.rootOf(current, cm)
+	rootPath, err := l.rootOf(current, cm)
+	if err != nil {
+		return nil, err
+	}
 	rm := cm
 	if rootPath != current {
 		if rm, err = l.manifest(rootPath); err != nil {
@@ -174,40 +177,43 @@ func (ws *Workspace) hasMember(dir string) bool {
 // names, or else the nearest ancestor that is a root not excluding it or a
 // package whose package.workspace names one. Without any, the package is
 // its own root.
-func (l *loader) rootOf(path string, m *Manifest) string {
+func (l *loader) rootOf(path string, m *Manifest) (string, error) {
 	switch {
 	case m.Workspace != nil:
-		return path
+		return path, nil
 	case m.Package != nil && m.Package.Workspace != "":
-		return filepath.Join(filepath.Dir(path), m.Package.Workspace, "Cargo.toml")
+		return filepath.Join(filepath.Dir(path), m.Package.Workspace, "Cargo.toml"), nil
 	}
 	return l.findRoot(path)
 }
 
 // findRoot walks up from the package manifest current looking for a
 // workspace root that does not exclude it; without one the package is its
-// own root.
-func (l *loader) findRoot(current string) string {
+// own root. An ancestor manifest that cannot be read or parsed fails the
+// search, as it fails cargo's.
+func (l *loader) findRoot(current string) (string, error) {
 	pkgDir := filepath.Dir(current)
 	for dir := filepath.Dir(pkgDir); ; {
 		p := filepath.Join(dir, "Cargo.toml")
 		if l.exists(p) {
-			if m, err := l.manifest(p); err == nil {
-				switch {
-				case m.Workspace != nil:
-					if !isExcluded(dir, m.Workspace, pkgDir) {
-						return p
-					}
-				case m.Package != nil && m.Package.Workspace != "":
-					// An ancestor package pointing at its root decides for
-					// the packages below it too.
-					return filepath.Join(dir, m.Package.Workspace, "Cargo.toml")
+			m, err := l.manifest(p)
+			if err != nil {
+				return "", fmt.Errorf("looking for the workspace of %s: %w", current, err)
+			}
+			switch {
+			case m.Workspace != nil:
+				if !isExcluded(dir, m.Workspace, pkgDir) {
+					return p, nil
 				}
+			case m.Package != nil && m.Package.Workspace != "":
+				// An ancestor package pointing at its root decides for
+				// the packages below it too.
+				return filepath.Join(dir, m.Package.Workspace, "Cargo.toml"), nil
 			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return current
+			return current, nil
 		}
 		dir = parent
 	}
@@ -330,7 +336,8 @@ func (l *loader) claims(ws *Workspace, dir string) bool {
 	if err != nil || m.Workspace != nil {
 		return false
 	}
-	return filepath.Clean(l.rootOf(p, m)) == filepath.Join(ws.Root, "Cargo.toml")
+	root, err := l.rootOf(p, m)
+	return err == nil && filepath.Clean(root) == filepath.Join(ws.Root, "Cargo.toml")
 }
 
 // member resolves a member's version and dependencies.

@@ -25,7 +25,7 @@ import (
 // listCacheKey names the persisted list_deps answer and versions its
 // meaning; the workspace directory follows it. The value is the answer in
 // depcache's compact dependency form.
-const listCacheKey = "npm list_deps 4\x00"
+const listCacheKey = "npm list_deps 5\x00"
 
 // listCache is where the list_deps answers are persisted.
 func (p *PM) listCache() *depcache.Cache {
@@ -65,37 +65,38 @@ type member struct {
 	pkg *packagejson.Manifest
 }
 
-// computeDeps reads the project and returns its direct dependencies.
+// computeDeps reads the project and returns its direct dependencies. The
+// project is found as npm finds it (findProject): from inside a workspace
+// member, the member's own dependencies, resolved through the workspace
+// root's lockfiles and node_modules.
 func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protocol.PackageID, error) {
-	ws := p.workspace
+	proj := findProject(rec, p.workspace)
+	ws := proj.root
 	rootPath := filepath.Join(ws, "package.json")
 	data, err := rec.ReadFile(rootPath)
-	if errors.Is(err, fs.ErrNotExist) {
+	var rootPkg *packagejson.Manifest
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && proj.scoped:
+		// A pnpm workspace root needs no package.json of its own.
+		rootPkg = &packagejson.Manifest{}
+	case errors.Is(err, fs.ErrNotExist):
 		return []protocol.PackageID{}, nil // not an npm project
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err // an *fs.PathError: it names the file
+	default:
+		rootPkg, err = packagejson.ParseFile(rootPath, data)
+		if err != nil {
+			return nil, err
+		}
+		if inScope(proj, "") {
+			p.checkDepTables(ctx, rootPath, data)
+		}
 	}
-	rootPkg, err := packagejson.ParseFile(rootPath, data)
-	if err != nil {
-		return nil, err
-	}
-	p.checkDepTables(ctx, rootPath, data)
 	members := []member{{dir: "", pkg: rootPkg}}
-	patterns := rootPkg.Workspaces
-	if pw, err := rec.ReadFile(filepath.Join(ws, "pnpm-workspace.yaml")); err == nil {
-		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
-	}
+	patterns := projectWorkspaces(rec, ws, rootPkg)
 	if len(patterns) > 0 {
 		ex := packagejson.ExpandWorkspaces(ws, patterns)
-		for _, d := range ex.Listed {
-			rec.Stat(d)
-		}
-		for _, d := range ex.Matched {
-			// A package.json appearing in (or leaving) a matched directory
-			// changes membership without touching any listed directory.
-			rec.Stat(filepath.Join(ws, filepath.FromSlash(d), "package.json"))
-		}
+		recordExpansion(rec, ws, ex)
 		for _, d := range ex.Dirs {
 			if d == "" {
 				continue
@@ -107,11 +108,15 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			}
 			pkg, err := packagejson.ParseFile(mp, md)
 			if err != nil {
-				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this workspace member is left out", mp, err), File: mp},
-					"skipping workspace member with an unreadable package.json", "path", mp, "err", err)
+				if inScope(proj, d) {
+					p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this workspace member is left out", mp, err), File: mp},
+						"skipping workspace member with an unreadable package.json", "path", mp, "err", err)
+				}
 				continue
 			}
-			p.checkDepTables(ctx, mp, md)
+			if inScope(proj, d) {
+				p.checkDepTables(ctx, mp, md)
+			}
 			members = append(members, member{dir: d, pkg: pkg})
 		}
 	}
@@ -124,7 +129,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 		}
 	}
 
-	resolvers, err := p.lockfiles(rec)
+	resolvers, err := lockfiles(rec, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +147,9 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if !inScope(proj, m.dir) {
+			continue
+		}
 		for _, d := range m.pkg.Deps {
 			spec := packagejson.ParseSpec(d.Name, d.Spec)
 			if spec.Kind == packagejson.Workspace {
@@ -150,7 +158,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			if d.Kind == packagejson.Peer && declaredOtherwise(m.pkg, d.Name) {
 				continue // the other declaration says what is installed
 			}
-			r := p.resolveDep(rec, resolvers, m.dir, d, spec)
+			r := resolveDep(rec, ws, resolvers, m.dir, d, spec)
 			if r.local != "" && memberDirs[r.local] {
 				continue // resolved to a workspace member (npm links those)
 			}
@@ -190,12 +198,11 @@ type namedLock struct {
 	kind lockKind
 }
 
-// lockfiles parses the lockfiles at the workspace root, in npm's order of
+// lockfiles parses the lockfiles at the project root ws, in npm's order of
 // preference: npm-shrinkwrap.json (which makes npm ignore package-lock.json),
 // else package-lock.json, then yarn.lock, then pnpm-lock.yaml.
-func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
+func lockfiles(rec *depcache.Recorder, ws string) ([]namedLock, error) {
 	var out []namedLock
-	ws := p.workspace
 	shrink := filepath.Join(ws, "npm-shrinkwrap.json")
 	lock := filepath.Join(ws, "package-lock.json")
 	data, err := rec.ReadFile(shrink)
@@ -249,8 +256,9 @@ type resolved struct {
 }
 
 // resolveDep finds the exact version of one declared dependency: from the
-// first lockfile that knows it, else from node_modules, else "*".
-func (p *PM) resolveDep(rec *depcache.Recorder, resolvers []namedLock, importer string, d packagejson.Dep, spec packagejson.Spec) resolved {
+// first lockfile that knows it, else from node_modules, else "*". importer
+// is the declaring member's directory relative to the project root ws.
+func resolveDep(rec *depcache.Recorder, ws string, resolvers []namedLock, importer string, d packagejson.Dep, spec packagejson.Spec) resolved {
 	for i := range resolvers {
 		lk := &resolvers[i]
 		res, ok := lk.Resolve(importer, d.Name, d.Spec)
@@ -259,8 +267,8 @@ func (p *PM) resolveDep(rec *depcache.Recorder, resolvers []namedLock, importer 
 		}
 		if res.Link != "" {
 			// A local directory: its own package.json says what it is.
-			target := filepath.Join(p.workspace, filepath.FromSlash(res.Link))
-			if v := p.localVersion(rec, target); v != "" {
+			target := filepath.Join(ws, filepath.FromSlash(res.Link))
+			if v := localVersion(rec, target); v != "" {
 				return resolved{d.Name, v, res.Link, lk}
 			}
 			return resolved{d.Name, protocol.AnyVersion, res.Link, lk}
@@ -274,21 +282,21 @@ func (p *PM) resolveDep(rec *depcache.Recorder, resolvers []namedLock, importer 
 		}
 		// A git/URL/file reference the lockfile has no version for: ask
 		// node_modules.
-		r := p.resolveInstalled(rec, importer, d, spec)
+		r := resolveInstalled(rec, ws, importer, d, spec)
 		r.lock = lk
 		return r
 	}
-	return p.resolveInstalled(rec, importer, d, spec)
+	return resolveInstalled(rec, ws, importer, d, spec)
 }
 
 // resolveInstalled answers for a dependency no lockfile gives a version
 // for: from node_modules, else "*".
-func (p *PM) resolveInstalled(rec *depcache.Recorder, importer string, d packagejson.Dep, spec packagejson.Spec) resolved {
+func resolveInstalled(rec *depcache.Recorder, ws, importer string, d packagejson.Dep, spec packagejson.Spec) resolved {
 	local := ""
 	if spec.Kind == packagejson.File || spec.Kind == packagejson.Link {
 		local = lockfile.JoinRel(importer, spec.Range)
 	}
-	if n, v := p.installed(rec, importer, d.Name); v != "" {
+	if n, v := installedVersion(rec, ws, importer, d.Name); v != "" {
 		switch spec.Kind {
 		case packagejson.Alias, packagejson.URL, packagejson.Git:
 			// The installed package says what it is, as the lockfile would
@@ -302,6 +310,13 @@ func (p *PM) resolveInstalled(rec *depcache.Recorder, importer string, d package
 		return resolved{n, v, local, nil}
 	}
 	return resolved{spec.Name, protocol.AnyVersion, local, nil}
+}
+
+// inScope reports whether the member at dir (relative to the project root)
+// is one whose dependencies are asked for: every member, unless the
+// project was opened from inside one.
+func inScope(proj project, dir string) bool {
+	return !proj.scoped || proj.member == dir
 }
 
 // declaredOtherwise reports whether pkg declares name under a kind other
@@ -357,7 +372,7 @@ func linksMember(spec packagejson.Spec, memberVersion string) bool {
 }
 
 // localVersion reads the version in dir/package.json, or "".
-func (p *PM) localVersion(rec *depcache.Recorder, dir string) string {
+func localVersion(rec *depcache.Recorder, dir string) string {
 	data, err := rec.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil {
 		return ""
@@ -369,13 +384,13 @@ func (p *PM) localVersion(rec *depcache.Recorder, dir string) string {
 	return m.Version
 }
 
-// installed looks for node_modules/<name>/package.json from the importer's
-// directory up to the workspace root, as Node's resolution would, and
+// installedVersion looks for node_modules/<name>/package.json from the importer's
+// directory up to the project root ws, as Node's resolution would, and
 // returns the installed package's name and version.
-func (p *PM) installed(rec *depcache.Recorder, importer, name string) (string, string) {
+func installedVersion(rec *depcache.Recorder, ws, importer, name string) (string, string) {
 	dir := importer
 	for {
-		f := filepath.Join(p.workspace, filepath.FromSlash(dir), "node_modules", filepath.FromSlash(name), "package.json")
+		f := filepath.Join(ws, filepath.FromSlash(dir), "node_modules", filepath.FromSlash(name), "package.json")
 		if data, err := rec.ReadFile(f); err == nil {
 			if m, err := packagejson.Parse(data); err == nil && validVersion(m.Version) {
 				return m.Name, m.Version

@@ -35,13 +35,15 @@ func installLibs(t *testing.T, specs ...string) string {
 
 // lockParserDeps runs testdata/lockdeps.js: the direct dependencies as the
 // package manager's own lockfile parser reads them.
-func lockParserDeps(t *testing.T, nodePath, kind, dir string) []string {
+// With member (a member's directory relative to dir), only that member's
+// own dependencies.
+func lockParserDeps(t *testing.T, nodePath, kind, dir string, member ...string) []string {
 	t.Helper()
 	script, err := filepath.Abs(filepath.Join("testdata", "lockdeps.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", script, kind, dir)
+	cmd := exec.Command("node", append([]string{script, kind, dir}, member...)...)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodePath)
 	out, err := cmd.Output()
 	if err != nil {
@@ -67,7 +69,10 @@ func lockParserDeps(t *testing.T, nodePath, kind, dir string) []string {
 // aliases, dev and optional dependencies, peers, a member's name also
 // published to the registry, workspace: links, a pnpm catalog and tarball
 // URLs, each where the tool supports it. SYMPOSIUM_NPM_ALL_TOOLS=1 adds
-// pnpm 8 and 7 (lockfile formats 6.0 and 5.4).
+// pnpm 8 and 7 (lockfile formats 6.0 and 5.4). Each project is also opened
+// from inside its members (a member's directory and one below it), where
+// list_deps must give that member's own dependencies, read through the
+// root's lockfile as each tool does.
 func TestListDepsAgainstLockfileParsers(t *testing.T) {
 	needNPM(t)
 	if testing.Short() {
@@ -166,6 +171,28 @@ func TestListDepsAgainstLockfileParsers(t *testing.T) {
 			if !slices.Equal(g, want) {
 				lock, _ := os.ReadFile(filepath.Join(dir, tl.lock))
 				t.Errorf("list_deps from %s:\n got  %v\n want %v (%s read by its own parser)\n%.4000s", tl.lock, g, want, tl.spec, lock)
+			}
+			for _, m := range []string{"packages/a", "packages/b"} {
+				want := lockParserDeps(t, nodePath, tl.kind, dir, m)
+				if len(want) == 0 {
+					t.Fatalf("the %s parser found no dependencies for %s", tl.kind, m)
+				}
+				for _, from := range []string{m, m + "/src"} {
+					start := filepath.Join(dir, filepath.FromSlash(from))
+					if err := os.MkdirAll(start, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					p, _ := newPM(t, start, nil)
+					got, err := p.ListDeps(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					g := ids(got)
+					slices.Sort(g)
+					if !slices.Equal(g, want) {
+						t.Errorf("list_deps from %s with %s:\n got  %v\n want %v (%s read by its own parser)", from, tl.lock, g, want, tl.spec)
+					}
+				}
 			}
 		})
 	}

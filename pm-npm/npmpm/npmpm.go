@@ -13,6 +13,10 @@
 // them safely under <cache_dir>/npm/. search queries /-/v1/search.
 //
 // Decisions the protocol leaves open:
+//   - The project is found as npm finds it: the nearest directory with a
+//     package.json at or above the workspace, then the nearest ancestor that
+//     is a workspace root including it; from inside a member, list_deps
+//     gives that member's dependencies through the root's lockfile.
 //   - Dependencies that are workspace members (workspace: specs, links to a
 //     member, or registry ranges a member satisfies) are the workspace itself
 //     and are not listed.
@@ -39,6 +43,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/npmrc"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
@@ -115,7 +120,10 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 // the npm configuration on first use.
 func (p *PM) registryClient() (*registry.Client, error) {
 	p.clientOnce.Do(func() {
-		cfg := npmrc.Load(p.workspace, p.env)
+		// The project .npmrc is the one at npm's local prefix: the
+		// workspace root when the workspace is inside a member.
+		var rec depcache.Recorder
+		cfg := npmrc.Load(findProject(&rec, p.workspace).root, p.env)
 		p.log.Debug("npm configuration", "files", cfg.Files, "registry", redact.URL(cfg.Registry("")))
 		p.client, p.clientErr = registry.New(cfg, p.env, "symposium-pm-npm/"+Version)
 	})

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -16,29 +16,32 @@ import (
 // Workspace implements pmserver.WorkspaceReporter: the workspace root and
 // its packages — the root package.json's package (when it has a name) and
 // each member matched by its "workspaces" globs or pnpm-workspace.yaml.
-// Members whose package.json cannot be parsed are skipped with a warning.
+// The root is found as npm finds it (findProject): opened from inside a
+// workspace member, it is the workspace root above. Members whose
+// package.json cannot be parsed are skipped with a warning.
 func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
-	res := protocol.WorkspaceResult{Root: p.workspace, Members: []protocol.WorkspaceMember{}}
-	rootPath := filepath.Join(p.workspace, "package.json")
+	var rec depcache.Recorder // what was read does not matter here
+	proj := findProject(&rec, p.workspace)
+	res := protocol.WorkspaceResult{Root: proj.root, Members: []protocol.WorkspaceMember{}}
+	rootPath := filepath.Join(proj.root, "package.json")
 	root, err := packagejson.Read(rootPath)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && proj.scoped:
+		root = &packagejson.Manifest{} // a pnpm workspace root needs no package.json
+	case errors.Is(err, fs.ErrNotExist):
 		return res, nil
-	}
-	if err != nil {
+	case err != nil:
 		return res, err // names rootPath already
 	}
 	if root.Name != "" {
-		res.Members = append(res.Members, protocol.WorkspaceMember{Name: root.Name, Version: root.Version, Dir: p.workspace})
+		res.Members = append(res.Members, protocol.WorkspaceMember{Name: root.Name, Version: root.Version, Dir: proj.root})
 	}
-	patterns := root.Workspaces
-	if pw, err := os.ReadFile(filepath.Join(p.workspace, "pnpm-workspace.yaml")); err == nil {
-		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
-	}
-	for _, d := range packagejson.ExpandWorkspaces(p.workspace, patterns).Dirs {
+	patterns := projectWorkspaces(&rec, proj.root, root)
+	for _, d := range packagejson.ExpandWorkspaces(proj.root, patterns).Dirs {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		dir := filepath.Join(p.workspace, filepath.FromSlash(d))
+		dir := filepath.Join(proj.root, filepath.FromSlash(d))
 		m, err := packagejson.Read(filepath.Join(dir, "package.json"))
 		if err != nil {
 			mp := filepath.Join(dir, "package.json")

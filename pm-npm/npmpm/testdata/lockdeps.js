@@ -4,12 +4,14 @@
 // resolves from outside the workspace (links to members left out). KIND is
 // "yarn1" (@yarnpkg/lockfile), "berry" (@yarnpkg/parsers) or "pnpm"
 // (js-yaml on pnpm-lock.yaml). The differential tests compare list_deps with
-// it; it is written for the projects those tests generate.
+// it; it is written for the projects those tests generate. A third argument
+// MEMBER (a member's directory relative to DIR, slash-separated) limits the
+// answer to that member's own dependencies.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
-const [kind, dir] = process.argv.slice(2);
+const [kind, dir, only] = process.argv.slice(2);
 const read = (p) => fs.readFileSync(path.join(dir, p), 'utf8');
 const out = new Set();
 
@@ -37,6 +39,7 @@ function projects() {
   const root = JSON.parse(read('package.json'));
   let pats = root.workspaces || [];
   if (!Array.isArray(pats)) pats = pats.packages || [];
+  root.dir = '.';
   const list = [root];
   for (const pat of pats) {
     const dirs = pat.endsWith('/*')
@@ -44,7 +47,7 @@ function projects() {
       : [pat];
     for (const d of dirs) {
       const f = path.join(dir, d, 'package.json');
-      if (fs.existsSync(f)) list.push(JSON.parse(fs.readFileSync(f, 'utf8')));
+      if (fs.existsSync(f)) list.push({ ...JSON.parse(fs.readFileSync(f, 'utf8')), dir: d.split(path.sep).join('/') });
     }
   }
   return list;
@@ -59,6 +62,7 @@ function yarn1() {
   const projs = projects();
   const members = new Set(projs.slice(1).map((p) => p.name));
   for (const p of projs) {
+    if (only !== undefined && p.dir !== only) continue;
     for (const f of fields) {
       for (const [name, range] of Object.entries(p[f] || {})) {
         const e = lock[name + '@' + range];
@@ -83,6 +87,7 @@ function berry() {
   }
   for (const [key, e] of Object.entries(lock)) {
     if (key === '__metadata' || !String(e.resolution).includes('@workspace:')) continue;
+    if (only !== undefined && !String(e.resolution).endsWith('@workspace:' + only)) continue;
     // A workspace's entry lists its dependencies (dev ones included) and,
     // apart, its peers, which yarn does not install for it.
     for (const [name, range] of Object.entries(e.dependencies || {})) {
@@ -98,7 +103,8 @@ function pnpm() {
   const lock = require('js-yaml').load(read('pnpm-lock.yaml'));
   const importers = lock.importers || { '.': lock };
   const packages = lock.packages || {};
-  for (const imp of Object.values(importers)) {
+  for (const [id, imp] of Object.entries(importers)) {
+    if (only !== undefined && id !== only) continue;
     for (const f of fields) {
       for (const [name, v] of Object.entries(imp[f] || {})) {
         let ver = typeof v === 'string' ? v : v.version;
