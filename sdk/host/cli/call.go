@@ -92,10 +92,15 @@ const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMM
 
 Spawns COMMAND as a PM, initializes it, sends one METHOD request with
 PARAMS-JSON (default {}), prints the result as JSON on stdout (the PM's
-answer as is) and shuts the PM down. On failure the reason, with the PM's
-last stderr lines, goes to stderr and the exit code is 1. Flags go anywhere
-before the --; a relative COMMAND path is resolved from the current
-directory, though the PM runs in the workspace.
+answer as is) and shuts the PM down. The diagnostics the PM sent about the
+request go to stderr ("warning: PM: FILE:LINE: message"). On failure the
+reason, with the PM's last stderr lines, goes to stderr and the exit code is
+1. Flags go anywhere before the --; a relative COMMAND path is resolved from
+the current directory, though the PM runs in the workspace.
+
+With --json prints {"version":1,"method","result","warnings":[{"pm",
+"message","file","line"}],"notes":[...]}: the PM's answer under "result",
+its diagnostics as discover --json has them.
 
 Example:
   symposium-pm call list_deps -- symposium-pm-cargo
@@ -110,6 +115,7 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, callUsage); fs.PrintDefaults() }
 	var cf commonFlags
 	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print a versioned document holding the result and the PM's diagnostics")
 	dash := slices.Index(args, "--")
 	if dash < 0 {
 		if slices.Contains(args, "-h") || slices.Contains(args, "--help") || slices.Contains(args, "-help") {
@@ -153,18 +159,23 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	conn, err := host.Start(ctx, host.Spec{Command: bin, Args: command[1:]}, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
-		return ExitFailure
+		return fail(stdout, stderr, *asJSON, "call", err)
 	}
 	defer conn.Close()
 	var result json.RawMessage
+	var diags []protocol.Diagnostic
 	if method == protocol.MethodInitialize {
 		result, _ = json.Marshal(conn.Info())
-	} else if err := conn.Call(ctx, method, params, &result); err != nil {
-		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
-		return ExitFailure
+	} else if diags, err = conn.CallDiagnostics(ctx, method, params, &result); err != nil {
+		return fail(stdout, stderr, *asJSON, "call", err)
 	}
-	if err := printJSON(stdout, result); err != nil {
+	reports := reportsOf(conn.Info().Name, method, diags)
+	reports.print(stderr)
+	var out any = result
+	if *asJSON {
+		out = callDoc{Version: JSONVersion, Method: method, Result: result, Warnings: reports.warnings, Notes: reports.notes}
+	}
+	if err := printJSON(stdout, out); err != nil {
 		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
 		return ExitFailure
 	}
@@ -172,6 +183,15 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "symposium-pm call: warning: %v\n", err)
 	}
 	return ExitOK
+}
+
+// callDoc is the --json output of call.
+type callDoc struct {
+	Version  int             `json:"version"`
+	Method   string          `json:"method"`
+	Result   json.RawMessage `json:"result"`
+	Warnings []Warning       `json:"warnings"`
+	Notes    []string        `json:"notes"`
 }
 
 // printJSON writes v indented, followed by a newline.
