@@ -237,10 +237,7 @@ func shortVersion(v string) string {
 // the returned function clears it.
 func progress(stderr io.Writer, msg string) func() {
 	f, ok := stderr.(*os.File)
-	if !ok {
-		return func() {}
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+	if !ok || !isTerminal(f) {
 		return func() {}
 	}
 	fmt.Fprintf(f, "%s…", msg)
