@@ -170,7 +170,8 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, o := range offers {
 		p, reason := discovery.ValidateOffer(o, src, id.PM)
 		if p != nil && src == discovery.SourceDependency && embedsNothing(o.Root, p) {
-			p, reason = nil, fmt.Sprintf("%s offers no plugin: %s has no plugin manifest layer and no skills directory", o.ID, o.Root)
+			p, reason = nil, fmt.Sprintf("%s offers no plugin: its manifest declares no hooks, MCP servers, subcommands or chained plugins, and no skill directory it names (%s) exists under %s",
+				o.ID, skillPaths(p), o.Root)
 		}
 		if reason != "" {
 			status = ExitFailure
@@ -226,6 +227,21 @@ func parseRef(s string) (protocol.PackageID, error) {
 		return protocol.PackageID{}, fmt.Errorf("%q: empty requirement after @", s)
 	}
 	return protocol.PackageID{PM: pm, Name: name, Version: req}, nil
+}
+
+// skillPaths lists the local skill directories a manifest names, for a
+// message.
+func skillPaths(p *manifest.Plugin) string {
+	var paths []string
+	for _, g := range p.Skills {
+		if g.Path != "" {
+			paths = append(paths, g.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
 }
 
 // embedsNothing reports whether a package's offer carries no plugin: its
