@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -50,7 +52,12 @@ func (c *commonFlags) options() (host.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(ws); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return o, fmt.Errorf("workspace %s does not exist", ws)
+		}
+		return o, fmt.Errorf("workspace %s: %w", ws, err)
+	} else if !fi.IsDir() {
 		return o, fmt.Errorf("workspace %s is not a directory", ws)
 	}
 	o.Workspace = ws
@@ -67,7 +74,7 @@ func (c *commonFlags) options() (host.Options, error) {
 	for _, kv := range c.env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return o, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+			return o, usageErr{fmt.Errorf("--env %q: want KEY=VALUE", kv)}
 		}
 		o.Env[k] = v
 	}
@@ -76,6 +83,20 @@ func (c *commonFlags) options() (host.Options, error) {
 			Fetch: d, Search: d, Refresh: d, Workspace: d}
 	}
 	return o, nil
+}
+
+// usageErr is an error of the command line itself (exit 2), as opposed
+// to a thing it names that cannot be used (exit 1).
+type usageErr struct{ error }
+
+func (e usageErr) Unwrap() error { return e.error }
+
+// optionsExit is the exit code of an error of options.
+func optionsExit(err error) int {
+	if errors.As(err, new(usageErr)) {
+		return ExitUsage
+	}
+	return ExitFailure
 }
 
 // logger writes the host's diagnostics, and PMs' stderr at debug level, to
@@ -145,8 +166,11 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
-		return ExitUsage
+		if code := optionsExit(err); code == ExitUsage {
+			usageError(fs, "%v", err)
+			return code
+		}
+		return fail(stdout, stderr, *asJSON, "call", err)
 	}
 	// A relative command path is the user's, from the current directory
 	// (as check has it), not from the workspace the PM runs in.

@@ -122,8 +122,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	tempCache := cf.cacheDir == ""
 	hopts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
-		return ExitUsage
+		if code := optionsExit(err); code == ExitUsage {
+			usageError(fs, "%v", err)
+			return code
+		}
+		return fail(stdout, stderr, *asJSON, "check", err)
 	}
 	opts := []pmtest.Option{
 		pmtest.WithWorkspace(hopts.Workspace),

@@ -35,11 +35,11 @@ type session struct {
 func openSession(cmd string, cf *commonFlags, asJSON bool, stdout, stderr io.Writer) (*session, int) {
 	opts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm %s: %v\n", cmd, err)
-		if asJSON {
-			printJSON(stdout, errorDoc{Version: JSONVersion, Error: err.Error(), Problems: problemsOf(err)})
+		if code := optionsExit(err); code == ExitUsage {
+			fmt.Fprintf(stderr, "symposium-pm %s: %v\n", cmd, err)
+			return nil, code
 		}
-		return nil, ExitUsage
+		return nil, fail(stdout, stderr, asJSON, cmd, err)
 	}
 	cfg, err := config.Load(os.Getenv, opts.Workspace)
 	if err != nil {
