@@ -107,7 +107,29 @@ func logger() *slog.Logger {
 
 // defaultCacheDir is Symposium's cache directory ($SYMPOSIUM_HOME/cache,
 // else $XDG_CACHE_HOME/symposium, else ~/.symposium/cache).
-func defaultCacheDir() string { return config.CacheDir(os.Getenv) }
+func defaultCacheDir() string { return config.CacheDir(userEnv) }
+
+// userEnv is os.Getenv, with the directories Symposium's own are derived
+// from made absolute, so that the configuration's relative paths are
+// resolved from its directory whatever directory the PMs run in: a
+// relative SYMPOSIUM_HOME or HOME is the current directory's; a relative
+// XDG_CONFIG_HOME or XDG_CACHE_HOME is not valid (the XDG base directory
+// specification) and is ignored.
+func userEnv(key string) string {
+	v := os.Getenv(key)
+	if v == "" || filepath.IsAbs(v) {
+		return v
+	}
+	switch key {
+	case "SYMPOSIUM_HOME", "HOME":
+		if abs, err := filepath.Abs(v); err == nil {
+			return abs
+		}
+	case "XDG_CONFIG_HOME", "XDG_CACHE_HOME":
+		return ""
+	}
+	return v
+}
 
 const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMMAND [ARGS...]
 

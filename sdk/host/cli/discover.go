@@ -41,7 +41,7 @@ func openSession(cmd string, cf *commonFlags, asJSON bool, stdout, stderr io.Wri
 		}
 		return nil, fail(stdout, stderr, asJSON, cmd, err)
 	}
-	cfg, err := config.Load(os.Getenv, opts.Workspace)
+	cfg, err := config.Load(userEnv, opts.Workspace)
 	if err != nil {
 		fmt.Fprintf(stderr, "symposium-pm %s: configuration errors:\n%v\n", cmd, indent(err.Error()))
 		if asJSON {
