@@ -178,6 +178,11 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		out = append(out, checked{Offer: o, Valid: reason == "", Reason: reason})
 	}
+	if len(out) == 0 {
+		// Nothing to run: the job failed, as for an offer that embeds nothing.
+		fmt.Fprintf(stderr, "symposium-pm load: %s offers no plugin\n", id)
+		status = ExitFailure
+	}
 	if *asJSON {
 		printJSON(stdout, struct {
 			Version  int       `json:"version"`
