@@ -203,8 +203,10 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	done := progress(stderr, fmt.Sprintf("calling %s on %s", method, command[0]))
 	conn, err := host.Start(ctx, host.Spec{Command: bin, Args: command[1:]}, opts)
 	if err != nil {
+		done()
 		return fail(stdout, stderr, *asJSON, "call", err)
 	}
 	defer conn.Close()
@@ -212,7 +214,11 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var diags []protocol.Diagnostic
 	if method == protocol.MethodInitialize {
 		result, _ = json.Marshal(conn.Info())
-	} else if diags, err = conn.CallDiagnostics(ctx, method, params, &result); err != nil {
+	} else {
+		diags, err = conn.CallDiagnostics(ctx, method, params, &result)
+	}
+	done()
+	if err != nil {
 		return fail(stdout, stderr, *asJSON, "call", err)
 	}
 	reports := reportsOf(conn.Info().Name, method, diags)
