@@ -2,6 +2,7 @@ package testscript
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
 )
 
 // contractEnv is the scratch directory every row of the exit-code table of
@@ -211,7 +214,7 @@ func TestCLIContract(t *testing.T) {
 			fmt.Fprintf(&script, "exec cat $WORK/out\nstdout '^\\{'\nstdout '\"version\": 1'\n")
 		}
 	}
-	for _, c := range []string{"discover", "search", "load", "status", "sync", "call", "check", "validate", "manifest"} {
+	for _, c := range append(listedCommands(t), "version", "help") {
 		if !commands[c] {
 			t.Errorf("docs/cli.md: the exit-code table has no row for %s", c)
 		}
@@ -222,4 +225,30 @@ func TestCLIContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{Dir: dir, RequireExplicitExec: true})
+}
+
+// listedCommands returns the commands symposium-pm --help lists, so that a
+// new command without a row in the exit-code table fails TestCLIContract.
+func listedCommands(t *testing.T) []string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := cli.Main([]string{"--help"}, &stdout, &stderr); code != cli.ExitOK {
+		t.Fatalf("symposium-pm --help: exit %d", code)
+	}
+	var names []string
+	in := false
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		switch {
+		case line == "Commands:":
+			in = true
+		case in && strings.TrimSpace(line) == "":
+			in = false
+		case in:
+			names = append(names, strings.Fields(line)[0])
+		}
+	}
+	if len(names) < 10 {
+		t.Fatalf("symposium-pm --help lists %d commands (%q): is its layout what this test expects?", len(names), names)
+	}
+	return names
 }

@@ -162,10 +162,10 @@ func (p *PM) installedCopy(ctx context.Context, idx *installIndex, name string, 
 		}
 		pkg, err := packagejson.ParseFile(filepath.Join(dir, "package.json"), data)
 		if err != nil {
-			pj := filepath.Join(dir, "package.json")
-			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this installed copy of %s is skipped", pj, err, name),
-				File: pj, Package: pkgID(name, "")},
-				"skipping a package whose package.json cannot be used", "package", name, "err", fmt.Errorf("%s: %w", pj, err))
+			// ParseFile's error names the file, with the line and column.
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%v; this installed copy of %s is skipped", err, name),
+				File: filepath.Join(dir, "package.json"), Package: pkgID(name, "")},
+				"skipping a package whose package.json cannot be used", "package", name, "err", err)
 			continue
 		}
 		if !validVersion(pkg.Version) || !ok(pkg.Version) {

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -50,7 +52,12 @@ func (c *commonFlags) options() (host.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(ws); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return o, fmt.Errorf("workspace %s does not exist", ws)
+		}
+		return o, fmt.Errorf("workspace %s: %w", ws, err)
+	} else if !fi.IsDir() {
 		return o, fmt.Errorf("workspace %s is not a directory", ws)
 	}
 	o.Workspace = ws
@@ -67,7 +74,7 @@ func (c *commonFlags) options() (host.Options, error) {
 	for _, kv := range c.env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return o, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+			return o, usageErr{fmt.Errorf("--env %q: want KEY=VALUE", kv)}
 		}
 		o.Env[k] = v
 	}
@@ -78,6 +85,20 @@ func (c *commonFlags) options() (host.Options, error) {
 	return o, nil
 }
 
+// usageErr is an error of the command line itself (exit 2), as opposed
+// to a thing it names that cannot be used (exit 1).
+type usageErr struct{ error }
+
+func (e usageErr) Unwrap() error { return e.error }
+
+// optionsExit is the exit code of an error of options.
+func optionsExit(err error) int {
+	if errors.As(err, new(usageErr)) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
 // logger writes the host's diagnostics, and PMs' stderr at debug level, to
 // stderr at the level in $SYMPOSIUM_LOG (default warn).
 func logger() *slog.Logger {
@@ -86,16 +107,43 @@ func logger() *slog.Logger {
 
 // defaultCacheDir is Symposium's cache directory ($SYMPOSIUM_HOME/cache,
 // else $XDG_CACHE_HOME/symposium, else ~/.symposium/cache).
-func defaultCacheDir() string { return config.CacheDir(os.Getenv) }
+func defaultCacheDir() string { return config.CacheDir(userEnv) }
+
+// userEnv is os.Getenv, with the directories Symposium's own are derived
+// from made absolute, so that the configuration's relative paths are
+// resolved from its directory whatever directory the PMs run in: a
+// relative SYMPOSIUM_HOME or HOME is the current directory's; a relative
+// XDG_CONFIG_HOME or XDG_CACHE_HOME is not valid (the XDG base directory
+// specification) and is ignored.
+func userEnv(key string) string {
+	v := os.Getenv(key)
+	if v == "" || filepath.IsAbs(v) {
+		return v
+	}
+	switch key {
+	case "SYMPOSIUM_HOME", "HOME":
+		if abs, err := filepath.Abs(v); err == nil {
+			return abs
+		}
+	case "XDG_CONFIG_HOME", "XDG_CACHE_HOME":
+		return ""
+	}
+	return v
+}
 
 const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMMAND [ARGS...]
 
 Spawns COMMAND as a PM, initializes it, sends one METHOD request with
 PARAMS-JSON (default {}), prints the result as JSON on stdout (the PM's
-answer as is) and shuts the PM down. On failure the reason, with the PM's
-last stderr lines, goes to stderr and the exit code is 1. Flags go anywhere
-before the --; a relative COMMAND path is resolved from the current
-directory, though the PM runs in the workspace.
+answer as is) and shuts the PM down. The diagnostics the PM sent about the
+request go to stderr ("warning: PM: FILE:LINE: message"). On failure the
+reason, with the PM's last stderr lines, goes to stderr and the exit code is
+1. Flags go anywhere before the --; a relative COMMAND path is resolved from
+the current directory, though the PM runs in the workspace.
+
+With --json prints {"version":1,"method","result","warnings":[{"pm",
+"message","file","line"}],"notes":[...]}: the PM's answer under "result",
+its diagnostics as discover --json has them.
 
 Example:
   symposium-pm call list_deps -- symposium-pm-cargo
@@ -110,6 +158,7 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, callUsage); fs.PrintDefaults() }
 	var cf commonFlags
 	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print a versioned document holding the result and the PM's diagnostics")
 	dash := slices.Index(args, "--")
 	if dash < 0 {
 		if slices.Contains(args, "-h") || slices.Contains(args, "--help") || slices.Contains(args, "-help") {
@@ -139,8 +188,11 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
-		return ExitUsage
+		if code := optionsExit(err); code == ExitUsage {
+			usageError(fs, "%v", err)
+			return code
+		}
+		return fail(stdout, stderr, *asJSON, "call", err)
 	}
 	// A relative command path is the user's, from the current directory
 	// (as check has it), not from the workspace the PM runs in.
@@ -151,20 +203,31 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
+	done := progress(stderr, fmt.Sprintf("calling %s on %s", method, command[0]))
 	conn, err := host.Start(ctx, host.Spec{Command: bin, Args: command[1:]}, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
-		return ExitFailure
+		done()
+		return fail(stdout, stderr, *asJSON, "call", err)
 	}
 	defer conn.Close()
 	var result json.RawMessage
+	var diags []protocol.Diagnostic
 	if method == protocol.MethodInitialize {
 		result, _ = json.Marshal(conn.Info())
-	} else if err := conn.Call(ctx, method, params, &result); err != nil {
-		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
-		return ExitFailure
+	} else {
+		diags, err = conn.CallDiagnostics(ctx, method, params, &result)
 	}
-	if err := printJSON(stdout, result); err != nil {
+	done()
+	if err != nil {
+		return fail(stdout, stderr, *asJSON, "call", err)
+	}
+	reports := reportsOf(conn.Info().Name, method, diags)
+	reports.print(stderr)
+	var out any = result
+	if *asJSON {
+		out = callDoc{Version: JSONVersion, Method: method, Result: result, Warnings: reports.warnings, Notes: reports.notes}
+	}
+	if err := printJSON(stdout, out); err != nil {
 		fmt.Fprintf(stderr, "symposium-pm call: %v\n", err)
 		return ExitFailure
 	}
@@ -172,6 +235,15 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "symposium-pm call: warning: %v\n", err)
 	}
 	return ExitOK
+}
+
+// callDoc is the --json output of call.
+type callDoc struct {
+	Version  int             `json:"version"`
+	Method   string          `json:"method"`
+	Result   json.RawMessage `json:"result"`
+	Warnings []Warning       `json:"warnings"`
+	Notes    []string        `json:"notes"`
 }
 
 // printJSON writes v indented, followed by a newline.

@@ -94,6 +94,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return parseExit(err)
 		}
 		command = fs.Args()
+		noteCheckFlagsAfter(fs, command, stderr)
 	}
 	if *list {
 		for _, name := range pmtest.Checks() {
@@ -122,8 +123,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	tempCache := cf.cacheDir == ""
 	hopts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm check: %v\n", err)
-		return ExitUsage
+		if code := optionsExit(err); code == ExitUsage {
+			usageError(fs, "%v", err)
+			return code
+		}
+		return fail(stdout, stderr, *asJSON, "check", err)
 	}
 	opts := []pmtest.Option{
 		pmtest.WithWorkspace(hopts.Workspace),
@@ -174,6 +178,34 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// noteCheckFlagsAfter says, for each of check's own flags written among
+// the PM's ARGS (no -- given), that it went to the PM and where to put it
+// for check. The flags every PM harness has too (--max-message-size,
+// --help) are the PM's as written.
+func noteCheckFlagsAfter(fs *flag.FlagSet, command []string, stderr io.Writer) {
+	if len(command) < 2 {
+		return
+	}
+	for _, a := range command[1:] {
+		if a == "--" {
+			return
+		}
+		name, ok := strings.CutPrefix(a, "-")
+		if !ok || name == "" {
+			continue
+		}
+		name = strings.TrimPrefix(name, "-")
+		name, _, _ = strings.Cut(name, "=")
+		switch name {
+		case "max-message-size", "h", "help":
+			continue
+		}
+		if fs.Lookup(name) != nil {
+			fmt.Fprintf(stderr, "symposium-pm check: note: %s comes after the PM COMMAND %s, so it is passed to the PM; for check, put it before COMMAND\n", a, command[0])
+		}
+	}
 }
 
 func parseExit(err error) int {

@@ -35,13 +35,13 @@ type session struct {
 func openSession(cmd string, cf *commonFlags, asJSON bool, stdout, stderr io.Writer) (*session, int) {
 	opts, err := cf.options()
 	if err != nil {
-		fmt.Fprintf(stderr, "symposium-pm %s: %v\n", cmd, err)
-		if asJSON {
-			printJSON(stdout, errorDoc{Version: JSONVersion, Error: err.Error(), Problems: problemsOf(err)})
+		if code := optionsExit(err); code == ExitUsage {
+			fmt.Fprintf(stderr, "symposium-pm %s: %v\n", cmd, err)
+			return nil, code
 		}
-		return nil, ExitUsage
+		return nil, fail(stdout, stderr, asJSON, cmd, err)
 	}
-	cfg, err := config.Load(os.Getenv, opts.Workspace)
+	cfg, err := config.Load(userEnv, opts.Workspace)
 	if err != nil {
 		fmt.Fprintf(stderr, "symposium-pm %s: configuration errors:\n%v\n", cmd, indent(err.Error()))
 		if asJSON {
@@ -237,10 +237,7 @@ func shortVersion(v string) string {
 // the returned function clears it.
 func progress(stderr io.Writer, msg string) func() {
 	f, ok := stderr.(*os.File)
-	if !ok {
-		return func() {}
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+	if !ok || !isTerminal(f) {
 		return func() {}
 	}
 	fmt.Fprintf(f, "%s…", msg)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
@@ -121,8 +122,10 @@ and prints them. A package that embeds no plugin (no manifest layer, no
 skills directory) is said so. Exit code 1 when PM is not configured, the PM
 fails, an offer is invalid or the package offers no plugin.
 
-With --json prints {"version":1,"offers":[{"id","root","manifest","valid",
-"reason"}]}.
+The diagnostics the PM sent about the request go to stderr ("warning: PM:
+FILE:LINE: message"). With --json prints {"version":1,"offers":[{"id",
+"root","manifest","valid","reason"}],"warnings":[{"pm","message","file",
+"line"}],"notes":[...]}, the PM's diagnostics as discover --json has them.
 
 Flags:
 `
@@ -149,11 +152,13 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stdout, stderr, *asJSON, "load", fmt.Errorf("no package manager %q (configured: %s)", id.PM, strings.Join(s.pms.Names(), ", ")))
 	}
 	done := progress(stderr, fmt.Sprintf("loading %s (it may be fetched)", id))
-	offers, err := s.pms.LoadPlugin(ctx, id)
+	offers, diags, err := loadPlugin(ctx, s.pms, id)
 	done()
 	if err != nil {
 		return fail(stdout, stderr, *asJSON, "load", err)
 	}
+	reports := reportsOf(id.PM, protocol.MethodLoadPlugin, diags)
+	reports.print(stderr)
 	src := s.set.Kinds[id.PM]
 	status := ExitOK
 	type checked struct {
@@ -165,18 +170,26 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, o := range offers {
 		p, reason := discovery.ValidateOffer(o, src, id.PM)
 		if p != nil && src == discovery.SourceDependency && embedsNothing(o.Root, p) {
-			p, reason = nil, fmt.Sprintf("%s offers no plugin: %s has no plugin manifest layer and no skills directory", o.ID, o.Root)
+			p, reason = nil, fmt.Sprintf("%s offers no plugin: its manifest declares no hooks, MCP servers, subcommands or chained plugins, and no skill directory it names (%s) exists under %s",
+				o.ID, skillPaths(p), o.Root)
 		}
 		if reason != "" {
 			status = ExitFailure
 		}
 		out = append(out, checked{Offer: o, Valid: reason == "", Reason: reason})
 	}
+	if len(out) == 0 {
+		// Nothing to run: the job failed, as for an offer that embeds nothing.
+		fmt.Fprintf(stderr, "symposium-pm load: %s offers no plugin\n", id)
+		status = ExitFailure
+	}
 	if *asJSON {
 		printJSON(stdout, struct {
-			Version int       `json:"version"`
-			Offers  []checked `json:"offers"`
-		}{JSONVersion, out})
+			Version  int       `json:"version"`
+			Offers   []checked `json:"offers"`
+			Warnings []Warning `json:"warnings"`
+			Notes    []string  `json:"notes"`
+		}{JSONVersion, out, reports.warnings, reports.notes})
 		return status
 	}
 	if len(out) == 0 {
@@ -193,6 +206,18 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
+// loadPlugin asks the PM named by id.PM to load id, returning also the
+// diagnostics it sent about the request.
+func loadPlugin(ctx context.Context, pms *host.Registry, id protocol.PackageID) ([]protocol.Offer, []protocol.Diagnostic, error) {
+	c, err := pms.Conn(ctx, id.PM)
+	if err != nil {
+		return nil, nil, err
+	}
+	var offers []protocol.Offer
+	diags, err := c.CallDiagnostics(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
+	return offers, diags, err
+}
+
 // parseRef parses PM:NAME[@REQ]. An npm scope's leading @ is part of NAME.
 func parseRef(s string) (protocol.PackageID, error) {
 	pm, rest, ok := strings.Cut(s, ":")
@@ -207,6 +232,21 @@ func parseRef(s string) (protocol.PackageID, error) {
 		return protocol.PackageID{}, fmt.Errorf("%q: empty requirement after @", s)
 	}
 	return protocol.PackageID{PM: pm, Name: name, Version: req}, nil
+}
+
+// skillPaths lists the local skill directories a manifest names, for a
+// message.
+func skillPaths(p *manifest.Plugin) string {
+	var paths []string
+	for _, g := range p.Skills {
+		if g.Path != "" {
+			paths = append(paths, g.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
 }
 
 // embedsNothing reports whether a package's offer carries no plugin: its

@@ -115,7 +115,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		if err != nil {
 			res.Valid = false
-			res.Errors = append(res.Errors, err.Error())
+			res.Errors = append(res.Errors, pathError(path, err))
 			fmt.Fprintf(&out, "%s\n", pathError(path, err))
 			continue
 		}
