@@ -2,6 +2,7 @@ package npmrc
 
 import (
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +16,15 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("@s:registry = \"https://s.example/npm\"\n//s.example/npm/:username=u\n//s.example/npm/:_password=cGFzcw==\n"), "@s/x", "https://s.example/npm/x/-/x-1.0.0.tgz")
 	f.Add([]byte("\uFEFF; comment\n[section]\nkey[] = 'v'\nproxy=http://u:p@proxy:3128\nnoproxy=.example\n//h/:_auth=${A?}\\${B}\n"), "x", "http://h/x")
 	f.Add([]byte("strict-ssl=false\ncafile=/nonexistent\nhttps-proxy=::\nregistry=\n=\n${\n"), "", "::")
+	// One project and one (empty) home for every input: two temporary
+	// directories per input cost more than loading the file.
+	dir, home := filepath.Join(f.TempDir(), "project"), f.TempDir()
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, name, rawURL string) {
-		dir := t.TempDir()
 		write(t, filepath.Join(dir, ".npmrc"), string(data))
-		c := Load(dir, mapEnv{"HOME": t.TempDir(), "TOKEN": "tok", "A": "a"})
+		c := Load(dir, mapEnv{"HOME": home, "TOKEN": "tok", "A": "a"})
 		if r := c.Registry(name); !strings.HasSuffix(r, "/") {
 			t.Errorf("registry %q for %q does not end in /", r, name)
 		}

@@ -192,10 +192,15 @@ func (x *extraction) fail(raw, format string, args ...any) *Error {
 }
 
 // budget is the decompressed-size cap for an archive of size bytes.
-func (x *extraction) budget(size int64) int64 {
-	b := x.lim.MaxBytes
-	if x.lim.Ratio > 0 && size >= 0 {
-		if r := x.lim.Ratio*size + x.lim.Allowance; r < b {
+func (x *extraction) budget(size int64) int64 { return x.lim.Budget(size) }
+
+// Budget is the most an archive of size bytes may expand to under l: the
+// lesser of MaxBytes and Ratio × size + Allowance (MaxBytes alone when the
+// ratio cap is off or the size is unknown, -1). No extraction writes more.
+func (l Limits) Budget(size int64) int64 {
+	b := l.MaxBytes
+	if l.Ratio > 0 && size >= 0 {
+		if r := l.Ratio*size + l.Allowance; r < b {
 			b = r
 		}
 	}

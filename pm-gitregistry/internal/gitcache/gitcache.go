@@ -95,6 +95,9 @@ type Config struct {
 	// that write as the file system would. Tests use it to simulate a full
 	// disk and to count the bytes an update writes.
 	BeforeWrite func(path string, n int) error
+
+	// limits, when set, lowers MaxFileSize and MaxTotalSize (tests only).
+	limits struct{ file, total int64 }
 }
 
 // Snapshot is one materialized commit.

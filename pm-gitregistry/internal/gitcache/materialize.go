@@ -29,6 +29,19 @@ const (
 	maxLinkTarget = 4096
 )
 
+// treeLimits are the file and commit size caps in force: MaxFileSize and
+// MaxTotalSize unless Config.limits (set by tests only) lowers them.
+func (c *Cache) treeLimits() (file, total int64) {
+	file, total = MaxFileSize, MaxTotalSize
+	if c.cfg.limits.file > 0 {
+		file = c.cfg.limits.file
+	}
+	if c.cfg.limits.total > 0 {
+		total = c.cfg.limits.total
+	}
+	return file, total
+}
+
 // checkName rejects a tree entry name that could not be a plain path
 // component.
 func checkName(name string) error {
@@ -173,7 +186,7 @@ func (w *treeWriter) linkPrevious(p string, e object.TreeEntry, prev map[string]
 	}
 	from := filepath.Join(w.prevDir, filepath.FromSlash(p))
 	fi, err := os.Lstat(from)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxFileSize {
+	if maxFile, _ := w.c.treeLimits(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFile {
 		return 0, false
 	}
 	if os.Link(from, filepath.Join(w.dir, filepath.FromSlash(p))) != nil {
@@ -266,8 +279,8 @@ func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.T
 		// repository: its size is the previous file's.
 		if size, ok := w.linkPrevious(p, e, prev); ok {
 			w.bytes += size
-			if w.bytes > MaxTotalSize {
-				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
+			if _, maxTotal := w.c.treeLimits(); w.bytes > maxTotal {
+				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", maxTotal)}
 			}
 			w.linked++
 			return nil
@@ -277,12 +290,13 @@ func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.T
 	if err != nil {
 		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
 	}
-	if blob.Size > MaxFileSize {
-		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %s is %d bytes, over the %d limit", p, blob.Size, MaxFileSize)}
+	maxFile, maxTotal := w.c.treeLimits()
+	if blob.Size > maxFile {
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %s is %d bytes, over the %d limit", p, blob.Size, maxFile)}
 	}
 	w.bytes += blob.Size
-	if w.bytes > MaxTotalSize {
-		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", MaxTotalSize)}
+	if w.bytes > maxTotal {
+		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", maxTotal)}
 	}
 	w.written += blob.Size
 	perm := os.FileMode(0o644)
