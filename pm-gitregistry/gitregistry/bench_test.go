@@ -89,9 +89,9 @@ func offers(b *testing.B, h benchkit.Hook) int {
 	sc.Buffer(nil, 256<<20)
 	for sc.Scan() {
 		var rsp struct {
-			ID     int              `json:"id"`
-			Result []protocol.Offer `json:"result"`
-			Error  *protocol.Error  `json:"error"`
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *protocol.Error `json:"error"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rsp); err != nil {
 			b.Fatalf("bad response: %v", err)
@@ -100,7 +100,11 @@ func offers(b *testing.B, h benchkit.Hook) int {
 			b.Fatalf("request %d: %v", rsp.ID, rsp.Error)
 		}
 		if rsp.ID == 2 {
-			n = len(rsp.Result)
+			var result []protocol.Offer
+			if err := json.Unmarshal(rsp.Result, &result); err != nil {
+				b.Fatalf("active_plugins result: %v", err)
+			}
+			n = len(result)
 		}
 	}
 	return n
