@@ -239,7 +239,13 @@ func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", errBadIndex)
 	}
-	r := &indexReader{b: body[len(indexMagic):]}
+	return parseIndex(body[len(indexMagic):], commit)
+}
+
+// parseIndex decodes the fields of a persisted index after its magic, its
+// checksum removed; every length and count is checked against what remains.
+func parseIndex(b []byte, commit string) (*index, []stamp, error) {
+	r := &indexReader{b: b}
 	if f := r.uvarint(); r.err == nil && f != indexFormat {
 		return nil, nil, fmt.Errorf("%w: format %d, want %d", errBadIndex, f, indexFormat)
 	}
@@ -253,7 +259,7 @@ func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
 	for i := range stamps {
 		stamps[i] = stamp{Dir: r.str(), Inode: r.uvarint(), Mtime: r.varint()}
 	}
-	idx.Entries = make([]entry, r.count(9))
+	idx.Entries = make([]entry, r.count(8))
 	for i := range idx.Entries {
 		e := &idx.Entries[i]
 		e.Path = r.str()
