@@ -212,6 +212,61 @@ func BenchmarkActivePluginsNone(b *testing.B) {
 	}
 }
 
+// BenchmarkActivePluginsInProcess splits the cached hook's own work at
+// 10,000 entries: "answer" is a fresh PM opening the cache and answering
+// active_plugins from the persisted index; "answer+encode" adds the JSON
+// encoding of the answer that the harness does before writing it.
+//
+//	go test -run '^$' -bench ActivePluginsInProcess -benchtime 10x ./gitregistry
+func BenchmarkActivePluginsInProcess(b *testing.B) {
+	const n = 10000
+	repo := bigRegistry(b, n)
+	ws, cache := b.TempDir(), b.TempDir()
+	session := func() *gitregistry.PM {
+		pm := gitregistry.New(gitregistry.Config{Name: "bench", URL: repo.Dir})
+		err := pm.Initialize(context.Background(), &pmserver.Session{ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return pm
+	}
+	pm := session()
+	if _, err := pm.Refresh(context.Background(), protocol.UpdateCheck, true); err != nil {
+		b.Fatal(err)
+	}
+	if offers, err := pm.ActivePlugins(context.Background(), nil); err != nil || len(offers) != n {
+		b.Fatal(len(offers), err)
+	}
+	pm.Close()
+	for _, encode := range []bool{false, true} {
+		name := "answer"
+		if encode {
+			name = "answer+encode"
+		}
+		b.Run(fmt.Sprintf("entries=%d/%s", n, name), func(b *testing.B) {
+			size := 0
+			for b.Loop() {
+				pm := session()
+				offers, err := pm.ActivePlugins(context.Background(), nil)
+				if err != nil || len(offers) != n {
+					b.Fatal(len(offers), err)
+				}
+				if encode {
+					out, err := json.Marshal(offers)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = len(out)
+				}
+				pm.Close()
+			}
+			if encode {
+				b.ReportMetric(float64(size)/(1<<20), "answer-MiB")
+			}
+		})
+	}
+}
+
 // diskUsage is the space the files below dir take on disk, as du counts it:
 // allocated blocks of every file and directory, a file with several hard
 // links counted once.
