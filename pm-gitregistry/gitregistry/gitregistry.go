@@ -258,6 +258,7 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 	c, err := gitcache.Open(ctx, gitcache.Config{
 		Root: p.root, Name: p.cfg.Name, URL: p.cfg.URL, Ref: p.cfg.Ref, Subdir: p.cfg.Subdir,
 		Getenv: p.getenv, Environ: p.environ, Logger: p.log, BeforeWrite: p.beforeWrite,
+		Reusable: reusable,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registry %s: %w", p.cfg.Name, err)
@@ -325,6 +326,20 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	p.indexes[snap.Commit] = idx
 	p.mu.Unlock()
 	return idx
+}
+
+// reusable reports whether a commit's directory may be updated in place
+// into the next commit's: the commit has a persisted index whose stamps
+// still hold, so its entry directories are where the index found them. A
+// directory damaged behind the cache's back is not carried into the next
+// commit; that one is then materialized from the repository.
+func reusable(commit, dir string) bool {
+	data, err := readIndexFile(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
+	if err != nil {
+		return false
+	}
+	_, stamps, err := decodeIndex(data, commit)
+	return err == nil && stampsHold(dir, stamps)
 }
 
 // current returns the registry as last updated, with no network; ok is false

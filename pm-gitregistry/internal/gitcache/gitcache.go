@@ -95,6 +95,12 @@ type Config struct {
 	// that write as the file system would. Tests use it to simulate a full
 	// disk and to count the bytes an update writes.
 	BeforeWrite func(path string, n int) error
+	// Reusable, when set, is asked before an update turns the previous
+	// commit's directory dir into the new commit's (see inplace.go):
+	// it reports whether the directory is still whole, as far as the caller
+	// can tell cheaply. A directory it refuses is left alone and the new
+	// commit materialized beside it, from the repository.
+	Reusable func(commit, dir string) bool
 }
 
 // Snapshot is one materialized commit.

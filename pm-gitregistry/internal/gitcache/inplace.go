@@ -269,6 +269,10 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 	if !ok || stats.links > 0 {
 		return Snapshot{}, false, nil
 	}
+	if c.cfg.Reusable != nil && !c.cfg.Reusable(prev, prevDir) {
+		c.log.Debug("previous commit's directory may be damaged; materializing the new one beside it", "commit", prev)
+		return Snapshot{}, false, nil
+	}
 	repo, done, err := c.openReader()
 	if err != nil {
 		return Snapshot{}, false, nil
