@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -282,19 +281,15 @@ func diskUsage(b *testing.B, dir string) int64 {
 		if err != nil {
 			return err
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			total += fi.Size()
-			return nil
-		}
-		if st.Nlink > 1 && !fi.IsDir() {
-			k := inode{uint64(st.Dev), uint64(st.Ino)}
+		size, dev, ino, links := allocated(fi)
+		if links > 1 && !fi.IsDir() {
+			k := inode{dev, ino}
 			if seen[k] {
 				return nil
 			}
 			seen[k] = true
 		}
-		total += int64(st.Blocks) * 512
+		total += size
 		return nil
 	})
 	if err != nil {
