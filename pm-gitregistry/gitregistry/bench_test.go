@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
@@ -20,142 +22,318 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// benchEntries is the size of the benchmark registry.
-const benchEntries = 600
+// benchSizes are the registry sizes the benchmarks grow through.
+var benchSizes = []int{100, 1000, 10000}
 
-// bigRegistry builds a registry of benchEntries entries with the real git:
-// half plugins with a manifest and a skills directory, half bare skills in
-// nested groups.
-func bigRegistry(b *testing.B) *gittest.Repo {
-	repo := gittest.NewRepo(b)
+// registryFiles returns the files of a registry of n entries: half
+// plugins with a manifest, a skills directory and a hook script, half bare
+// skills in nested groups.
+func registryFiles(n int) map[string]string {
 	files := map[string]string{"README.md": "benchmark registry\n"}
-	for i := range benchEntries / 2 {
-		files[fmt.Sprintf("plugins/p%03d/SYMPOSIUM.toml", i)] = fmt.Sprintf(
-			"name = \"plugin-%03d\"\ndepends-on = [\"crate-%03d>=1\"]\n\n[[skills]]\nsource.path = \"skills\"\n\n[[hooks]]\nname = \"h\"\nevent = \"PreToolUse\"\ncommand = { script = \"hook.sh\" }\n", i, i)
-		files[fmt.Sprintf("plugins/p%03d/skills/s/SKILL.md", i)] = "---\nname: s\ndescription: inner\n---\n"
-		files[fmt.Sprintf("plugins/p%03d/hook.sh", i)] = "#!/bin/sh\n"
-		files[fmt.Sprintf("groups/g%02d/skill-%03d/SKILL.md", i%20, i)] = fmt.Sprintf(
-			"---\nname: skill-%03d\ndescription: Skill number %d for the benchmark\ndepends-on: crate-%03d\n---\nBody.\n", i, i, i)
+	for i := range n / 2 {
+		files[fmt.Sprintf("plugins/p%05d/SYMPOSIUM.toml", i)] = fmt.Sprintf(
+			"name = \"plugin-%05d\"\ndepends-on = [\"crate-%05d>=1\"]\n\n[[skills]]\nsource.path = \"skills\"\n\n[[hooks]]\nname = \"h\"\nevent = \"PreToolUse\"\ncommand = { script = \"hook.sh\" }\n", i, i)
+		files[fmt.Sprintf("plugins/p%05d/skills/s/SKILL.md", i)] = "---\nname: s\ndescription: inner\n---\n"
+		files[fmt.Sprintf("plugins/p%05d/hook.sh", i)] = "#!/bin/sh\n"
+		files[fmt.Sprintf("groups/g%02d/skill-%05d/SKILL.md", i%20, i)] = fmt.Sprintf(
+			"---\nname: skill-%05d\ndescription: Skill number %d for the benchmark\ndepends-on: crate-%05d\n---\nBody.\n", i, i, i)
 	}
-	repo.Write(files)
+	return files
+}
+
+// bigRegistry builds a registry of n entries with the real git.
+func bigRegistry(b *testing.B, n int) *gittest.Repo {
+	repo := gittest.NewRepo(b)
+	repo.Write(registryFiles(n))
 	repo.Commit("registry")
 	return repo
 }
 
-// activePlugins spawns the PM, sends initialize and active_plugins, closes
-// its input and waits for it to exit; it returns the number of offers.
-func activePlugins(b *testing.B, bin string, args []string, workspace, cacheDir string) int {
+// hookInput is what a host sends on the hook path of a registry:
+// initialize, then active_plugins.
+func hookInput(workspace, cacheDir, method string) string {
 	init, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": 1, "method": protocol.MethodInitialize,
 		"params": protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: workspace, CacheDir: cacheDir, Env: map[string]string{}},
 	})
-	input := string(init) + "\n" + `{"jsonrpc":"2.0","id":2,"method":"active_plugins","params":{"deps":[]}}` + "\n"
+	params := `{"deps":[]}`
+	if method == protocol.MethodRefresh {
+		params = `{"update":"check","force":true}`
+	}
+	return string(init) + "\n" + `{"jsonrpc":"2.0","id":2,"method":"` + method + `","params":` + params + "}\n"
+}
+
+// runHook runs the whole hook (spawn, initialize, active_plugins, exit)
+// and times it from spawn to exit with all output read, as benchkit does.
+func runHook(b *testing.B, bin string, args []string, workspace, cacheDir string) benchkit.Hook {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = workspace
-	cmd.Stdin = strings.NewReader(input)
+	cmd.Stdin = strings.NewReader(hookInput(workspace, cacheDir, protocol.MethodActivePlugins))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
 		b.Fatalf("%s: %v\n%s", bin, err, errb.String())
 	}
+	return benchkit.Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// offers decodes the active_plugins answer of a hook's output and returns
+// the number of offers, failing b on any error response.
+func offers(b *testing.B, h benchkit.Hook) int {
 	n := -1
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(bytes.NewReader(h.Out))
 	sc.Buffer(nil, 256<<20)
 	for sc.Scan() {
 		var rsp struct {
-			ID     int              `json:"id"`
-			Result []protocol.Offer `json:"result"`
-			Error  *protocol.Error  `json:"error"`
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *protocol.Error `json:"error"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &rsp); err != nil && rsp.ID == 2 {
+		if err := json.Unmarshal(sc.Bytes(), &rsp); err != nil {
 			b.Fatalf("bad response: %v", err)
 		}
 		if rsp.Error != nil {
 			b.Fatalf("request %d: %v", rsp.ID, rsp.Error)
 		}
 		if rsp.ID == 2 {
-			n = len(rsp.Result)
+			var result []protocol.Offer
+			if err := json.Unmarshal(rsp.Result, &result); err != nil {
+				b.Fatalf("active_plugins result: %v", err)
+			}
+			n = len(result)
 		}
 	}
 	return n
 }
 
-// BenchmarkActivePluginsNone measures the hook path of a git registry:
-// a cold process answering initialize and active_plugins (update none,
-// served from the cache) on a registry of benchEntries entries, beside `git
-// ls-files` on the same checkout and the SDK's floors (a null PM's
-// initialize + list_deps, a Go binary that only starts).
-func BenchmarkActivePluginsNone(b *testing.B) {
-	repo := bigRegistry(b)
-	dir := b.TempDir()
-	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-gitregistry/cmd/symposium-pm-gitregistry", dir)
-	ws, cache := b.TempDir(), b.TempDir()
-	args := []string{"--name", "bench", "--url", repo.Dir}
-
-	// Populate the cache once, the way a host's refresh would.
-	refresh := exec.Command(bin, args...)
-	refresh.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":1,"workspace":"` + ws + `","cache_dir":"` + cache + `","env":{}}}` + "\n" +
-		`{"jsonrpc":"2.0","id":2,"method":"refresh","params":{"update":"check","force":true}}` + "\n")
-	if out, err := refresh.CombinedOutput(); err != nil || !bytes.Contains(out, []byte(`"refreshed":true`)) {
+// refresh populates cacheDir the way a host's refresh would.
+func refresh(b *testing.B, bin string, args []string, workspace, cacheDir string) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = workspace
+	cmd.Stdin = strings.NewReader(hookInput(workspace, cacheDir, protocol.MethodRefresh))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte(`"refreshed":true`)) {
 		b.Fatalf("refresh: %v\n%s", err, out)
 	}
-	if n := activePlugins(b, bin, args, ws, cache); n != benchEntries {
-		b.Fatalf("active_plugins offered %d entries, want %d", n, benchEntries)
-	}
-	sidecars, _ := filepath.Glob(filepath.Join(cache, "bench", "*", "commits", "*.index.json"))
-	if len(sidecars) != 1 {
-		b.Fatalf("index sidecars: %v", sidecars)
-	}
+}
 
-	b.Run("gitregistry", func(b *testing.B) {
-		for b.Loop() {
-			activePlugins(b, bin, args, ws, cache)
+// indexFiles returns the persisted indexes below cacheDir.
+func indexFiles(b *testing.B, cacheDir string) []string {
+	var out []string
+	filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.Contains(d.Name(), ".index") && filepath.Base(filepath.Dir(p)) == "commits" {
+			out = append(out, p)
 		}
+		return nil
 	})
-	b.Run("gitregistry-no-index", func(b *testing.B) {
-		// The per-commit index removed before each run: enumerate the tree
-		// and parse every manifest and SKILL.md.
-		for b.Loop() {
-			b.StopTimer()
-			os.Remove(sidecars[0])
-			b.StartTimer()
-			activePlugins(b, bin, args, ws, cache)
+	return out
+}
+
+// BenchmarkActivePluginsNone measures the hook path of a git registry as a
+// growth curve over registries of 100, 1,000 and 10,000 entries: the whole
+// hook (a cold process spawned, initialize, active_plugins served from the
+// cache with no network, exit), with the persisted index ("cached") and
+// without it ("no-index": the index removed before each run, so every
+// manifest and SKILL.md is parsed again), interleaved with `git ls-files`
+// on the same checkout and the SDK's floors (the null PM's whole hook, a Go
+// binary that only starts). Target: cached/nullpm ≤ 2 at 10,000 entries.
+// "in-process" is the same work without spawning.
+//
+//	go test -run '^$' -bench ActivePluginsNone -benchtime 1x ./gitregistry
+func BenchmarkActivePluginsNone(b *testing.B) {
+	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-gitregistry/cmd/symposium-pm-gitregistry", b.TempDir())
+	null, bare := benchkit.NullPM(b), benchkit.BareGo(b)
+	for _, n := range benchSizes {
+		repo := bigRegistry(b, n)
+		ws, cache, nullCache := b.TempDir(), b.TempDir(), b.TempDir()
+		args := []string{"--name", "bench", "--url", repo.Dir}
+		refresh(b, bin, args, ws, cache)
+		if got := offers(b, runHook(b, bin, args, ws, cache)); got != n {
+			b.Fatalf("active_plugins offered %d entries, want %d", got, n)
 		}
-	})
-	b.Run("in-process", func(b *testing.B) {
-		// The same work without spawning: a fresh PM each time (open the
-		// cache, read the state and the persisted index, encode the offers).
-		for b.Loop() {
-			pm := gitregistry.New(gitregistry.Config{Name: "bench", URL: repo.Dir})
-			err := pm.Initialize(context.Background(), &pmserver.Session{ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				b.Fatal(err)
+		if idx := indexFiles(b, cache); len(idx) == 0 {
+			b.Fatalf("no persisted index in %s", cache)
+		}
+		check := func(h benchkit.Hook) benchkit.Hook {
+			if got := offers(b, h); got != n {
+				b.Fatalf("active_plugins offered %d entries, want %d", got, n)
 			}
-			offers, err := pm.ActivePlugins(context.Background(), nil)
-			if err != nil || len(offers) != benchEntries {
-				b.Fatal(len(offers), err)
+			return h
+		}
+		rounds, coldRounds := 30, 5
+		if n >= 10000 {
+			rounds, coldRounds = 20, 2
+		}
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			med := benchkit.Interleave(b, rounds,
+				benchkit.Variant{Name: "barego", Run: func() benchkit.Hook { return benchkit.RunCmd(b, exec.Command(bare), ws) }},
+				benchkit.Variant{Name: "nullpm", Run: func() benchkit.Hook {
+					h := benchkit.RunHook(b, null, nil, ws, nullCache)
+					h.Deps(b)
+					return h
+				}},
+				benchkit.Variant{Name: "cached", Run: func() benchkit.Hook { return check(runHook(b, bin, args, ws, cache)) }},
+				benchkit.Variant{Name: "no-index", Rounds: coldRounds, Run: func() benchkit.Hook {
+					for _, p := range indexFiles(b, cache) {
+						os.Remove(p)
+					}
+					return check(runHook(b, bin, args, ws, cache))
+				}},
+				benchkit.Variant{Name: "git-ls-files", Run: func() benchkit.Hook {
+					return benchkit.RunCmd(b, exec.Command("git", "ls-files"), repo.Dir)
+				}},
+			)
+			b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
+			b.ReportMetric(med["no-index"]/med["nullpm"], "no-index/nullpm")
+		})
+		b.Run(fmt.Sprintf("entries=%d/in-process", n), func(b *testing.B) {
+			// The same work without spawning: a fresh PM each time (open the
+			// cache, read the state and the persisted index, encode the offers).
+			for b.Loop() {
+				pm := gitregistry.New(gitregistry.Config{Name: "bench", URL: repo.Dir})
+				err := pm.Initialize(context.Background(), &pmserver.Session{ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				offers, err := pm.ActivePlugins(context.Background(), nil)
+				if err != nil || len(offers) != n {
+					b.Fatal(len(offers), err)
+				}
+				if _, err := json.Marshal(offers); err != nil {
+					b.Fatal(err)
+				}
+				pm.Close()
 			}
-			if _, err := json.Marshal(offers); err != nil {
-				b.Fatal(err)
+		})
+	}
+}
+
+// BenchmarkActivePluginsInProcess splits the cached hook's own work at
+// 10,000 entries: "answer" is a fresh PM opening the cache and answering
+// active_plugins from the persisted index; "answer+encode" adds the JSON
+// encoding of the answer that the harness does before writing it.
+//
+//	go test -run '^$' -bench ActivePluginsInProcess -benchtime 10x ./gitregistry
+func BenchmarkActivePluginsInProcess(b *testing.B) {
+	const n = 10000
+	repo := bigRegistry(b, n)
+	ws, cache := b.TempDir(), b.TempDir()
+	session := func() *gitregistry.PM {
+		pm := gitregistry.New(gitregistry.Config{Name: "bench", URL: repo.Dir})
+		err := pm.Initialize(context.Background(), &pmserver.Session{ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return pm
+	}
+	pm := session()
+	if _, err := pm.Refresh(context.Background(), protocol.UpdateCheck, true); err != nil {
+		b.Fatal(err)
+	}
+	if offers, err := pm.ActivePlugins(context.Background(), nil); err != nil || len(offers) != n {
+		b.Fatal(len(offers), err)
+	}
+	pm.Close()
+	for _, encode := range []bool{false, true} {
+		name := "answer"
+		if encode {
+			name = "answer+encode"
+		}
+		b.Run(fmt.Sprintf("entries=%d/%s", n, name), func(b *testing.B) {
+			size := 0
+			for b.Loop() {
+				pm := session()
+				offers, err := pm.ActivePlugins(context.Background(), nil)
+				if err != nil || len(offers) != n {
+					b.Fatal(len(offers), err)
+				}
+				if encode {
+					out, err := json.Marshal(offers)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = len(out)
+				}
+				pm.Close()
 			}
-			pm.Close()
+			if encode {
+				b.ReportMetric(float64(size)/(1<<20), "answer-MiB")
+			}
+		})
+	}
+}
+
+// diskUsage is the space the files below dir take on disk, as du counts it:
+// allocated blocks of every file and directory, a file with several hard
+// links counted once.
+func diskUsage(b *testing.B, dir string) int64 {
+	type inode struct{ dev, ino uint64 }
+	seen := map[inode]bool{}
+	var total int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		size, dev, ino, links := allocated(fi)
+		if links > 1 && !fi.IsDir() {
+			k := inode{dev, ino}
+			if seen[k] {
+				return nil
+			}
+			seen[k] = true
+		}
+		total += size
+		return nil
 	})
-	b.Run("git-ls-files", func(b *testing.B) {
+	if err != nil {
+		b.Fatal(err)
+	}
+	return total
+}
+
+// BenchmarkCacheSize reports the disk space of a registry's cache at
+// 10,000 entries beside a git clone of the same repository with its work
+// tree (issue 19 item 3: cache ≤ 1.2× the clone), each counted like du
+// (allocated blocks, hard links once): after the first refresh and hook
+// ("first"), and after a one-entry change, a refresh and the next hook
+// ("updated"). The time per operation is the size walk; the sizes are the
+// metrics cache-MiB, git-clone-MiB and cache/git-clone.
+//
+//	go test -run '^$' -bench CacheSize -benchtime 1x ./gitregistry
+func BenchmarkCacheSize(b *testing.B) {
+	const n = 10000
+	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-gitregistry/cmd/symposium-pm-gitregistry", b.TempDir())
+	repo := bigRegistry(b, n)
+	ws, cache := b.TempDir(), b.TempDir()
+	args := []string{"--name", "bench", "--url", repo.Dir}
+	refresh(b, bin, args, ws, cache)
+	offers(b, runHook(b, bin, args, ws, cache))
+	clone := filepath.Join(b.TempDir(), "clone")
+	// --no-local: a clone as from a remote (packed), and no race with
+	// the source repository's own housekeeping.
+	gittest.Run(b, filepath.Dir(clone), "clone", "-q", "--no-local", repo.Dir, clone)
+	measure := func(b *testing.B) {
+		var cacheSize, cloneSize int64
 		for b.Loop() {
-			benchkit.Run(b, repo.Dir, "git", "ls-files")
+			cacheSize, cloneSize = diskUsage(b, cache), diskUsage(b, clone)
 		}
-	})
-	b.Run("nullpm", func(b *testing.B) {
-		null := benchkit.NullPM(b)
-		for b.Loop() {
-			benchkit.HookPath(b, null, nil, ws, cache)
-		}
-	})
-	b.Run("barego", func(b *testing.B) {
-		bare := benchkit.BareGo(b)
-		for b.Loop() {
-			benchkit.Run(b, ws, bare)
-		}
-	})
+		b.ReportMetric(float64(cacheSize)/(1<<20), "cache-MiB")
+		b.ReportMetric(float64(cloneSize)/(1<<20), "git-clone-MiB")
+		b.ReportMetric(float64(cacheSize)/float64(cloneSize), "cache/git-clone")
+	}
+	b.Run(fmt.Sprintf("entries=%d/first", n), measure)
+
+	repo.Write(map[string]string{"groups/g00/skill-00000/SKILL.md": "---\nname: skill-00000\ndescription: Changed\n---\n"})
+	repo.Commit("change")
+	refresh(b, bin, args, ws, cache)
+	offers(b, runHook(b, bin, args, ws, cache))
+	gittest.Run(b, clone, "pull", "-q", "--ff-only")
+	b.Run(fmt.Sprintf("entries=%d/updated", n), measure)
 }

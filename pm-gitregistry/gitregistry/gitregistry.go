@@ -24,10 +24,10 @@ package gitregistry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -258,6 +258,7 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 	c, err := gitcache.Open(ctx, gitcache.Config{
 		Root: p.root, Name: p.cfg.Name, URL: p.cfg.URL, Ref: p.cfg.Ref, Subdir: p.cfg.Subdir,
 		Getenv: p.getenv, Environ: p.environ, Logger: p.log, BeforeWrite: p.beforeWrite,
+		Reusable: reusable,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("registry %s: %w", p.cfg.Name, err)
@@ -267,9 +268,13 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 }
 
 // snapshotIndex returns the index of a materialized commit: from memory,
-// from the file persisted beside the commit, or built from its tree. A
-// persisted index whose entries are no longer on disk (the cache was partly
-// deleted) makes the commit be materialized again from the local repository.
+// from the file persisted beside the commit, or built from its tree. The
+// persisted index is used only when it is intact (its checksum, format and
+// commit match) and the stamps of the commit's directories still hold (one
+// stat per directory holding entries, none per entry). When a stamp does not
+// hold, the entries are looked for on disk: a commit directory whose entries
+// are gone (the cache was partly deleted) is materialized again from the
+// local repository; one that is whole is stamped again.
 func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot) *index {
 	p.mu.Lock()
 	idx := p.indexes[snap.Commit]
@@ -277,37 +282,64 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	if idx != nil {
 		return idx
 	}
-	side := c.SidecarPath(snap.Commit, "index.json")
-	if b, err := os.ReadFile(side); err == nil {
-		var got index
-		if json.Unmarshal(b, &got) == nil && got.Format == indexFormat && got.Commit == snap.Commit && got.Entries != nil {
-			idx = &got
+	side := c.SidecarPath(snap.Commit, indexSuffix)
+	persist := false
+	data, err := readIndexFile(side)
+	switch {
+	case err == nil:
+		got, stamps, err := decodeIndex(data, snap.Commit)
+		switch {
+		case err != nil:
+			p.log.Warn("persisted registry index cannot be used; building it again", "file", side, "err", err)
+		case stampsHold(snap.Dir, stamps):
+			idx = got
+		case got.present(snap.Dir):
+			idx, persist = got, true
+		default:
+			p.log.Warn("cached commit is damaged; materializing it again", "commit", snap.Commit, "dir", snap.Dir)
+			if err := c.Discard(ctx, snap.Commit); err != nil {
+				p.log.Warn("cannot remove damaged commit", "commit", snap.Commit, "err", err)
+			}
+			if _, err := c.Commit(ctx, snap.Commit, false); err != nil {
+				p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
+				return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
+			}
 		}
-	}
-	if idx != nil && !idx.present(snap.Dir) {
-		p.log.Warn("cached commit is damaged; materializing it again", "commit", snap.Commit, "dir", snap.Dir)
-		idx = nil
-		if err := c.Discard(ctx, snap.Commit); err != nil {
-			p.log.Warn("cannot remove damaged commit", "commit", snap.Commit, "err", err)
-		}
-		if _, err := c.Commit(ctx, snap.Commit, false); err != nil {
-			p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
-			return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
-		}
+	case !errors.Is(err, fs.ErrNotExist):
+		p.log.Warn("persisted registry index cannot be read; building it again", "file", side, "err", err)
 	}
 	if idx == nil {
 		idx = buildIndex(snap.Dir, snap.Commit)
-		if b, err := json.Marshal(idx); err == nil {
-			if err := c.WriteSidecar(snap.Commit, "index.json", b); err != nil {
-				p.log.Debug("cannot persist registry index", "err", err)
-			}
+		persist = true
+	}
+	if persist {
+		if stamps, err := idx.takeStamps(snap.Dir); err != nil {
+			p.log.Debug("cannot stamp the commit's directories; not persisting the index", "err", err)
+		} else if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
+			p.log.Debug("cannot persist registry index", "err", err)
 		}
+		// The index of an earlier version of this PM, if any.
+		os.Remove(c.SidecarPath(snap.Commit, "index.json"))
 	}
 	idx.report(p.log)
 	p.mu.Lock()
 	p.indexes[snap.Commit] = idx
 	p.mu.Unlock()
 	return idx
+}
+
+// reusable reports whether a commit's directory may be updated in place
+// into the next commit's: the commit has a persisted index whose stamps
+// still hold, so its entry directories are where the index found them. A
+// directory damaged behind the cache's back is not carried into the next
+// commit; that one is then materialized from the repository.
+func reusable(commit, dir string) bool {
+	data, err := readIndexFile(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
+	if err != nil {
+		return false
+	}
+	_, stamps, err := decodeIndex(data, commit)
+	return err == nil && stampsHold(dir, stamps)
 }
 
 // current returns the registry as last updated, with no network; ok is false
@@ -337,7 +369,7 @@ func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, b
 func (p *PM) offer(snap gitcache.Snapshot, e entry) protocol.Offer {
 	return protocol.Offer{
 		ID:       protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
-		Root:     filepath.Join(snap.Dir, filepath.FromSlash(e.Path)),
+		Root:     snap.Dir + string(filepath.Separator) + filepath.FromSlash(e.Path), // both clean
 		Manifest: e.Manifest,
 	}
 }

@@ -24,13 +24,13 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 4
+const indexFormat = 5
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
 
 // index is every entry of one commit, derived once from its immutable tree
-// and persisted beside it.
+// and persisted beside it (indexfile.go).
 type index struct {
 	Format  int     `json:"format"`
 	Commit  string  `json:"commit"`

@@ -13,8 +13,11 @@ import (
 // BenchmarkRefreshOneChange measures an update after a one-entry change to
 // a registry of 1,000 and 10,000 entries (issue 19 item 3), beside the
 // same change taken by git itself with `git fetch` and `git checkout` in a
-// clone with a work tree. Each iteration commits and pushes one change
-// outside the timer.
+// clone with a work tree (target: gitcache ≤ 2× git-fetch-checkout). Each
+// iteration commits and pushes one change outside the timer. "gitcache" is
+// a refresh process (open, update in place, close);
+// "gitcache-roots-in-use" an update in a process whose roots of the
+// previous commit must stay valid.
 //
 //	go test -run '^$' -bench RefreshOneChange -benchtime 3x ./internal/gitcache
 func BenchmarkRefreshOneChange(b *testing.B) {
@@ -36,6 +39,37 @@ func BenchmarkRefreshOneChange(b *testing.B) {
 		}
 
 		b.Run(fmt.Sprintf("entries=%d/gitcache", n), func(b *testing.B) {
+			// A refresh as the host runs it: a process opens the cache,
+			// updates it and exits, having handed out no root of the
+			// previous commit, so the update happens in place.
+			cfg := Config{Root: b.TempDir(), Name: "bench", URL: bare}
+			c, err := Open(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := c.Update(context.Background(), Check); err != nil {
+				b.Fatal(err)
+			}
+			c.Close()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				push()
+				b.StartTimer()
+				c, err := Open(context.Background(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, changed, err := c.Update(context.Background(), Check); err != nil || !changed {
+					b.Fatalf("update: %v %v", changed, err)
+				}
+				c.Close()
+			}
+		})
+		b.Run(fmt.Sprintf("entries=%d/gitcache-roots-in-use", n), func(b *testing.B) {
+			// A refresh in a process that handed out roots of the commit
+			// it served: that commit's directory stays, and the new one is
+			// materialized beside it, linking the unchanged files.
 			c, err := Open(context.Background(), Config{Root: b.TempDir(), Name: "bench", URL: bare})
 			if err != nil {
 				b.Fatal(err)

@@ -98,6 +98,12 @@ type Config struct {
 
 	// limits, when set, lowers MaxFileSize and MaxTotalSize (tests only).
 	limits struct{ file, total int64 }
+	// Reusable, when set, is asked before an update turns the previous
+	// commit's directory dir into the new commit's (see inplace.go):
+	// it reports whether the directory is still whole, as far as the caller
+	// can tell cheaply. A directory it refuses is left alone and the new
+	// commit materialized beside it, from the repository.
+	Reusable func(commit, dir string) bool
 }
 
 // Snapshot is one materialized commit.
@@ -208,6 +214,9 @@ type Cache struct {
 
 	mu   sync.Mutex // serializes updates and materialization in-process
 	auth transport.AuthMethod
+
+	hmu    sync.Mutex
+	handed map[string]bool // commits whose snapshot was returned: roots maybe in use
 }
 
 var hexID = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -274,6 +283,7 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 		cfg:    cfg,
 		remote: r,
 		log:    cfg.Logger,
+		handed: map[string]bool{},
 	}
 	c.dir = Dir(cfg)
 	c.repoDir = filepath.Join(c.dir, "repo")
@@ -422,7 +432,7 @@ func (c *Cache) Current(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("registry %s: %w", c.remote.url, ErrNotCached)
 	}
 	if dir, ok := c.commitDir(st.Commit); ok {
-		return Snapshot{Commit: st.Commit, Dir: dir}, nil
+		return c.hand(Snapshot{Commit: st.Commit, Dir: dir}), nil
 	}
 	return c.Commit(ctx, st.Commit, false)
 }
@@ -461,6 +471,14 @@ func (c *Cache) commitDir(commit string) (string, bool) {
 // branches and tags are fetched to find it; otherwise the result is
 // ErrNotCached. A commit the remote does not have is ErrCommitNotFound.
 func (c *Cache) Commit(ctx context.Context, commit string, network bool) (Snapshot, error) {
+	snap, err := c.commit(ctx, commit, network)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return c.hand(snap), nil
+}
+
+func (c *Cache) commit(ctx context.Context, commit string, network bool) (Snapshot, error) {
 	if !IsCommitID(commit) {
 		return Snapshot{}, fmt.Errorf("%q is not a full commit id: %w", commit, ErrCommitNotFound)
 	}
@@ -502,6 +520,14 @@ func (c *Cache) Commit(ctx context.Context, commit string, network bool) (Snapsh
 // only when the ref moved; Fetch always fetches. It reports the current
 // snapshot and whether its commit changed.
 func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
+	snap, changed, err := c.update(ctx, mode)
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	return c.hand(snap), changed, nil
+}
+
+func (c *Cache) update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	unlock, err := c.updateLock(ctx)
@@ -549,9 +575,18 @@ func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 			return Snapshot{}, false, &RemoteError{URL: c.remote.url, Err: fmt.Errorf("ref %s: %w", name, err)}
 		}
 	}
-	snap, err := c.materialize(repo, commit)
-	if err != nil {
-		return Snapshot{}, false, err
+	var snap Snapshot
+	inPlace := false
+	if old != nil {
+		snap, inPlace, err = c.updateInPlace(ctx, old.Commit, commit)
+		if err != nil {
+			return Snapshot{}, false, err
+		}
+	}
+	if !inPlace {
+		if snap, err = c.materialize(repo, commit); err != nil {
+			return Snapshot{}, false, err
+		}
 	}
 	st := &state{URL: c.remote.url, Ref: name.String(), RefHash: adv.String(), Commit: snap.Commit, FetchedAt: time.Now().UTC()}
 	if err := c.writeState(st); err != nil {

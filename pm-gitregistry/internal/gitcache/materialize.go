@@ -64,6 +64,12 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 	if dir, ok := c.commitDir(id); ok {
 		return Snapshot{Commit: id, Dir: dir}, nil
 	}
+	// Objects are read through a reader keeping the pack files open; the
+	// repository given was needed only to fetch.
+	if rd, done, err := c.openReader(); err == nil {
+		defer done()
+		repo = rd
+	}
 	cm, err := repo.CommitObject(commit)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("commit %s: %w", id, err)
@@ -93,8 +99,9 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 	w := &treeWriter{repo: repo, root: root, dir: tmp, commit: id, c: c}
 	prev := w.previous(tree)
 	err = w.tree(tree, prev, ".")
+	kept := 0
 	if err == nil {
-		w.links()
+		kept = w.links()
 	}
 	root.Close()
 	if err != nil {
@@ -109,6 +116,10 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 	}
 	if !won {
 		return Snapshot{Commit: id, Dir: dir}, nil
+	}
+	stats := treeStats{files: w.files, bytes: w.bytes, links: kept}
+	if err := c.WriteSidecar(id, treeStatsSuffix, []byte(stats.String())); err != nil {
+		c.log.Debug("cannot record the commit's tree", "commit", id, "err", err)
 	}
 	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes, "linked", w.linked, "written", w.written)
 	return Snapshot{Commit: id, Dir: dir}, nil
@@ -353,7 +364,7 @@ func readBlob(b *object.Blob, max int64) ([]byte, error) {
 // does not resolve, through any chain of links, to a regular file inside the
 // commit's directory: links to directories (which could form cycles),
 // links leaving the tree, dangling links and loops are not kept.
-func (w *treeWriter) links() {
+func (w *treeWriter) links() int {
 	var made []symlink
 	for _, l := range w.symlinks {
 		if l.target == "" || strings.ContainsRune(l.target, 0) || path.IsAbs(l.target) || filepath.IsAbs(l.target) || filepath.VolumeName(l.target) != "" {
@@ -385,4 +396,5 @@ func (w *treeWriter) links() {
 		}
 		made = kept
 	}
+	return len(made)
 }

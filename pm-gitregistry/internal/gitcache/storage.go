@@ -162,6 +162,20 @@ func (c *Cache) openStorage() (*git.Repository, error) {
 	return git.Open(st, nil)
 }
 
+// openReader opens the repository for reading objects with its pack files
+// kept open: without that, go-git opens the pack again for every object it
+// reads, which made materializing a commit cost an open per tree and blob.
+// The returned function closes the pack files.
+func (c *Cache) openReader() (*git.Repository, func(), error) {
+	st := filesystem.NewStorageWithOptions(osfs.New(c.repoDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return repo, func() { st.Close() }, nil
+}
+
 // initStorage creates an empty bare repository in a directory that does
 // not exist.
 func (c *Cache) initStorage() (*git.Repository, error) {

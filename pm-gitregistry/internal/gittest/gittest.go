@@ -32,7 +32,7 @@ func NeedGit(t testing.TB) string {
 }
 
 // Env is the environment the helpers run git with: no user or system
-// configuration, fixed identity and dates.
+// configuration, fixed identity and dates, no automatic gc.
 func Env() []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
@@ -46,6 +46,9 @@ func Env() []string {
 		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.invalid",
 		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.invalid",
 		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+		// No automatic gc: after a commit of many files it runs detached and
+		// races the removal of the test's directories.
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
 	)
 }
 

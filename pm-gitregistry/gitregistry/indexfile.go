@@ -1,0 +1,315 @@
+package gitregistry
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// The persisted index of a commit is one file beside the commit's directory
+// (commits/<sha>.index), read with one read and checked before anything in
+// it is used:
+//
+//	indexMagic
+//	uvarint indexFormat
+//	string  commit
+//	string  problem
+//	uvarint count of stamps, then per stamp: string dir (relative to the
+//	        commit's directory, "" for itself), uvarint inode, varint mtime (ns)
+//	uvarint count of entries, then per entry: string path, byte kind
+//	        (1 plugin, 2 skill), string name, string description, string
+//	        manifest (wire JSON), string problem, string note, uvarint count
+//	        of skill descriptions, then each as a string
+//	4 bytes CRC-32C (Castagnoli) of everything before, big-endian
+//
+// where a string is a uvarint length and that many bytes. Decoding copies
+// no manifest: each entry's manifest is a slice of the bytes read. A file
+// that is truncated, corrupted, of another format or for another commit is
+// refused (and the index built again), never served.
+
+// indexMagic starts every persisted index.
+const indexMagic = "symposium-gitregistry-index\n"
+
+// indexSuffix names the persisted index beside a commit's directory.
+const indexSuffix = "index"
+
+// maxStamps bounds the directories stamped: the commit's directory and the
+// first directories holding entries, in entry order.
+const maxStamps = 256
+
+// maxIndexFile bounds the persisted index read back.
+const maxIndexFile = 1 << 30
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// stamp identifies one directory of a commit's tree as it was when the index
+// was written: a directory removed, replaced or emptied of an entry has
+// another inode or modification time.
+type stamp struct {
+	Dir   string
+	Inode uint64
+	Mtime int64
+}
+
+// takeStamps stamps the commit's directory and the directories holding its
+// entries (at most maxStamps in all). Commit directories are never written
+// after they are published, so the stamps hold until something outside the
+// PM changes the directory.
+func (idx *index) takeStamps(dir string) ([]stamp, error) {
+	dirs := []string{""}
+	seen := map[string]bool{"": true}
+	for _, e := range idx.Entries {
+		parent := path.Dir(e.Path)
+		if parent == "." {
+			parent = ""
+		}
+		if !seen[parent] && len(dirs) < maxStamps {
+			seen[parent] = true
+			dirs = append(dirs, parent)
+		}
+	}
+	out := make([]stamp, 0, len(dirs))
+	for _, d := range dirs {
+		s, err := stampOf(dir, d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// stampOf stamps the directory rel below dir.
+func stampOf(dir, rel string) (stamp, error) {
+	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return stamp{}, err
+	}
+	return stamp{Dir: rel, Inode: inode(fi), Mtime: fi.ModTime().UnixNano()}, nil
+}
+
+// stampsHold reports whether every stamp still matches its directory below
+// dir: one stat per stamped directory, none per entry.
+func stampsHold(dir string, stamps []stamp) bool {
+	if len(stamps) == 0 {
+		return false
+	}
+	for _, s := range stamps {
+		now, err := stampOf(dir, s.Dir)
+		if err != nil || now != s {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeIndex serializes idx with its stamps.
+func encodeIndex(idx *index, stamps []stamp) []byte {
+	size := len(indexMagic) + 64 + len(idx.Commit) + len(idx.Problem)
+	for _, s := range stamps {
+		size += len(s.Dir) + 24
+	}
+	for _, e := range idx.Entries {
+		size += len(e.Path) + len(e.Name) + len(e.Description) + len(e.Manifest) + len(e.Problem) + len(e.Note) + 32
+		for _, d := range e.Skills {
+			size += len(d) + 4
+		}
+	}
+	b := make([]byte, 0, size)
+	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
+	b = append(b, indexMagic...)
+	b = binary.AppendUvarint(b, indexFormat)
+	str(idx.Commit)
+	str(idx.Problem)
+	b = binary.AppendUvarint(b, uint64(len(stamps)))
+	for _, s := range stamps {
+		str(s.Dir)
+		b = binary.AppendUvarint(b, s.Inode)
+		b = binary.AppendVarint(b, s.Mtime)
+	}
+	b = binary.AppendUvarint(b, uint64(len(idx.Entries)))
+	for _, e := range idx.Entries {
+		str(e.Path)
+		kind := byte(0)
+		switch e.Kind {
+		case "plugin":
+			kind = 1
+		case "skill":
+			kind = 2
+		}
+		b = append(b, kind)
+		str(e.Name)
+		str(e.Description)
+		str(string(e.Manifest))
+		str(e.Problem)
+		str(e.Note)
+		b = binary.AppendUvarint(b, uint64(len(e.Skills)))
+		for _, d := range e.Skills {
+			str(d)
+		}
+	}
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// errBadIndex reports a persisted index that cannot be used.
+var errBadIndex = errors.New("persisted index is damaged")
+
+// indexReader decodes the fields of a persisted index, bounds-checked.
+type indexReader struct {
+	b   []byte
+	err error
+}
+
+func (r *indexReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errBadIndex
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *indexReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errBadIndex
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// bytes returns the next string's bytes, a slice of the input.
+func (r *indexReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errBadIndex
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *indexReader) str() string { return string(r.bytes()) }
+
+func (r *indexReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = errBadIndex
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// count reads a count of items of at least min bytes each, refusing one the
+// remaining input cannot hold (so a damaged count allocates nothing).
+func (r *indexReader) count(min int) int {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.b)/min) {
+		r.err = errBadIndex
+	}
+	return int(n)
+}
+
+// decodeIndex parses a persisted index of commit. It refuses, with an error
+// wrapping errBadIndex, anything but a complete, intact index of this format
+// for this commit.
+func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
+	if len(data) < len(indexMagic)+4 || string(data[:len(indexMagic)]) != indexMagic {
+		return nil, nil, fmt.Errorf("%w: not an index of this PM", errBadIndex)
+	}
+	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", errBadIndex)
+	}
+	return parseIndex(body[len(indexMagic):], commit)
+}
+
+// parseIndex decodes the fields of a persisted index after its magic, its
+// checksum removed; every length and count is checked against what remains.
+func parseIndex(b []byte, commit string) (*index, []stamp, error) {
+	r := &indexReader{b: b}
+	if f := r.uvarint(); r.err == nil && f != indexFormat {
+		return nil, nil, fmt.Errorf("%w: format %d, want %d", errBadIndex, f, indexFormat)
+	}
+	idx := &index{Format: indexFormat}
+	idx.Commit = r.str()
+	idx.Problem = r.str()
+	if r.err == nil && idx.Commit != commit {
+		return nil, nil, fmt.Errorf("%w: index of commit %q, want %s", errBadIndex, idx.Commit, commit)
+	}
+	stamps := make([]stamp, r.count(3))
+	for i := range stamps {
+		stamps[i] = stamp{Dir: r.str(), Inode: r.uvarint(), Mtime: r.varint()}
+	}
+	idx.Entries = make([]entry, r.count(8))
+	for i := range idx.Entries {
+		e := &idx.Entries[i]
+		e.Path = r.str()
+		switch r.byte() {
+		case 1:
+			e.Kind = "plugin"
+		case 2:
+			e.Kind = "skill"
+		}
+		e.Name = r.str()
+		e.Description = r.str()
+		if m := r.bytes(); len(m) > 0 {
+			e.Manifest = json.RawMessage(m)
+		}
+		e.Problem = r.str()
+		e.Note = r.str()
+		if n := r.count(1); n > 0 {
+			e.Skills = make([]string, n)
+			for j := range e.Skills {
+				e.Skills[j] = r.str()
+			}
+		}
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%w: %d bytes after the last entry", errBadIndex, len(r.b))
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return idx, stamps, nil
+}
+
+// readIndexFile reads a persisted index with one read, bounded.
+func readIndexFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxIndexFile {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", errBadIndex, p, maxIndexFile)
+	}
+	data := make([]byte, fi.Size())
+	n, err := f.ReadAt(data, 0)
+	if err != nil && n != len(data) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return data, nil
+}
