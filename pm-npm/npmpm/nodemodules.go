@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
@@ -60,7 +61,7 @@ type installed struct {
 // member (root "workspaces" globs and pnpm-workspace.yaml), then the
 // workspace and each of its parents up to the filesystem root, as Node's
 // resolution climbs. Each directory appears once.
-func (p *PM) installedParents() []string {
+func (p *PM) installedParents(rec *depcache.Recorder) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(d string) {
@@ -70,14 +71,25 @@ func (p *PM) installedParents() []string {
 		}
 	}
 	var patterns []string
+	rec.Observe(filepath.Join(p.workspace, "package.json"))
 	if pkg, err := packagejson.Read(filepath.Join(p.workspace, "package.json")); err == nil {
 		patterns = pkg.Workspaces
 	}
+	rec.Observe(filepath.Join(p.workspace, "pnpm-workspace.yaml"))
 	if pw, err := os.ReadFile(filepath.Join(p.workspace, "pnpm-workspace.yaml")); err == nil {
 		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
 	}
 	if len(patterns) > 0 {
-		for _, d := range packagejson.ExpandWorkspaces(p.workspace, patterns).Dirs {
+		ex := packagejson.ExpandWorkspaces(p.workspace, patterns)
+		// Members come and go with the listings the globs read and with
+		// the package.json of each match.
+		for _, d := range ex.Listed {
+			rec.ObserveDir(filepath.Join(p.workspace, filepath.FromSlash(d)))
+		}
+		for _, d := range ex.Matched {
+			rec.Observe(filepath.Join(p.workspace, filepath.FromSlash(d), "package.json"))
+		}
+		for _, d := range ex.Dirs {
 			if d != "" {
 				add(filepath.Join(p.workspace, filepath.FromSlash(d)))
 			}
@@ -98,7 +110,7 @@ func (p *PM) installedParents() []string {
 // directories holding a wanted scoped name) and records where the wanted
 // names are. It costs one directory listing per parent plus one per
 // relevant scope, whatever the number of wanted names.
-func (p *PM) indexInstalled(parents []string, want map[string]bool) *installIndex {
+func (p *PM) indexInstalled(rec *depcache.Recorder, parents []string, want map[string]bool) *installIndex {
 	idx := &installIndex{parents: parents, where: map[string][]installed{}, realNM: map[int]string{}}
 	if len(want) == 0 {
 		return idx
@@ -112,6 +124,7 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 	disk := p.disk()
 	for i, d := range parents {
 		nm := filepath.Join(d, "node_modules")
+		rec.ObserveDir(nm)
 		ents, err := disk.ReadDir(nm)
 		if err != nil {
 			continue
@@ -120,6 +133,7 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 			name := e.Name()
 			link := e.Type()&fs.ModeSymlink != 0
 			if scopes[name] {
+				rec.ObserveDir(filepath.Join(nm, name))
 				subs, err := disk.ReadDir(filepath.Join(nm, name))
 				if err != nil {
 					continue
@@ -141,11 +155,12 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 
 // installedCopy returns the first copy of name in the index whose version
 // passes ok, nearest first.
-func (p *PM) installedCopy(idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
+func (p *PM) installedCopy(rec *depcache.Recorder, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
 	disk := p.disk()
 	for _, at := range idx.where[name] {
 		nm := filepath.Join(idx.parents[at.parent], "node_modules")
 		dir := filepath.Join(nm, filepath.FromSlash(name))
+		rec.Observe(filepath.Join(dir, "package.json"))
 		data, err := disk.ReadFile(filepath.Join(dir, "package.json"))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {

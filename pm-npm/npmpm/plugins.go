@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -21,11 +22,10 @@ const (
 	sourceTOML        = "SYMPOSIUM.toml"
 )
 
-// ActivePlugins implements pmserver.PM: for each npm dependency, the copy
-// installed under the workspace's node_modules (or, failing that, unpacked
-// in the cache) is offered when it embeds a plugin. It never uses the
-// network.
-func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+// computeOffers answers active_plugins (see ActivePlugins) from disk,
+// recording in rec every directory whose listing and file whose content the
+// answer depends on.
+func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *depcache.Recorder) ([]protocol.Offer, error) {
 	offers := []protocol.Offer{}
 	seen := map[protocol.PackageID]bool{}
 	want := map[string]bool{}
@@ -36,7 +36,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	}
 	// Each node_modules directory is listed once for all dependencies,
 	// rather than probed for each dependency in each member and parent.
-	idx := p.indexInstalled(p.installedParents(), want)
+	idx := p.indexInstalled(rec, p.installedParents(rec), want)
 	for _, d := range deps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -45,12 +45,12 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[d] = true
-		c, ok := p.localCopy(idx, d)
+		c, ok := p.localCopy(rec, idx, d)
 		if !ok {
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
 		}
-		m, embeds := p.manifest(d.Name, c.root, c.pkg)
+		m, embeds := p.manifest(rec, d.Name, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
 		}
@@ -66,14 +66,14 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 // localCopy finds dep on disk: the exact version when dep names one (any
 // version for "*"), installed copies (members' node_modules first, then
 // the workspace's and its parents') before cached ones.
-func (p *PM) localCopy(idx *installIndex, dep protocol.PackageID) (candidate, bool) {
+func (p *PM) localCopy(rec *depcache.Recorder, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
 	want := func(v string) bool {
 		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
 	}
-	if c, ok := p.installedCopy(idx, dep.Name, want); ok {
+	if c, ok := p.installedCopy(rec, idx, dep.Name, want); ok {
 		return c, true
 	}
-	for _, c := range p.cachedCopies(dep.Name) {
+	for _, c := range p.cachedCopies(rec, dep.Name) {
 		if want(c.version) {
 			return c, true
 		}
@@ -97,7 +97,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 			return nil, err
 		}
 	}
-	m, _ := p.manifest(id.Name, c.root, nil)
+	m, _ := p.manifest(nil, id.Name, c.root, nil)
 	if m == nil {
 		return []protocol.Offer{}, nil
 	}
@@ -112,12 +112,16 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 // reports whether the package embeds a plugin (SYMPOSIUM.toml, a
 // "symposium" object in package.json, or skills/**/SKILL.md). pkg is root's
 // parsed package.json when the caller has it, else nil. Layers that fail to
-// parse are dropped with a warning, as Symposium does.
-func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
+// parse are dropped with a warning, as Symposium does. The package's
+// directory, its package.json, SYMPOSIUM.toml and skills/ tree are recorded
+// in rec.
+func (p *PM) manifest(rec *depcache.Recorder, name, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
+	rec.ObserveDir(root)
 	embeds := false
 	var jsonLayer, tomlLayer map[string]any
 	var err error
 	if pkg == nil {
+		rec.Observe(filepath.Join(root, "package.json"))
 		pkg, err = packagejson.ReadPackage(root)
 	}
 	if err != nil {
@@ -134,6 +138,7 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		}
 	}
 	tomlPath := filepath.Join(root, "SYMPOSIUM.toml")
+	rec.Observe(tomlPath)
 	data, err := pkgfile.ReadFile(root, "SYMPOSIUM.toml", pkgfile.MaxManifest)
 	switch {
 	case err == nil:
@@ -147,6 +152,7 @@ func (p *PM) manifest(name, root string, pkg *packagejson.Manifest) (json.RawMes
 		// package, over the cap): this package's layer only is dropped.
 		p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
+	rec.ObserveTree(filepath.Join(root, manifest.DefaultSkillsPath))
 	if !embeds && manifest.HasSkills(root) {
 		embeds = true
 	}

@@ -266,28 +266,37 @@ func parseStamp(line string) (Stamp, error) {
 // Recorder collects the stamps of the inputs a computation reads, once per
 // path, in the order they were first observed. The stamp is taken before the
 // input is read, so a change racing with the read makes the entry stale
-// rather than wrong. A Recorder is not safe for concurrent use.
+// rather than wrong. A Recorder is not safe for concurrent use. A nil
+// *Recorder records nothing: code shared by cached and uncached paths takes
+// one and passes nil where nothing is persisted.
 type Recorder struct {
-	seen   map[string]bool
-	stamps []Stamp
+	seen    map[string]int // path → index in stamps
+	stamps  []Stamp
+	tainted bool
 }
 
 // Observe records path's current stamp, unless it was recorded already.
 func (r *Recorder) Observe(path string) {
-	if r.seen[path] {
+	if r == nil {
+		return
+	}
+	if _, ok := r.seen[path]; ok {
 		return
 	}
 	r.record(Take(path))
 }
 
 func (r *Recorder) record(s Stamp) {
-	if r.seen == nil {
-		r.seen = map[string]bool{}
-	}
-	if r.seen[s.Path] {
+	if r == nil {
 		return
 	}
-	r.seen[s.Path] = true
+	if r.seen == nil {
+		r.seen = map[string]int{}
+	}
+	if _, ok := r.seen[s.Path]; ok {
+		return
+	}
+	r.seen[s.Path] = len(r.stamps)
 	r.stamps = append(r.stamps, s)
 }
 
@@ -305,7 +314,12 @@ func (r *Recorder) ReadFile(path string) ([]byte, error) {
 }
 
 // Stamps returns the recorded stamps.
-func (r *Recorder) Stamps() []Stamp { return r.stamps }
+func (r *Recorder) Stamps() []Stamp {
+	if r == nil {
+		return nil
+	}
+	return r.stamps
+}
 
 // AppendDeps appends deps to b in the compact form a cached list_deps answer
 // takes, one "name version" line each, which decodes several times faster
