@@ -84,7 +84,22 @@ func (p *PM) installedParents(rec *depcache.Recorder) []string {
 		// Members come and go with the listings the globs read and with
 		// the package.json of each match.
 		for _, d := range ex.Listed {
-			rec.ObserveDir(filepath.Join(p.workspace, filepath.FromSlash(d)))
+			rec.ObserveDir(d)
+		}
+		// A literal path segment is not listed but checked: record each
+		// directory down to the first wildcard, present or not.
+		for _, pat := range patterns {
+			dir := p.workspace
+			for _, seg := range strings.Split(strings.TrimPrefix(filepath.ToSlash(pat), "!"), "/") {
+				if seg == "" || seg == "." {
+					continue
+				}
+				if seg == ".." || strings.ContainsAny(seg, "*?[\\") {
+					break
+				}
+				dir = filepath.Join(dir, seg)
+				rec.ObserveDir(dir)
+			}
 		}
 		for _, d := range ex.Matched {
 			rec.Observe(filepath.Join(p.workspace, filepath.FromSlash(d), "package.json"))
