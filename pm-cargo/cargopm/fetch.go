@@ -69,7 +69,7 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	if s, err := p.snapshot(ctx, true); err == nil {
 		paths = s.Paths
 	}
-	srcs := p.sources(paths, p.vendoredDirs())
+	srcs := p.sources(paths, p.vendoredDirs(nil))
 	switch update {
 	case protocol.UpdateNone:
 		if lc, ok := srcs.find(id.Name, req); ok {
@@ -175,7 +175,7 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 	if pkg == nil {
 		return localCrate{}, protocol.ErrNotFound(id, "cargo resolved %s but locked no such crate", id)
 	}
-	if lc, ok := p.sources(nil, p.vendoredDirs()).find(pkg.Name, "="+pkg.Version); ok {
+	if lc, ok := p.sources(nil, p.vendoredDirs(nil)).find(pkg.Name, "="+pkg.Version); ok {
 		return lc, nil
 	}
 	// Not where cargo usually unpacks: ask cargo where the source is.

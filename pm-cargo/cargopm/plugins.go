@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -22,16 +24,11 @@ const (
 	fileLayer     = "SYMPOSIUM.toml"
 )
 
-// ActivePlugins offers the plugins embedded in those of deps whose sources
-// are on disk: a crate embeds one when it has SYMPOSIUM.toml at its root, a
-// [package.metadata.symposium] table in Cargo.toml, or skills/**/SKILL.md.
-// It never touches the network.
-func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
-	paths := map[string]string{}
-	if s, err := p.snapshot(ctx, true); err == nil {
-		paths = s.Paths
-	}
-	srcs := p.sources(paths, p.vendoredDirs())
+// computeOffers answers active_plugins (see ActivePlugins) for the
+// workspace's path dependencies paths, recording in rec every directory
+// listed and file read.
+func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, paths map[string]string, rec *depcache.Recorder) ([]protocol.Offer, error) {
+	srcs := p.recordedSources(paths, p.vendoredDirs(rec), rec)
 	offers := []protocol.Offer{}
 	seen := map[string]bool{}
 	log := p.session().Logger
@@ -58,10 +55,10 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[key] = true
-		if !embedsPlugin(lc.Dir) {
+		if !embedsPlugin(lc.Dir, rec) {
 			continue
 		}
-		offer, err := p.offer(lc)
+		offer, err := p.offer(lc, rec)
 		if err != nil {
 			log.Warn("cargo: crate plugin skipped", "crate", key, "err", err)
 			continue
@@ -75,7 +72,11 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 // Nothing is followed out of the crate: SYMPOSIUM.toml and skills/ count by
 // their own entry (a link there is refused later by checkSource), and
 // Cargo.toml is read through an os.Root.
-func embedsPlugin(dir string) bool {
+func embedsPlugin(dir string, rec *depcache.Recorder) bool {
+	rec.ObserveDir(dir)
+	rec.Observe(filepath.Join(dir, fileLayer))
+	rec.Observe(filepath.Join(dir, "Cargo.toml"))
+	rec.ObserveTree(filepath.Join(dir, "skills"))
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return false
@@ -102,7 +103,7 @@ func embedsPlugin(dir string) bool {
 // [package.metadata.symposium] layer, then SYMPOSIUM.toml over it, name
 // defaulting to the crate name and the default skills/ group added unless
 // disabled. A layer that does not parse is dropped with a warning.
-func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
+func (p *PM) offer(lc localCrate, rec *depcache.Recorder) (protocol.Offer, error) {
 	id := protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}
 	root, err := filepath.EvalSymlinks(lc.Dir)
 	if err != nil {
@@ -111,6 +112,12 @@ func (p *PM) offer(lc localCrate) (protocol.Offer, error) {
 	root, err = filepath.Abs(root)
 	if err != nil {
 		return protocol.Offer{}, err
+	}
+	// The real directory is the offer's root; the crate's files were
+	// recorded under lc.Dir, which the stamps follow to the same files.
+	rec.ObserveDir(root)
+	if a := registryArchive(root); a != "" {
+		rec.Observe(a) // checkSource's audit verdict depends on it
 	}
 	if err := p.checkSource(id, localCrate{Name: lc.Name, Version: lc.Version, Dir: root}); err != nil {
 		return protocol.Offer{}, err
@@ -169,7 +176,12 @@ func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
 }
 
 // vendoredDirs lists the directory sources of the cargo configuration.
-func (p *PM) vendoredDirs() []string {
+func (p *PM) vendoredDirs(rec *depcache.Recorder) []string {
+	if rec != nil {
+		for _, f := range cargoconfig.Candidates(p.session().Workspace, p.cargoHome()) {
+			rec.Observe(f)
+		}
+	}
 	cfg, err := p.cargoConfig()
 	if err != nil {
 		p.session().Logger.Warn("cargo: cannot read cargo configuration", "err", err)
@@ -189,7 +201,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	o, err := p.offer(lc)
+	o, err := p.offer(lc, nil)
 	if err != nil {
 		return nil, err
 	}
