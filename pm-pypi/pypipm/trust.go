@@ -73,6 +73,7 @@ type directURL struct {
 // warning: the installed files are what the plugin is read from.
 func (p *PM) editableProject(in installed) (string, bool) {
 	path := filepath.Join(in.distInfo, "direct_url.json")
+	in.rec.Observe(path)
 	data, err := readSmall(path, maxSmallFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false
@@ -113,6 +114,7 @@ func (p *PM) editableProject(in installed) (string, bool) {
 // import finder naming dir (or a path under it), as setuptools, hatchling,
 // flit, pdm and uv write for editable installs.
 func (p *PM) pointsAt(in installed, dir string) bool {
+	in.rec.Observe(filepath.Join(in.distInfo, "RECORD"))
 	data, err := readSmall(filepath.Join(in.distInfo, "RECORD"), maxSmallFile*8)
 	if err != nil {
 		return false
@@ -129,6 +131,7 @@ func (p *PM) pointsAt(in installed, dir string) bool {
 		if !strings.HasSuffix(name, ".pth") && !(strings.HasPrefix(name, "__editable__") && strings.HasSuffix(name, ".py")) {
 			continue
 		}
+		in.rec.Observe(filepath.Join(in.site, name))
 		body, err := readSmall(filepath.Join(in.site, name), maxSmallFile)
 		if err != nil {
 			continue

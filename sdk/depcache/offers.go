@@ -209,6 +209,21 @@ func (r *Recorder) ObserveTree(dir string) {
 	}
 }
 
+// Merge records the stamps o recorded that r has not, and o's taint. It
+// is how work split among goroutines, each with its own Recorder, is
+// recorded as one computation.
+func (r *Recorder) Merge(o *Recorder) {
+	if r == nil || o == nil {
+		return
+	}
+	for _, s := range o.stamps {
+		r.record(s)
+	}
+	if o.tainted {
+		r.tainted = true
+	}
+}
+
 // maxTreeDirs bounds ObserveTree's walk.
 const maxTreeDirs = 4096
 
