@@ -33,6 +33,8 @@ type PM struct {
 	// warnings counts what the session's logger warned, so that an
 	// active_plugins answer whose computation warned is not persisted.
 	warnings depcache.Warnings
+	// verified spares active_plugins the stats list_deps just made.
+	verified depcache.Verified
 }
 
 // httpTimeout bounds one registry request.

@@ -37,7 +37,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	}
 	var cache *depcache.Cache
 	if sess.CacheDir != "" {
-		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "active_plugins"))
+		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "active_plugins")).Remembering(&p.verified)
 	}
 	keyCtx := []string{sess.Workspace, p.cargoHome()}
 	for _, k := range slices.Sorted(maps.Keys(paths)) {

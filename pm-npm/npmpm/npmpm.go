@@ -65,6 +65,8 @@ type PM struct {
 	// warnings counts what log warned, so that an answer whose computation
 	// warned is not persisted.
 	warnings depcache.Warnings
+	// verified spares active_plugins the stats list_deps just made.
+	verified depcache.Verified
 
 	clientOnce sync.Once
 	client     *registry.Client

@@ -19,7 +19,7 @@ func (p *PM) offersCache() *depcache.Cache {
 	if p.cacheRoot == "" {
 		return nil
 	}
-	return depcache.New(filepath.Join(p.cacheRoot, "active_plugins"))
+	return depcache.New(filepath.Join(p.cacheRoot, "active_plugins")).Remembering(&p.verified)
 }
 
 // ActivePlugins implements pmserver.PM: for each npm dependency, the copy

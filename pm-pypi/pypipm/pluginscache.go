@@ -22,7 +22,7 @@ func (p *PM) offersCache() *depcache.Cache {
 	if !p.cacheSet {
 		return nil
 	}
-	return depcache.New(filepath.Join(p.cache, "active_plugins"))
+	return depcache.New(filepath.Join(p.cache, "active_plugins")).Remembering(&p.verified)
 }
 
 // ActivePlugins returns the plugins embedded in the given pypi dependencies,

@@ -47,6 +47,8 @@ type PM struct {
 	// warnings counts what log warned, so that an active_plugins answer
 	// whose computation warned is not persisted.
 	warnings depcache.Warnings
+	// verified spares active_plugins the stats list_deps just made.
+	verified depcache.Verified
 
 	depsOnce sync.Once
 	deps     []protocol.PackageID

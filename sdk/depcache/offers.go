@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -68,12 +70,103 @@ func (c *Cache) loadEntry(key string) (Entry, error) {
 	if e.Key != key {
 		return Entry{}, errors.New("depcache: the entry holds another key")
 	}
-	for _, s := range e.Stamps {
-		if !s.Fresh() {
-			return Entry{}, errStale
-		}
+	now := time.Now()
+	if !allFresh(e.Stamps, func(s Stamp) bool { return c.verified.recent(s, now) || s.Fresh() }) {
+		return Entry{}, errStale
 	}
 	return e, nil
+}
+
+// parallelStamps is how many stamps an entry needs before its check is
+// split among the processors: below it, starting goroutines costs more
+// than the stats it overlaps.
+const parallelStamps = 512
+
+// allFresh reports whether fresh holds for every stamp, checking large
+// entries on every processor at once (a stat is a system call that waits
+// on the file system's locks as much as on the processor) and stopping at
+// the first stale one.
+func allFresh(stamps []Stamp, fresh func(Stamp) bool) bool {
+	workers := min(runtime.GOMAXPROCS(0), len(stamps)/(parallelStamps/2))
+	if workers < 2 || len(stamps) < parallelStamps {
+		for _, s := range stamps {
+			if !fresh(s) {
+				return false
+			}
+		}
+		return true
+	}
+	var stale atomic.Bool
+	var wg sync.WaitGroup
+	chunk := (len(stamps) + workers - 1) / workers
+	for lo := 0; lo < len(stamps); lo += chunk {
+		part := stamps[lo:min(lo+chunk, len(stamps))]
+		wg.Go(func() {
+			for i, s := range part {
+				if i%64 == 0 && stale.Load() {
+					return
+				}
+				if !fresh(s) {
+					stale.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return !stale.Load()
+}
+
+// VerifiedWindow is how long a stamp a Load found fresh is trusted without
+// another stat by LoadOffers in the same process.
+const VerifiedWindow = time.Second
+
+// Verified remembers, for one process, the stamps Load found fresh and
+// when. A PM answers list_deps and then active_plugins within milliseconds
+// on the hook path, and both answers are often read from the same files
+// (npm's installed package.json files): the second check would stat them
+// again to learn what the first just did. A change between the two checks
+// is indistinguishable from one just after the second, so the answer is
+// the same; the window keeps a long-lived connection from being served a
+// stale answer for longer. The zero value is ready to use and it is safe
+// for concurrent use.
+type Verified struct {
+	mu sync.RWMutex
+	at map[Stamp]time.Time
+}
+
+// Remembering returns c, recording the stamps its Load finds fresh in v,
+// and trusting in LoadOffers those v recorded within VerifiedWindow.
+func (c *Cache) Remembering(v *Verified) *Cache {
+	if c != nil {
+		c.verified = v
+	}
+	return c
+}
+
+func (v *Verified) note(stamps []Stamp) {
+	if v == nil {
+		return
+	}
+	now := time.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.at == nil {
+		v.at = make(map[Stamp]time.Time, len(stamps))
+	}
+	for _, s := range stamps {
+		v.at[s] = now
+	}
+}
+
+func (v *Verified) recent(s Stamp, now time.Time) bool {
+	if v == nil {
+		return false
+	}
+	v.mu.RLock()
+	t, ok := v.at[s]
+	v.mu.RUnlock()
+	return ok && now.Sub(t) < VerifiedWindow
 }
 
 // LoadOffers returns the offers stored under key when every input they were
@@ -171,7 +264,7 @@ func (r *Recorder) ObserveDir(dir string) bool {
 		return err == nil && fi.IsDir()
 	}
 	if i, ok := r.seen[dir]; ok {
-		return r.stamps[i].Dir
+		return i >= 0 && r.stamps[i].Dir
 	}
 	fi, err := os.Stat(dir)
 	r.record(stampOf(dir, fi, err))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,88 @@ func TestWarnings(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "one") || !strings.Contains(out.String(), "two") || !strings.Contains(out.String(), "pm=x") {
 		t.Errorf("output %q", out.String())
+	}
+}
+
+// TestAbsentChildOfRecordedDir: an absent file under a directory recorded
+// before it takes no stamp of its own, and its creation still makes the
+// entry stale through the directory's.
+func TestAbsentChildOfRecordedDir(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "pkg", "package.json"), "{}")
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	var rec depcache.Recorder
+	rec.ObserveDir(filepath.Join(dir, "pkg"))
+	rec.Observe(filepath.Join(dir, "pkg", "SYMPOSIUM.toml"))
+	rec.Observe(filepath.Join(dir, "elsewhere", "SYMPOSIUM.toml"))
+	if n := len(rec.Stamps()); n != 2 {
+		t.Fatalf("%d stamps, want 2 (the directory and the unrelated absent file): %+v", n, rec.Stamps())
+	}
+	c := depcache.New(t.TempDir())
+	if err := c.StoreOffers("k", rec.Stamps(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.LoadOffers("k", nil); !ok {
+		t.Fatal("fresh entry missed")
+	}
+	write(t, filepath.Join(dir, "pkg", "SYMPOSIUM.toml"), "")
+	if _, ok := c.LoadOffers("k", nil); ok {
+		t.Fatal("entry survived the creation of a file it read as absent")
+	}
+}
+
+// TestVerifiedWindow: stamps a list_deps Load found fresh are trusted by
+// LoadOffers for VerifiedWindow only; past it, a change is seen.
+func TestVerifiedWindow(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "package.json")
+	write(t, pkg, "{}")
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	var rec depcache.Recorder
+	rec.Observe(pkg)
+	var v depcache.Verified
+	list := depcache.New(t.TempDir()).Remembering(&v)
+	offers := depcache.New(t.TempDir()).Remembering(&v)
+	if err := list.Store("deps", rec.Stamps(), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := offers.StoreOffers("offers", rec.Stamps(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := list.Load("deps"); !ok {
+		t.Fatal("list_deps entry missed")
+	}
+	time.Sleep(depcache.VerifiedWindow + 100*time.Millisecond)
+	write(t, pkg, `{"name":"changed"}`)
+	if _, ok := offers.LoadOffers("offers", nil); ok {
+		t.Fatal("a change made after the verified window was not seen")
+	}
+}
+
+// TestParallelCheck: an entry large enough to be checked on several
+// processors is still stale when one input in the middle changed.
+func TestParallelCheck(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 2000 {
+		p := filepath.Join(dir, strings.Repeat("d", 1+i%7), "f"+strconv.Itoa(i))
+		write(t, p, "x")
+		paths = append(paths, p)
+	}
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	var rec depcache.Recorder
+	for _, p := range paths {
+		rec.Observe(p)
+	}
+	c := depcache.New(t.TempDir())
+	if err := c.StoreOffers("k", rec.Stamps(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.LoadOffers("k", nil); !ok {
+		t.Fatal("fresh entry missed")
+	}
+	write(t, paths[1337], "yy")
+	if _, ok := c.LoadOffers("k", nil); ok {
+		t.Fatal("a changed input in a large entry was missed")
 	}
 }
