@@ -112,7 +112,21 @@ func WholeHookVariants(b *testing.B, bin, workspace string, env map[string]strin
 		time.Sleep(60 * time.Millisecond)
 	}
 	cold := 0
-	return []Variant{
+	var extra []Variant
+	if dir := os.Getenv(BaselineDirEnv); dir != "" {
+		base := filepath.Join(dir, filepath.Base(bin))
+		baseCache := b.TempDir()
+		for range 2 {
+			check(RunWholeHook(b, base, workspace, baseCache, env, deps), len(deps), offers)
+			time.Sleep(60 * time.Millisecond)
+		}
+		extra = append(extra, Variant{Name: "baseline-cached", Run: func() Hook {
+			h := RunWholeHook(b, base, workspace, baseCache, env, deps)
+			check(h, len(deps), offers)
+			return h
+		}})
+	}
+	return append([]Variant{
 		{Name: "nullpm", Run: func() Hook {
 			h := RunWholeHook(b, null, workspace, nullCache, env, deps)
 			check(h, 0, 0)
@@ -129,8 +143,15 @@ func WholeHookVariants(b *testing.B, bin, workspace string, env map[string]strin
 			check(h, len(deps), offers)
 			return h
 		}},
-	}
+	}, extra...)
 }
+
+// BaselineDirEnv names the environment variable that may point at a
+// directory of PM binaries built from another revision: whole-hook
+// benchmarks then also time that revision's binary of the same name, with
+// its own filled cache ("baseline-cached"), in the same rounds, for a
+// before/after comparison under the same load.
+const BaselineDirEnv = "SYMPOSIUM_BENCH_BASELINE"
 
 // WholeHookSizes are the numbers of dependencies on disk whole-hook
 // benchmarks run at.
