@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,5 +173,46 @@ func TestActivePluginsWarningNotCached(t *testing.T) {
 		if p.warnings.Count() == before {
 			t.Fatalf("call %d did not warn", i+1)
 		}
+	}
+}
+
+// TestActivePluginsCacheForgedRoot: a cache entry rewritten to offer a root
+// the answer was not read from is ignored, and the answer recomputed.
+func TestActivePluginsCacheForgedRoot(t *testing.T) {
+	ws := t.TempDir()
+	deps := cacheWorkspace(t, ws)
+	settle()
+	p, _ := newPM(t, ws, nil)
+	want, err := p.ActivePlugins(context.Background(), deps)
+	if err != nil || len(want) == 0 {
+		t.Fatal(want, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(p.cacheRoot, "active_plugins", "*.cache"))
+	if len(files) != 1 {
+		t.Fatalf("entries %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	forged := strings.ReplaceAll(string(data), `"root":"`+want[0].Root+`"`, `"root":"`+elsewhere+`"`)
+	if forged == string(data) {
+		t.Fatal("the entry does not hold the root as expected")
+	}
+	if err := os.WriteFile(files[0], []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.ActivePlugins(context.Background(), deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got {
+		if o.Root == elsewhere {
+			t.Fatalf("offered the forged root %s", elsewhere)
+		}
+	}
+	if !reflect.DeepEqual(offerSet(got), offerSet(want)) {
+		t.Errorf("after the forgery: %v, want %v", offerSet(got), offerSet(want))
 	}
 }
