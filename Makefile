@@ -8,7 +8,7 @@ BIN      := $(CURDIR)/bin
 FUZZTIME ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build test race release-check vet bench demo fuzz install clean
+.PHONY: all build test race lint release-check vet bench demo fuzz install clean
 
 all: build
 
@@ -26,9 +26,15 @@ test: build
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED in:$$failed"; exit 1; fi
 
-## race: go test -race in every module (slower; CI runs it)
+## race: go test -race in every module (slower; CI runs it after test); each
+## module runs even when an earlier one fails, as in test
 race: build
-	@$(MAKE) --no-print-directory test TESTFLAGS="-race $(TESTFLAGS)"
+	@$(MAKE) --no-print-directory test TESTFLAGS="-race -timeout 30m $(TESTFLAGS)"
+
+## lint: staticcheck in every module and deadcode over the workspace, with
+## the tools pinned and installed into ./bin/tools (see scripts/lint.sh)
+lint:
+	scripts/lint.sh
 
 ## release-check: the go-install release simulation (every module through a
 ## file GOPROXY, every binary installed with go install @version); minutes

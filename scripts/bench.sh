@@ -2,7 +2,9 @@
 # bench.sh [BENCHTIME] — run every module's Go benchmarks in one go and write
 # bench/report.md: per PM, its hook path cold and cached beside its ecosystem's
 # tool, the SDK's null PM and a bare Go binary, as ratios of figures measured
-# in this same run; the harness's throughput; peak resident memory.
+# in this same run; growth curves (benchmarks run at several sizes: deps=N,
+# members=N, entries=N) as tables and as SVG plots in bench/plots/; the
+# harness's throughput; peak resident memory.
 #
 # BENCHTIME (default 1s) is go test's -benchtime for every benchmark. A slow
 # benchmark (one operation longer than BENCHTIME: cargo metadata, npm ls, pip
@@ -54,7 +56,7 @@ echo "== peak RSS probe" >&2
 
 machine="$(uname -s | tr '[:upper:]' '[:lower:]')/$(uname -m), $procs CPUs, load average $load at start"
 (cd "$top/sdk" && go run ./internal/cmd/benchreport report -procs "$procs" -benchtime "$benchtime" \
-  -machine "$machine" -go "$(go env GOVERSION)") < "$raw" > "$top/bench/report.md.tmp" \
+  -machine "$machine" -go "$(go env GOVERSION)" -plots "$top/bench/plots") < "$raw" > "$top/bench/report.md.tmp" \
   && mv "$top/bench/report.md.tmp" "$top/bench/report.md" || { rm -f "$top/bench/report.md.tmp"; exit 1; }
 echo "wrote bench/report.md (raw output: bench/out/raw.txt)" >&2
 if [ $status -ne 0 ]; then

@@ -138,6 +138,11 @@ func TestConformanceFixtureModes(t *testing.T) {
 			"schema":  `response to list_deps \(id \d+\) .*violates #/\$defs/ListDepsResponse: at /result/0: additional properties 'was' not allowed`}},
 		{mode: "extra-field", only: true, fail: map[string]string{
 			"schema": `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): response to list_deps \(id \d+\) \(and \d+ more like it\) violates #/\$defs/ListDepsResponse: at /result/0: additional properties 'channel' not allowed; .* \| response to active_plugins \(id \d+\) .*violates #/\$defs/ActivePluginsResponse: at /result/0/id: additional properties 'channel' not allowed`}},
+		{mode: "diagnostic", only: true, fail: map[string]string{}},
+		{mode: "bad-diagnostic", only: true, fail: map[string]string{
+			"schema": `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): notification "diagnostic" \(and \d+ more like it\) violates #/\$defs/DiagnosticNotification: at /params/message: got number, want string; the message: `}},
+		{mode: "stray-diagnostic", only: true, fail: map[string]string{
+			"schema": `notification "diagnostic" \(and \d+ more like it\) violates #/\$defs/DiagnosticNotification: at /params/request: "no-such-request" names no request in flight`}},
 		{mode: "mistyped-field", only: true, fail: map[string]string{
 			"schema": `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): response to initialize \(id 1\) \(and \d+ more like it\) violates #/\$defs/InitializeResponse: at /result/version: got null, want string; the message: `}},
 	}

@@ -18,18 +18,18 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/npmpm"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pypipm"
 	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/testscript/pmscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
-		"symposium-pm":             func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
-		"symposium-pm-fixture":     fixture.Main,
-		"symposium-pm-cargo":       func() { pmserver.Main(cargopm.New()) },
-		"symposium-pm-npm":         func() { pmserver.Main(npmpm.New(), pmserver.WithVersion(npmpm.Version)) },
-		"symposium-pm-pypi":        pypipm.Main,
-		"symposium-pm-gitregistry": gitregistry.Main,
+		"symposium-pm": func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		// The PMs, each through the Main its cmd/ binary calls.
+		"symposium-pm-fixture":     func() { fixture.Main() },
+		"symposium-pm-cargo":       func() { cargopm.Main() },
+		"symposium-pm-npm":         func() { npmpm.Main() },
+		"symposium-pm-pypi":        func() { pypipm.Main() },
+		"symposium-pm-gitregistry": func() { gitregistry.Main() },
 		// The Node.js PM of examples/pm-node, run by node from this checkout.
 		"symposium-pm-node": func() {
 			_, file, _, _ := runtime.Caller(0)

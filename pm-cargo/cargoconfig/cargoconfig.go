@@ -7,13 +7,12 @@
 package cargoconfig
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // CratesIOSparse is crates.io's sparse index URL.
@@ -70,6 +69,9 @@ type Config struct {
 	sources map[string]sourceDef
 	// protocol is registries.crates-io.protocol, or "".
 	protocol string
+	// HTTPProxy is http.proxy, the proxy cargo uses for every request
+	// ("[protocol://]host[:port]"), or "". CARGO_HTTP_PROXY overrides it.
+	HTTPProxy string
 }
 
 type sourceDef struct {
@@ -86,6 +88,9 @@ type rawConfig struct {
 	Registries map[string]struct {
 		Protocol string `toml:"protocol"`
 	} `toml:"registries"`
+	HTTP struct {
+		Proxy string `toml:"proxy"`
+	} `toml:"http"`
 }
 
 // Load reads the configuration cargo would use when run in dir with the
@@ -127,13 +132,8 @@ func Load(dir, cargoHome string) (*Config, error) {
 			return nil, err
 		}
 		var raw rawConfig
-		if err := toml.Unmarshal(data, &raw); err != nil {
-			var de *toml.DecodeError
-			if errors.As(err, &de) {
-				row, _ := de.Position()
-				return nil, fmt.Errorf("%s:%d: %s", f, row, strings.TrimPrefix(de.Error(), "toml: "))
-			}
-			return nil, fmt.Errorf("%s: %w", f, err)
+		if err := tomlfile.Unmarshal(f, data, &raw); err != nil {
+			return nil, err
 		}
 		// Paths in a config file are relative to the directory holding its
 		// .cargo directory (for $CARGO_HOME/config.toml: CARGO_HOME's parent).
@@ -156,6 +156,9 @@ func Load(dir, cargoHome string) (*Config, error) {
 		}
 		if r, ok := raw.Registries["crates-io"]; ok && c.protocol == "" {
 			c.protocol = r.Protocol
+		}
+		if c.HTTPProxy == "" {
+			c.HTTPProxy = raw.HTTP.Proxy
 		}
 	}
 	c.Files = files

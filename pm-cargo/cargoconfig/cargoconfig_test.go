@@ -71,6 +71,13 @@ func TestCratesIO(t *testing.T) {
 	if _, err := c.CratesIO(none); err == nil || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("undefined: %v", err)
 	}
+	write(t, filepath.Join(ws, ".cargo", "config"), "[source.crates-io]\nreplace-with = 1\n[registries.x]\nprotocol = true\n")
+	_, err = Load(ws, home)
+	want := filepath.Join(ws, ".cargo", "config") + ":2: source.crates-io.replace-with: expected a string, found an integer\n" +
+		filepath.Join(ws, ".cargo", "config") + ":4: registries.x.protocol: expected a string, found a boolean"
+	if err == nil || err.Error() != want {
+		t.Errorf("wrong types: %v, want\n%s", err, want)
+	}
 	write(t, filepath.Join(ws, ".cargo", "config"), "[source.crates-io\n")
 	if _, err := Load(ws, home); err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".cargo", "config")+":1") {
 		t.Errorf("malformed: %v", err)

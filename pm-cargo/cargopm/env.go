@@ -1,8 +1,6 @@
 package cargopm
 
 import (
-	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
+	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 )
 
 // cargoHome is CARGO_HOME from the session environment, else $HOME/.cargo.
@@ -57,28 +56,6 @@ func (p *PM) cargoConfig() (*cargoconfig.Config, error) {
 	return cargoconfig.Load(p.session().Workspace, p.cargoHome())
 }
 
-// redact removes credentials embedded in URLs ("scheme://user:pass@host")
-// from text such as cargo's stderr.
-func redact(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i+3])
-		s = s[i+3:]
-		end := strings.IndexAny(s, "/ \t\n\"'`")
-		if end < 0 {
-			end = len(s)
-		}
-		if at := strings.LastIndexByte(s[:end], '@'); at >= 0 {
-			s = s[at+1:]
-		}
-	}
-}
-
 // validCrateName reports whether name can be a crate name: ASCII letters,
 // digits, '-' and '_', at most 64 characters.
 func validCrateName(name string) bool {
@@ -103,57 +80,17 @@ func envVarName(name string) string {
 
 // proxy chooses the HTTP proxy for a registry request from the session
 // environment (the host's initialize env first): HTTPS_PROXY or HTTP_PROXY
-// by scheme (upper or lower case), unless NO_PROXY names the host.
+// by scheme (upper or lower case), unless NO_PROXY names the host; cargo's
+// own http.proxy (CARGO_HTTP_PROXY, else the configuration files) wins for
+// both schemes, as in cargo.
 func (p *PM) proxy(req *http.Request) (*url.URL, error) {
 	env := p.session().Env
-	get := func(k string) string {
-		if v := env.Get(k); v != "" {
-			return v
-		}
-		return env.Get(strings.ToLower(k))
-	}
-	if noProxy(get("NO_PROXY"), req.URL.Hostname()) {
-		return nil, nil
-	}
-	raw := get("HTTP_PROXY")
-	if req.URL.Scheme == "https" {
-		raw = get("HTTPS_PROXY")
-	}
-	if raw == "" {
-		return nil, nil
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("invalid proxy setting %q: %w", redact(raw), err)
-	}
-	return u, nil
-}
-
-// noProxy reports whether host is excluded by a NO_PROXY list: "*", exact
-// names, and domain suffixes (".example.com" or "example.com" both cover
-// sub.example.com). Loopback hosts are never proxied.
-func noProxy(list, host string) bool {
-	host = strings.ToLower(host)
-	if host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1" {
-		return true
-	}
-	for _, e := range strings.Split(list, ",") {
-		e = strings.ToLower(strings.TrimSpace(e))
-		if h, _, err := net.SplitHostPort(e); err == nil {
-			e = h
-		}
-		switch {
-		case e == "":
-		case e == "*":
-			return true
-		case host == strings.TrimPrefix(e, "."):
-			return true
-		case strings.HasSuffix(host, "."+strings.TrimPrefix(e, ".")):
-			return true
+	s := netproxy.FromEnv(env.Get)
+	cargo := env.Get("CARGO_HTTP_PROXY")
+	if cargo == "" {
+		if cfg, err := p.cargoConfig(); err == nil {
+			cargo = cfg.HTTPProxy
 		}
 	}
-	return false
+	return s.Override(netproxy.Settings{HTTP: cargo, HTTPS: cargo}).For(req.URL)
 }

@@ -7,20 +7,6 @@ import (
 	"testing"
 )
 
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"GET https://user:s3cret@example.com/index/x failed": "GET https://example.com/index/x failed",
-		"sparse+https://tok@reg.example/ and http://a:b@c/d": "sparse+https://reg.example/ and http://c/d",
-		"no url here":               "no url here",
-		"https://example.com/a@b/c": "https://example.com/a@b/c",
-		"error: `https://u:p@h`":    "error: `https://h`",
-	} {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestValidCrateName(t *testing.T) {
 	for name, ok := range map[string]bool{"serde": true, "serde_json": true, "a-b": true, "A1": true, "": false, "../x": false, "a b": false, "é": false} {
 		if validCrateName(name) != ok {
@@ -30,7 +16,7 @@ func TestValidCrateName(t *testing.T) {
 }
 
 func TestProxy(t *testing.T) {
-	p := newPM(t, t.TempDir(), map[string]string{"HTTPS_PROXY": "proxy.example:3128", "http_proxy": "http://u:pw@plain.example:80", "NO_PROXY": "internal.example,.corp"})
+	p := newPM(t, t.TempDir(), map[string]string{"CARGO_HOME": t.TempDir(), "HTTPS_PROXY": "proxy.example:3128", "http_proxy": "http://u:pw@plain.example:80", "NO_PROXY": "internal.example,.corp"})
 	for target, want := range map[string]string{
 		"https://index.crates.io/config.json": "http://proxy.example:3128",
 		"http://index.example/x":              "http://u:pw@plain.example:80",
@@ -46,6 +32,38 @@ func TestProxy(t *testing.T) {
 		}
 		if err != nil || got != want {
 			t.Errorf("proxy(%s) = %q, %v; want %q", target, got, err, want)
+		}
+	}
+}
+
+// TestCargoHTTPProxy checks that cargo's http.proxy (CARGO_HTTP_PROXY, else
+// the configuration files) is used for both schemes, over the environment's
+// HTTPS_PROXY, while NO_PROXY still applies.
+func TestCargoHTTPProxy(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".cargo"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".cargo", "config.toml"), []byte("[http]\nproxy = \"cfg.example:8080\"\n"), 0o644)
+	env := map[string]string{"CARGO_HOME": t.TempDir(), "HTTPS_PROXY": "http://env.example:3128", "NO_PROXY": "internal.example"}
+	fromFile := newPM(t, ws, env)
+	env["CARGO_HTTP_PROXY"] = "http://var.example:1"
+	fromVar := newPM(t, ws, env)
+	for _, tt := range []struct {
+		p            *PM
+		target, want string
+	}{
+		{fromFile, "https://index.crates.io/config.json", "http://cfg.example:8080"},
+		{fromFile, "http://index.example/x", "http://cfg.example:8080"},
+		{fromFile, "https://internal.example/x", ""},
+		{fromVar, "https://index.crates.io/config.json", "http://var.example:1"},
+	} {
+		req, _ := http.NewRequest("GET", tt.target, nil)
+		u, err := tt.p.proxy(req)
+		got := ""
+		if u != nil {
+			got = u.String()
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("proxy(%s) = %q, %v; want %q", tt.target, got, err, tt.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -69,7 +70,7 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	if s, err := p.snapshot(ctx, true); err == nil {
 		paths = s.Paths
 	}
-	srcs := p.sources(paths, p.vendoredDirs(nil))
+	srcs := p.sources(ctx, paths, p.vendoredDirs(ctx, nil))
 	switch update {
 	case protocol.UpdateNone:
 		if lc, ok := srcs.find(id.Name, req); ok {
@@ -175,7 +176,7 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 	if pkg == nil {
 		return localCrate{}, protocol.ErrNotFound(id, "cargo resolved %s but locked no such crate", id)
 	}
-	if lc, ok := p.sources(nil, p.vendoredDirs(nil)).find(pkg.Name, "="+pkg.Version); ok {
+	if lc, ok := p.sources(ctx, nil, p.vendoredDirs(ctx, nil)).find(pkg.Name, "="+pkg.Version); ok {
 		return lc, nil
 	}
 	// Not where cargo usually unpacks: ask cargo where the source is.
@@ -238,7 +239,7 @@ func (f *cargoFailure) Error() string {
 	if msg == "" {
 		msg = f.err.Error()
 	}
-	return fmt.Sprintf("cargo %s: %s", f.args[0], redact(elideSnippets(msg)))
+	return fmt.Sprintf("cargo %s: %s", f.args[0], redact.Text(elideSnippets(msg)))
 }
 
 // elideSnippets drops the source lines cargo quotes under a parse error

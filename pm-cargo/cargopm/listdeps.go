@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -30,7 +32,7 @@ type snapshot struct {
 	// Paths maps "name@version" of each path dependency that is not a
 	// member to its directory.
 	Paths    map[string]string `json:"paths,omitempty"`
-	Warnings []string          `json:"warnings,omitempty"`
+	Warnings []warning         `json:"warnings,omitempty"`
 	// Err is set when the workspace cannot be listed at all (a malformed
 	// root manifest or lockfile); it is cached like an answer, so the same
 	// broken inputs fail fast.
@@ -39,7 +41,7 @@ type snapshot struct {
 
 // cacheKey versions the persisted snapshot's layout and meaning; the
 // workspace directory follows it.
-const cacheKey = "list_deps 3\x00"
+const cacheKey = "list_deps 4\x00"
 
 // encode returns s as persisted, in three parts, so that a cache hit for
 // list_deps decodes only what list_deps answers with:
@@ -52,9 +54,9 @@ const cacheKey = "list_deps 3\x00"
 // depcache.AppendDeps); such a snapshot is not persisted.
 func (s *snapshot) encode() ([]byte, bool) {
 	head, err1 := json.Marshal(struct {
-		Found    bool     `json:"found"`
-		Warnings []string `json:"warnings,omitempty"`
-		Err      string   `json:"err,omitempty"`
+		Found    bool      `json:"found"`
+		Warnings []warning `json:"warnings,omitempty"`
+		Err      string    `json:"err,omitempty"`
 	}{s.Found, s.Warnings, s.Err})
 	body, err2 := json.Marshal(struct {
 		Root    string                     `json:"root,omitempty"`
@@ -136,7 +138,7 @@ func (p *PM) snapshot(ctx context.Context, full bool) (*snapshot, error) {
 	key := cacheKey + sess.Workspace
 	if raw, ok := cache.Load(key); ok {
 		if s, err := decodeSnapshot(raw, full); err == nil {
-			return p.finish(s)
+			return p.finish(ctx, s)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -149,13 +151,15 @@ func (p *PM) snapshot(ctx context.Context, full bool) (*snapshot, error) {
 			sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
 		}
 	}
-	return p.finish(s)
+	return p.finish(ctx, s)
 }
 
-// finish logs the snapshot's warnings and turns its error into one.
-func (p *PM) finish(s *snapshot) (*snapshot, error) {
+// finish logs the snapshot's warnings, hands them to the host as
+// diagnostics of the request ctx belongs to (a cached snapshot repeats
+// them), and turns its error into one.
+func (p *PM) finish(ctx context.Context, s *snapshot) (*snapshot, error) {
 	for _, w := range s.Warnings {
-		p.session().Logger.Warn(w)
+		p.warn(ctx, pmserver.Diagnostic{Message: w.Message, File: w.File, Line: w.Line}, "cargo: "+w.Message)
 	}
 	if s.Err != "" {
 		return nil, errors.New(s.Err)
@@ -178,7 +182,17 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 	}
 	s := &snapshot{Found: true, Root: ws.Root}
 	for _, e := range ws.Errors {
-		s.Warnings = append(s.Warnings, "cargo: skipping a workspace member: "+e.Error())
+		s.Warnings = append(s.Warnings, warning{Message: "skipping a workspace member: " + e.Error()})
+	}
+	manifests := map[string]bool{}
+	if ws.RootManifest != nil && ws.RootManifest.Package == nil {
+		manifests[ws.RootManifest.Path] = true
+	}
+	for _, m := range ws.Members {
+		manifests[filepath.Join(m.Dir, "Cargo.toml")] = true
+	}
+	for _, path := range slices.Sorted(maps.Keys(manifests)) {
+		s.Warnings = append(s.Warnings, unknownTables(path)...)
 	}
 	for _, m := range ws.Members {
 		s.Members = append(s.Members, protocol.WorkspaceMember{Name: m.Name, Version: m.Version, Dir: m.Dir})
@@ -193,6 +207,8 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		s.Err = fmt.Sprintf("reading %s: %v", ws.Lockfile, err)
 		return s
+	} else {
+		s.Warnings = append(s.Warnings, lockfileWarning(ws)...)
 	}
 	s.Deps, s.Paths = directDeps(ws, lf)
 	return s

@@ -8,12 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -28,7 +31,7 @@ const (
 // workspace's path dependencies paths, recording in rec every directory
 // listed and file read.
 func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, paths map[string]string, rec *depcache.Recorder) ([]protocol.Offer, error) {
-	srcs := p.recordedSources(paths, p.vendoredDirs(rec), rec)
+	srcs := p.recordedSources(ctx, paths, p.vendoredDirs(ctx, rec), rec)
 	offers := []protocol.Offer{}
 	seen := map[string]bool{}
 	log := p.session().Logger
@@ -58,9 +61,11 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, paths
 		if !embedsPlugin(lc.Dir, rec) {
 			continue
 		}
-		offer, err := p.offer(lc, rec)
+		offer, err := p.offer(ctx, lc, rec)
 		if err != nil {
-			log.Warn("cargo: crate plugin skipped", "crate", key, "err", err)
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("the plugin of crate %s is not offered: %v", key, err),
+				File: filepath.Join(lc.Dir, "Cargo.toml"), Package: crateID(protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version})},
+				"cargo: crate plugin skipped", "crate", key, "err", err)
 			continue
 		}
 		offers = append(offers, offer)
@@ -96,14 +101,16 @@ func embedsPlugin(dir string, rec *depcache.Recorder) bool {
 	if fi, err := root.Lstat("skills"); err != nil || !fi.IsDir() {
 		return err == nil // a skills link or file: let checkSource judge it
 	}
-	return manifest.HasSkills(dir)
+	return skill.Embeds(dir)
 }
 
 // offer builds the offer for the crate source lc: the
 // [package.metadata.symposium] layer, then SYMPOSIUM.toml over it, name
 // defaulting to the crate name and the default skills/ group added unless
 // disabled. A layer that does not parse is dropped with a warning.
-func (p *PM) offer(lc localCrate, rec *depcache.Recorder) (protocol.Offer, error) {
+//
+// Each layer dropped is also a diagnostic of the request ctx belongs to.
+func (p *PM) offer(ctx context.Context, lc localCrate, rec *depcache.Recorder) (protocol.Offer, error) {
 	id := protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}
 	root, err := filepath.EvalSymlinks(lc.Dir)
 	if err != nil {
@@ -129,15 +136,19 @@ func (p *PM) offer(lc localCrate, rec *depcache.Recorder) (protocol.Offer, error
 		return protocol.Offer{}, err
 	}
 	defer r.Close()
-	log := p.session().Logger
 	var layers []manifest.Layer
+	cargoToml, symposiumToml := filepath.Join(root, "Cargo.toml"), filepath.Join(root, fileLayer)
 	if m, err := readManifestIn(r, root); err != nil {
-		log.Warn("cargo: cannot read the crate manifest; its [package.metadata.symposium] is ignored", "crate", id.String(), "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot read the crate manifest (%v); its [package.metadata.symposium] is ignored", err),
+			File: cargoToml, Package: crateID(id)},
+			"cargo: cannot read the crate manifest; its [package.metadata.symposium] is ignored", "crate", id.String(), "err", err)
 	} else if t, ok := m.Metadata["symposium"]; ok {
 		if tbl, ok := t.(map[string]any); ok {
 			layers = append(layers, manifest.Layer{Source: metadataLayer, Table: tbl})
 		} else {
-			log.Warn("cargo: [package.metadata.symposium] is not a table; ignored", "crate", id.String())
+			p.warn(ctx, pmserver.Diagnostic{Message: "[package.metadata.symposium] is not a table; it is ignored (write it as a [package.metadata.symposium] table)",
+				File: cargoToml, Package: crateID(id)},
+				"cargo: [package.metadata.symposium] is not a table; ignored", "crate", id.String())
 		}
 	}
 	data, err := pkgfile.ReadRoot(r, fileLayer, pkgfile.MaxManifest)
@@ -149,14 +160,21 @@ func (p *PM) offer(lc localCrate, rec *depcache.Recorder) (protocol.Offer, error
 	if err == nil {
 		var tbl map[string]any
 		if err := tomlfile.Unmarshal(filepath.Join(root, fileLayer), data, &tbl); err != nil {
-			log.Warn("cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "err", err)
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml is not valid TOML; it is ignored: %v", err),
+				File: symposiumToml, Package: crateID(id)},
+				"cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "err", err)
 		} else {
 			layers = append(layers, manifest.Layer{Source: fileLayer, Table: tbl})
 		}
 	}
 	m, errs := manifest.Embedded(lc.Name, layers...)
 	for _, e := range errs {
-		log.Warn("cargo: plugin manifest layer dropped", "crate", id.String(), "err", e)
+		file := cargoToml
+		if strings.HasPrefix(e.Error(), fileLayer) {
+			file = symposiumToml
+		}
+		p.warn(ctx, pmserver.Diagnostic{Message: e.Error(), File: file, Package: crateID(id)},
+			"cargo: plugin manifest layer dropped", "crate", id.String(), "err", e)
 	}
 	wire, err := m.WireJSON()
 	if err != nil {
@@ -176,7 +194,9 @@ func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
 }
 
 // vendoredDirs lists the directory sources of the cargo configuration.
-func (p *PM) vendoredDirs(rec *depcache.Recorder) []string {
+// An unreadable configuration is a diagnostic of the request ctx belongs
+// to. Every configuration file cargo could read is recorded in rec.
+func (p *PM) vendoredDirs(ctx context.Context, rec *depcache.Recorder) []string {
 	if rec != nil {
 		for _, f := range cargoconfig.Candidates(p.session().Workspace, p.cargoHome()) {
 			rec.Observe(f)
@@ -184,7 +204,8 @@ func (p *PM) vendoredDirs(rec *depcache.Recorder) []string {
 	}
 	cfg, err := p.cargoConfig()
 	if err != nil {
-		p.session().Logger.Warn("cargo: cannot read cargo configuration", "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot read the cargo configuration (%v); vendored crate sources are not looked at", err)},
+			"cargo: cannot read cargo configuration", "err", err)
 		return nil
 	}
 	return cfg.Directories()
@@ -201,7 +222,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	o, err := p.offer(lc, nil)
+	o, err := p.offer(ctx, lc, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -51,7 +52,7 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 	} else if src.Index == cargoconfig.CratesIOGit {
 		api = cratesIOAPI
 	} else {
-		return nil, protocol.ErrRegistry(nil, registry.Redact(src.Index), 0, "search: the %s index is not a sparse index, so its web API is unknown", src.Name)
+		return nil, protocol.ErrRegistry(nil, redact.URL(src.Index), 0, "search: the %s index is not a sparse index, so its web API is unknown", src.Name)
 	}
 	hits, err := client.Search(ctx, api, query, searchPageSize)
 	if err != nil {
@@ -118,7 +119,7 @@ func registryError(id *protocol.PackageID, url string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return protocol.ErrRegistry(id, registry.Redact(url), 0, "registry request failed: %s", redact(err.Error()))
+	return protocol.ErrRegistry(id, redact.URL(url), 0, "registry request failed: %s", redact.Error(err))
 }
 
 // searchDirectory matches query against the crates of a vendored directory.

@@ -77,9 +77,7 @@ retry = 0
 	initEnv["CARGO_REGISTRY_TOKEN"] = globalToken
 	initEnv["HOME"] = dir
 	procEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "SYMPOSIUM_LOG=debug", "CARGO_REGISTRIES_PRIVATE_TOKEN=" + envToken}
-	for _, kv := range env.Vars {
-		procEnv = append(procEnv, kv)
-	}
+	procEnv = append(procEnv, env.Vars...)
 
 	pm := startPM(t, procEnv, ws, filepath.Join(dir, "cache"), initEnv)
 	var responses []pmtest.Response
@@ -154,7 +152,7 @@ retry = 0
 // passwords and quoted source lines never survive.
 func TestCargoFailureRedacts(t *testing.T) {
 	for _, tc := range []struct{ stderr, gone, kept string }{
-		{"error: failed to download from `http://u:" + urlPassword + "@127.0.0.1:1/x`", urlPassword, "http://127.0.0.1:1/x"},
+		{"error: failed to download from `http://u:" + urlPassword + "@127.0.0.1:1/x`", urlPassword, "http://***@127.0.0.1:1/x"},
 		{"Caused by:\n  TOML parse error at line 2, column 32\n    |\n  2 | token = \"" + cfgToken + "\" oops\n    |                                ^\n  unexpected key", cfgToken, "unexpected key"},
 		{"  12 |   token='" + fileToken + "'\n", fileToken, "elided"},
 	} {

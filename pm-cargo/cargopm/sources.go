@@ -1,7 +1,9 @@
 package cargopm
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -55,6 +58,7 @@ func readPackage(dir string) (*pkgInfo, error) {
 // so one value serves a whole request.
 type sources struct {
 	p        *PM
+	ctx      context.Context   // the request's, for diagnostics
 	paths    map[string]string // "name@version" -> dir of non-member path deps
 	vendored []string
 	srcDirs  []string            // $CARGO_HOME/registry/src/*
@@ -63,14 +67,14 @@ type sources struct {
 	rec *depcache.Recorder
 }
 
-func (p *PM) sources(paths map[string]string, vendored []string) *sources {
-	return p.recordedSources(paths, vendored, nil)
+func (p *PM) sources(ctx context.Context, paths map[string]string, vendored []string) *sources {
+	return p.recordedSources(ctx, paths, vendored, nil)
 }
 
 // recordedSources is sources recording in rec every directory listed and
 // file read.
-func (p *PM) recordedSources(paths map[string]string, vendored []string, rec *depcache.Recorder) *sources {
-	s := &sources{p: p, paths: paths, vendored: vendored, listings: map[string][]string{}, rec: rec}
+func (p *PM) recordedSources(ctx context.Context, paths map[string]string, vendored []string, rec *depcache.Recorder) *sources {
+	s := &sources{p: p, ctx: ctx, paths: paths, vendored: vendored, listings: map[string][]string{}, rec: rec}
 	if home := p.cargoHome(); home != "" {
 		src := filepath.Join(home, "registry", "src")
 		for _, e := range s.list(src) {
@@ -115,7 +119,8 @@ func (s *sources) candidates(name, exact string) []localCrate {
 			pi, err := readPackage(dir)
 			if err != nil {
 				if errors.Is(err, pkgfile.ErrTooLarge) || errors.Is(err, pkgfile.ErrNotRegular) || errors.Is(err, pkgfile.ErrOutside) {
-					s.p.session().Logger.Warn("cargo: vendored crate skipped", "crate", name, "err", err)
+					s.p.warn(s.ctx, pmserver.Diagnostic{Message: fmt.Sprintf("vendored crate %s is skipped: %v", dir, err), File: filepath.Join(dir, "Cargo.toml")},
+						"cargo: vendored crate skipped", "crate", name, "err", err)
 				}
 				continue
 			}

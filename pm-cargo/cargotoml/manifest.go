@@ -7,13 +7,12 @@
 package cargotoml
 
 import (
-	"errors"
-	"fmt"
 	"os"
+	"slices"
 	"sort"
-	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // Manifest is a parsed Cargo.toml.
@@ -92,21 +91,6 @@ type Dependency struct {
 	Target string
 }
 
-// Error is a manifest problem, located by file and line when known.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-// Error renders the problem as file:line: message.
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
 type rawManifest struct {
 	Package           *rawPackage          `toml:"package"`
 	Project           *rawPackage          `toml:"project"`
@@ -153,47 +137,49 @@ func ReadFile(path string) (*Manifest, error) {
 	return Parse(path, data)
 }
 
-// Parse parses manifest data; name is the file name used in errors.
+// Parse parses manifest data; name is the file name used in errors. A
+// syntax error is a *tomlfile.Error; otherwise every problem of the file
+// (values of the wrong type, a missing name, a bad dependency entry) is
+// reported together, in line order, as tomlfile.Errors.
 func Parse(name string, data []byte) (*Manifest, error) {
+	p := &parser{file: name, data: data}
 	var raw rawManifest
 	if err := toml.Unmarshal(data, &raw); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			msg := strings.TrimPrefix(de.Error(), "toml: ")
-			if strings.HasPrefix(msg, "cannot decode") {
-				msg = "invalid value for " + strings.Join(de.Key(), ".") + ": " + msg
-			} else {
-				msg = "invalid TOML: " + msg
-			}
-			return nil, &Error{File: name, Line: row, Msg: msg}
+		// Slow path: a syntax error, or values of the wrong type, all of
+		// which are reported; the rest of the manifest is still read.
+		var tree map[string]any
+		if err := tomlfile.Unmarshal(name, data, &tree); err != nil {
+			return nil, err
 		}
-		return nil, &Error{File: name, Msg: "invalid manifest: " + err.Error()}
+		raw = rawManifest{}
+		p.errs = tomlfile.DecodeTree(name, data, tree, &raw)
 	}
 	m := &Manifest{Path: name}
-	pkg := raw.Package
+	pkg, pkgKey := raw.Package, "package"
 	if pkg == nil {
-		pkg = raw.Project
+		pkg, pkgKey = raw.Project, "project"
 	}
 	if pkg != nil {
-		p := &Package{Name: pkg.Name, Workspace: pkg.Workspace}
+		pk := &Package{Name: pkg.Name, Workspace: pkg.Workspace}
 		switch v := pkg.Version.(type) {
 		case nil:
 		case string:
-			p.Version = v
+			pk.Version = v
 		case map[string]any:
 			if w, _ := v["workspace"].(bool); w {
-				p.VersionInherited = true
+				pk.VersionInherited = true
 			} else {
-				return nil, manifestErr(name, data, "version", "package.version: a table must be `{ workspace = true }`")
+				p.fail("a table must be `{ workspace = true }`", pkgKey, "version")
 			}
 		default:
-			return nil, manifestErr(name, data, "version", fmt.Sprintf("package.version: want a string, got %T", v))
+			p.fail("expected a version string or `{ workspace = true }`, found "+tomlfile.ValueWords(v), pkgKey, "version")
 		}
-		if p.Name == "" {
-			return nil, manifestErr(name, data, "[package]", "[package] has no name")
+		if pk.Name == "" && !slices.ContainsFunc(p.errs, func(e *tomlfile.Error) bool { return e.Key == pkgKey+".name" }) {
+			pe := tomlfile.At(name, p.positions(), "["+pkgKey+"] has no name", pkgKey)
+			pe.Key = ""
+			p.errs = append(p.errs, pe)
 		}
-		m.Package = p
+		m.Package = pk
 		m.Metadata = pkg.Metadata
 	}
 	if w := raw.Workspace; w != nil {
@@ -202,50 +188,35 @@ func Parse(name string, data []byte) (*Manifest, error) {
 			wt.PackageVersion = w.Package.Version
 		}
 		if len(w.Dependencies) > 0 {
-			deps, err := parseTable(name, data, w.Dependencies, Normal, "", "workspace.dependencies")
-			if err != nil {
-				return nil, err
-			}
+			deps := p.table(w.Dependencies, Normal, "", "workspace", "dependencies")
 			wt.Dependencies = make(map[string]Dependency, len(deps))
 			for _, d := range deps {
 				if d.Inherit {
-					return nil, manifestErr(name, data, d.Key, fmt.Sprintf("workspace.dependencies.%s: `workspace = true` is not allowed here", d.Key))
+					p.fail("`workspace = true` is not allowed here", "workspace", "dependencies", d.Key)
+					continue
 				}
 				wt.Dependencies[d.Key] = d
 			}
 		}
 		m.Workspace = wt
 	}
-	add := func(t map[string]any, k Kind, target, where string) error {
-		deps, err := parseTable(name, data, t, k, target, where)
-		if err != nil {
-			return err
-		}
-		m.Dependencies = append(m.Dependencies, deps...)
-		return nil
-	}
 	type tbl struct {
 		t     map[string]any
 		k     Kind
 		where string
 	}
-	tables := func(target string, prefix string, ts ...tbl) error {
+	tables := func(target string, prefix []string, ts ...tbl) {
 		for _, t := range ts {
-			if err := add(t.t, t.k, target, prefix+t.where); err != nil {
-				return err
-			}
+			m.Dependencies = append(m.Dependencies, p.table(t.t, t.k, target, append(slices.Clone(prefix), t.where)...)...)
 		}
-		return nil
 	}
-	if err := tables("", "",
+	tables("", nil,
 		tbl{raw.Dependencies, Normal, "dependencies"},
 		tbl{raw.DevDependencies, Dev, "dev-dependencies"},
 		tbl{raw.DevDependencies_, Dev, "dev_dependencies"},
 		tbl{raw.BuildDependencies, Build, "build-dependencies"},
 		tbl{raw.BuildDeps_, Build, "build_dependencies"},
-	); err != nil {
-		return nil, err
-	}
+	)
 	targets := make([]string, 0, len(raw.Target))
 	for t := range raw.Target {
 		targets = append(targets, t)
@@ -253,22 +224,46 @@ func Parse(name string, data []byte) (*Manifest, error) {
 	sort.Strings(targets)
 	for _, t := range targets {
 		rt := raw.Target[t]
-		if err := tables(t, "target."+t+".",
+		tables(t, []string{"target", t},
 			tbl{rt.Dependencies, Normal, "dependencies"},
 			tbl{rt.DevDependencies, Dev, "dev-dependencies"},
 			tbl{rt.DevDependencies_, Dev, "dev_dependencies"},
 			tbl{rt.BuildDependencies, Build, "build-dependencies"},
 			tbl{rt.BuildDeps_, Build, "build_dependencies"},
-		); err != nil {
-			return nil, err
-		}
+		)
+	}
+	if len(p.errs) > 0 {
+		p.errs.Sort()
+		return nil, p.errs.Err()
 	}
 	return m, nil
 }
 
-func parseTable(file string, data []byte, t map[string]any, k Kind, target, where string) ([]Dependency, error) {
+// parser collects the problems of one manifest.
+type parser struct {
+	file string
+	data []byte
+	pos  *tomlfile.Positions // indexed on the first problem
+	errs tomlfile.Errors
+}
+
+// positions returns the index of the manifest's keys.
+func (p *parser) positions() *tomlfile.Positions {
+	if p.pos == nil {
+		p.pos = tomlfile.Index(p.data)
+	}
+	return p.pos
+}
+
+// fail records a problem with the value at the key path.
+func (p *parser) fail(msg string, path ...string) {
+	p.errs = append(p.errs, tomlfile.At(p.file, p.positions(), msg, path...))
+}
+
+// table reads the dependency table t at the key path where.
+func (p *parser) table(t map[string]any, k Kind, target string, where ...string) []Dependency {
 	if len(t) == 0 {
-		return nil, nil
+		return nil
 	}
 	keys := make([]string, 0, len(t))
 	for key := range t {
@@ -277,13 +272,16 @@ func parseTable(file string, data []byte, t map[string]any, k Kind, target, wher
 	sort.Strings(keys)
 	out := make([]Dependency, 0, len(keys))
 	for _, key := range keys {
+		at := append(slices.Clone(where), key)
 		d := Dependency{Key: key, Name: key, Kind: k, Target: target}
 		switch v := t[key].(type) {
 		case string:
 			d.Req = v
 		case map[string]any:
+			bad := false
 			for field, val := range v {
 				var ok bool
+				want := "a string"
 				switch field {
 				case "version":
 					d.Req, ok = val.(string)
@@ -295,38 +293,38 @@ func parseTable(file string, data []byte, t map[string]any, k Kind, target, wher
 					d.Registry, ok = val.(string)
 				case "package":
 					d.Name, ok = val.(string)
-					ok = ok && d.Name != ""
+					if ok && d.Name == "" {
+						p.fail("the package name is empty", append(at, field)...)
+						bad = true
+						continue
+					}
 				case "optional":
 					d.Optional, ok = val.(bool)
+					want = "true or false"
 				case "workspace":
 					d.Inherit, ok = val.(bool)
+					want = "true"
 					if ok && !d.Inherit {
-						return nil, manifestErr(file, data, key, fmt.Sprintf("%s.%s: `workspace = false` is not allowed", where, key))
+						p.fail("`workspace = false` is not allowed", append(at, field)...)
+						bad = true
+						continue
 					}
 				default:
 					ok = true // features, default-features, branch, tag, rev, ...: not needed here
 				}
 				if !ok {
-					return nil, manifestErr(file, data, key, fmt.Sprintf("%s.%s.%s: unexpected value %v (%T)", where, key, field, val, val))
+					p.fail("expected "+want+", found "+tomlfile.ValueWords(val), append(at, field)...)
+					bad = true
 				}
 			}
+			if bad {
+				continue
+			}
 		default:
-			return nil, manifestErr(file, data, key, fmt.Sprintf("%s.%s: want a version string or a table, got %T", where, key, v))
+			p.fail("expected a version string or a table, found "+tomlfile.ValueWords(v), at...)
+			continue
 		}
 		out = append(out, d)
 	}
-	return out, nil
-}
-
-func manifestErr(file string, data []byte, near, msg string) *Error {
-	return &Error{File: file, Line: lineOf(data, near), Msg: msg}
-}
-
-// lineOf returns the 1-based line of the first line that mentions s, or 0.
-func lineOf(data []byte, s string) int {
-	i := strings.Index(string(data), s)
-	if i < 0 {
-		return 0
-	}
-	return 1 + strings.Count(string(data[:i]), "\n")
+	return out
 }

@@ -40,10 +40,31 @@ func TestParseFull(t *testing.T) {
 	}
 }
 
+// TestParseReportsEveryProblem checks that the problems of one manifest
+// come together, in line order, in the file's terms.
+func TestParseReportsEveryProblem(t *testing.T) {
+	data := "[package]\nname = 1\nversion = [\"1\"]\nworkspace = false\n\n" +
+		"[dependencies]\nzed = 1\nalpha = { version = 2, optional = \"yes\" }\n\n" +
+		"[target.'cfg(unix)'.dependencies]\nlibc = []\n"
+	_, err := Parse("Cargo.toml", []byte(data))
+	want := []string{
+		"Cargo.toml:2: package.name: expected a string, found an integer",
+		"Cargo.toml:3: package.version: expected a version string or `{ workspace = true }`, found an array",
+		"Cargo.toml:4: package.workspace: expected a string, found a boolean",
+		"Cargo.toml:7: dependencies.zed: expected a version string or a table, found an integer",
+		"Cargo.toml:8: dependencies.alpha.version: expected a string, found an integer",
+		"Cargo.toml:8: dependencies.alpha.optional: expected true or false, found a string",
+		"Cargo.toml:11: target.\"cfg(unix)\".dependencies.libc: expected a version string or a table, found an array",
+	}
+	if got := fmt.Sprint(err); got != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, data, want string }{
 		{"syntax", "[package]\nname = \"a\"\n[dependencies]\nserde = \n", "Cargo.toml:4: invalid TOML"},
-		{"depType", "[package]\nname = \"a\"\n[dependencies]\nserde = 1\n", "Cargo.toml:4: dependencies.serde: want a version string or a table"},
+		{"depType", "[package]\nname = \"a\"\n[dependencies]\nserde = 1\n", "Cargo.toml:4: dependencies.serde: expected a version string or a table, found an integer"},
 		{"fieldType", "[package]\nname = \"a\"\n\n[dependencies]\nserde = { version = 1 }\n", "Cargo.toml:5: dependencies.serde.version"},
 		{"noName", "[package]\nversion = \"1.0.0\"\n", "Cargo.toml:1: [package] has no name"},
 		{"wsFalse", "[package]\nname = \"a\"\n[dependencies]\nx = { workspace = false }\n", "`workspace = false` is not allowed"},
@@ -53,6 +74,9 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("Cargo.toml", []byte(tt.data))
+			if msg := fmt.Sprint(err); strings.Contains(msg, "interface {}") || strings.Contains(msg, "struct field") || strings.Contains(msg, "int64") {
+				t.Errorf("Go type names in %q", msg)
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}

@@ -451,6 +451,3 @@ func rel(root, p string) string {
 	}
 	return p
 }
-
-// IsNotExist reports whether err means a manifest was missing.
-func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

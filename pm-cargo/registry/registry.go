@@ -8,12 +8,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DefaultUserAgent identifies Symposium to registries, as crates.io's data
@@ -79,20 +83,10 @@ func (e *StatusError) NotFound() bool {
 	return e.Status == http.StatusNotFound || e.Status == http.StatusGone || e.Status == http.StatusUnavailableForLegalReasons
 }
 
-// Redact strips credentials from a URL for messages.
-func Redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
-		return u
-	}
-	p.User = nil
-	return p.String()
-}
-
 func (c *Client) get(ctx context.Context, u string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Redact(u), err)
+		return nil, fmt.Errorf("%s: %w", redact.URL(u), err)
 	}
 	ua := c.UserAgent
 	if ua == "" {
@@ -108,19 +102,19 @@ func (c *Client) get(ctx context.Context, u string, limit int64) ([]byte, error)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", Redact(u), unwrapURLError(err))
+		return nil, fmt.Errorf("GET %s: %w", redact.URL(u), unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return nil, &StatusError{URL: Redact(u), Status: resp.StatusCode}
+		return nil, &StatusError{URL: redact.URL(u), Status: resp.StatusCode}
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", Redact(u), err)
+		return nil, fmt.Errorf("GET %s: %w", redact.URL(u), err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("GET %s: answer larger than %d bytes", Redact(u), limit)
+		return nil, fmt.Errorf("GET %s: answer larger than %d bytes", redact.URL(u), limit)
 	}
 	return data, nil
 }
@@ -142,7 +136,7 @@ func (c *Client) Config(ctx context.Context) (IndexConfig, error) {
 		return cfg, err
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
-		return cfg, fmt.Errorf("%sconfig.json: %w", Redact(c.Index), err)
+		return cfg, fmt.Errorf("%sconfig.json: %w", redact.URL(c.Index), err)
 	}
 	return cfg, nil
 }
@@ -171,7 +165,7 @@ func (c *Client) Versions(ctx context.Context, name string) ([]Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseIndexFile(Redact(u), data)
+	return ParseIndexFile(redact.URL(u), data)
 }
 
 // ParseIndexFile parses index lines (one JSON object per line; blank lines
@@ -189,6 +183,11 @@ func ParseIndexFile(name string, data []byte) ([]Version, error) {
 		}
 		var v Version
 		if err := json.Unmarshal(b, &v); err != nil {
+			var je *jsonfile.Error
+			if errors.As(jsonfile.Explain(name, b, err), &je) {
+				je.Line = line // the line of the index file, not of the object
+				return nil, je
+			}
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if v.Name == "" || v.Vers == "" {
@@ -205,7 +204,7 @@ func ParseIndexFile(name string, data []byte) ([]Version, error) {
 // Search queries the web API at api (config.json's "api") for query.
 func (c *Client) Search(ctx context.Context, api, query string, perPage int) ([]Hit, error) {
 	if api == "" {
-		return nil, fmt.Errorf("%s: the registry has no web API (config.json has no \"api\")", Redact(c.Index))
+		return nil, fmt.Errorf("%s: the registry has no web API (config.json has no \"api\")", redact.URL(c.Index))
 	}
 	u := strings.TrimSuffix(api, "/") + "/api/v1/crates?q=" + url.QueryEscape(query) + "&per_page=" + strconv.Itoa(perPage)
 	data, err := c.get(ctx, u, maxAPIBody)
@@ -220,7 +219,7 @@ func (c *Client) Search(ctx context.Context, api, query string, perPage int) ([]
 		} `json:"crates"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
-		return nil, fmt.Errorf("%s: invalid search answer: %w", Redact(u), err)
+		return nil, fmt.Errorf("%s: invalid search answer: %w", redact.URL(u), err)
 	}
 	hits := make([]Hit, 0, len(body.Crates))
 	for _, cr := range body.Crates {

@@ -116,15 +116,6 @@ func TestClient(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	if got := Redact("https://u:p@h.example/x?q=1"); got != "https://h.example/x?q=1" {
-		t.Errorf("Redact = %q", got)
-	}
-	if got := Redact("https://h.example/x"); got != "https://h.example/x" {
-		t.Errorf("Redact = %q", got)
-	}
-}
-
 func FuzzParseIndexFile(f *testing.F) {
 	f.Add([]byte(`{"name":"x","vers":"1.0.0","cksum":"aa","yanked":false}` + "\n"))
 	f.Add([]byte("\n\n{}\n"))

@@ -102,7 +102,7 @@ func BenchmarkActivePluginsNone(b *testing.B) {
 	if n := activePlugins(b, bin, args, ws, cache); n != benchEntries {
 		b.Fatalf("active_plugins offered %d entries, want %d", n, benchEntries)
 	}
-	sidecars, _ := filepath.Glob(filepath.Join(cache, "gitregistry", "*", "commits", "*.index.json"))
+	sidecars, _ := filepath.Glob(filepath.Join(cache, "bench", "*", "commits", "*.index.json"))
 	if len(sidecars) != 1 {
 		b.Fatalf("index sidecars: %v", sidecars)
 	}

@@ -133,7 +133,7 @@ read:
 		t.Fatalf("refresh answer = %+v, want an error", ref)
 	}
 	if ref.Error.Code != -32603 || !strings.Contains(ref.Error.Message, "no space left on device") ||
-		!strings.Contains(ref.Error.Message, filepath.Join(cache, "gitregistry")) || !strings.Contains(ref.Error.Message, "tmp_pack_") {
+		!strings.Contains(ref.Error.Message, filepath.Join(cache, "recs")) || !strings.Contains(ref.Error.Message, "tmp_pack_") {
 		t.Fatalf("refresh error = %d %q; want -32603 with the cause and the file", ref.Error.Code, ref.Error.Message)
 	}
 	if ap, ok := answers[3]; !ok || ap.Error != nil {

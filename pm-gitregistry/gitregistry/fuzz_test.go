@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // FuzzRawManifest checks that any SYMPOSIUM.toml either is refused with an
@@ -42,7 +42,7 @@ func FuzzRetiredSkill(f *testing.F) {
 	f.Add([]byte("---\nname: a\ncrates: &c serde\ndescription: *c\n---\n"))
 	f.Add([]byte("\n\n---\nname: a\ndescription: b\ncrates: \"\"\n---"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := manifest.ParseSkillMD(data, true)
+		_, err := skill.Parse(data, true)
 		if err == nil {
 			return
 		}

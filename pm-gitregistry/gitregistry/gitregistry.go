@@ -11,8 +11,9 @@
 //	--subdir DIR         SYMPOSIUM_GITREGISTRY_SUBDIR  the part of the repository that is the registry
 //	--no-auto-update     SYMPOSIUM_GITREGISTRY_NO_AUTO_UPDATE=1  refresh only when forced
 //
-// The name is announced in the initialize result, so it must come from the
-// command line or the process environment.
+// The name is announced in the initialize result, read once Initialize has
+// settled the configuration, so it may come from the initialize environment
+// like every other setting.
 //
 // Entries follow the registry layout (every directory holding SYMPOSIUM.toml
 // or SKILL.md, not descending into entries); an entry's id is (NAME, entry
@@ -38,6 +39,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // Environment variables that configure the registry when the matching flag
@@ -71,16 +73,15 @@ type PM struct {
 	set   map[string]bool // flags given on the command line
 	fs    *flag.FlagSet
 
-	mu        sync.Mutex
-	cfg       Config
-	ready     bool
-	announced string // what Name answered before Initialize, if it was asked
-	root      string // <cache_dir>/gitregistry
-	environ   []string
-	getenv    func(string) string
-	log       *slog.Logger
-	cache     *gitcache.Cache
-	indexes   map[string]*index // by commit
+	mu      sync.Mutex
+	cfg     Config
+	ready   bool
+	root    string // <cache_dir>/gitregistry
+	environ []string
+	getenv  func(string) string
+	log     *slog.Logger
+	cache   *gitcache.Cache
+	indexes map[string]*index // by commit
 
 	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
 	// tests set it to simulate a full disk.
@@ -126,25 +127,24 @@ func (p *PM) givenBool(name string, v bool) bool {
 	return v
 }
 
-// Name returns the registry name. Before Initialize that is the --name
-// flag, else SYMPOSIUM_GITREGISTRY_NAME in the process environment, else
-// "gitregistry"; Initialize refuses an initialize-env name that differs from
-// a name already announced.
+// Name returns the registry name: once initialized, the configured one
+// (--name, else SYMPOSIUM_GITREGISTRY_NAME from the initialize env); before
+// that (only --help asks then) the --name flag, else the variable in the
+// process environment, else "gitregistry". The harness reads it after
+// Initialize, so a name given only in the initialize env is the one
+// announced.
 func (p *PM) Name() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ready {
-		return p.cfg.Name
-	}
 	switch {
+	case p.ready:
+		return p.cfg.Name
 	case p.flags.Name != "":
-		p.announced = p.flags.Name
+		return p.flags.Name
 	case os.Getenv(EnvName) != "":
-		p.announced = os.Getenv(EnvName)
-	default:
-		p.announced = "gitregistry"
+		return os.Getenv(EnvName)
 	}
-	return p.announced
+	return "gitregistry"
 }
 
 // Initialize settles the configuration. It does not touch the network.
@@ -182,12 +182,6 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	if err := gitcache.ValidateSubdir(cfg.Subdir); err != nil {
 		return fmt.Errorf("registry %s: %w", cfg.Name, err)
 	}
-	p.mu.Lock()
-	announced := p.announced
-	p.mu.Unlock()
-	if announced != "" && announced != cfg.Name {
-		return fmt.Errorf("registry name %q (from the initialize env) differs from the name %q already announced; pass --name %s", cfg.Name, announced, cfg.Name)
-	}
 	cacheDir := s.CacheDir
 	if cacheDir == "" {
 		d, err := os.UserCacheDir()
@@ -196,7 +190,9 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 		}
 		cacheDir = filepath.Join(d, "symposium")
 	}
-	root, err := filepath.Abs(filepath.Join(cacheDir, "gitregistry"))
+	// The protocol gives each PM <cache_dir>/<its name>/ and nothing else
+	// there; the name is made safe for a path as status expects it.
+	root, err := filepath.Abs(filepath.Join(cacheDir, regcache.NamePart(cfg.Name)))
 	if err != nil {
 		return err
 	}
@@ -354,6 +350,7 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 		return []protocol.Offer{}, err
 	}
 	idx := p.snapshotIndex(ctx, c, snap)
+	idx.diagnose(ctx, p.cfg.Name, snap.Dir)
 	offers := make([]protocol.Offer, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if e.Problem == "" {

@@ -1,6 +1,7 @@
 package gitregistry
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,9 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
 // indexFormat versions the persisted index; bump it whenever what an index
@@ -64,7 +68,7 @@ type entry struct {
 // problem, never aborting the others.
 func buildIndex(dir, commit string) *index {
 	idx := &index{Format: indexFormat, Commit: commit, Entries: []entry{}}
-	ents, err := manifest.Enumerate(dir)
+	ents, err := layout.Enumerate(dir)
 	if err != nil {
 		idx.Problem = err.Error()
 		return idx
@@ -75,11 +79,11 @@ func buildIndex(dir, commit string) *index {
 	return idx
 }
 
-func loadEntry(root string, e manifest.Entry) entry {
+func loadEntry(root string, e layout.Entry) entry {
 	ent := entry{Path: e.Path}
 	dir := filepath.Join(root, filepath.FromSlash(e.Path))
 	switch e.Kind {
-	case manifest.EntryPlugin:
+	case layout.EntryPlugin:
 		ent.Kind = "plugin"
 		data, err := readCapped(filepath.Join(dir, manifest.ManifestFile))
 		if err != nil {
@@ -95,26 +99,26 @@ func loadEntry(root string, e manifest.Entry) entry {
 		} else if m, err := manifest.DecodeTOML(data); err == nil {
 			ent.Skills = groupSkills(root, dir, m)
 		}
-	case manifest.EntrySkill:
+	case layout.EntrySkill:
 		ent.Kind = "skill"
-		data, err := readCapped(filepath.Join(dir, manifest.SkillFile))
+		data, err := readCapped(filepath.Join(dir, skill.File))
 		if err != nil {
 			ent.Problem = err.Error()
 			return ent
 		}
-		sk, err := manifest.ParseSkillMD(data, true)
+		sk, err := skill.Parse(data, true)
 		var m *manifest.Manifest
 		if err != nil {
-			var rsk *manifest.Skill
+			var rsk *skill.Skill
 			m, rsk = retiredSkill(path.Base(e.Path), data, err)
 			if m == nil {
-				ent.Problem = fmt.Sprintf("%s: %v", manifest.SkillFile, err)
+				ent.Problem = fmt.Sprintf("%s: %v", skill.File, err)
 				return ent
 			}
 			ent.Note = retiredNote(err)
 			ent.Name, ent.Description = m.Name, rsk.Description
 		} else {
-			m = manifest.SynthesizeSkillPlugin(path.Base(e.Path), sk)
+			m = layout.SkillPlugin(path.Base(e.Path), sk)
 			ent.Name, ent.Description = m.Name, sk.Description
 		}
 		ent.Manifest, err = m.WireJSON()
@@ -202,9 +206,9 @@ func groupSkills(root, dir string, m *manifest.Manifest) []string {
 			if err != nil || len(out) >= maxGroupSkills {
 				return filepath.SkipDir
 			}
-			if d.Type().IsRegular() && d.Name() == manifest.SkillFile {
+			if d.Type().IsRegular() && d.Name() == skill.File {
 				if data, err := readCapped(p); err == nil {
-					if sk, err := manifest.ParseSkillMD(data, false); err == nil && sk.Description != "" {
+					if sk, err := skill.Parse(data, false); err == nil && sk.Description != "" {
 						out = append(out, sk.Description)
 					}
 				}
@@ -243,6 +247,32 @@ func (idx *index) report(log *slog.Logger) {
 			log.Warn("offering registry entry raw; the host will reject it", "entry", e.Path, "commit", idx.Commit, "err", e.Note)
 		}
 	}
+}
+
+// diagnose hands the index's problems to the host as diagnostics of the
+// request ctx belongs to (docs/protocol.md §4.7): a registry that cannot be
+// listed, and each entry skipped. Entries offered raw are not repeated:
+// the host shows them invalid, with the reason.
+func (idx *index) diagnose(ctx context.Context, registry, dir string) {
+	if idx.Problem != "" {
+		pmserver.Warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("registry %s (commit %s) cannot be listed: %s; it offers nothing", registry, short(idx.Commit), idx.Problem)})
+	}
+	for _, e := range idx.Entries {
+		if e.Problem != "" {
+			pmserver.Warn(ctx, pmserver.Diagnostic{
+				Message: fmt.Sprintf("registry %s (commit %s): entry %s is not offered: %s", registry, short(idx.Commit), e.Path, e.Problem),
+				File:    filepath.Join(dir, filepath.FromSlash(e.Path)),
+			})
+		}
+	}
+}
+
+// short abbreviates a commit id for messages.
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
 }
 
 // present reports whether every entry's directory is still on disk below

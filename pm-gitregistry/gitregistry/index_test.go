@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 )
 
 func TestRawManifest(t *testing.T) {
@@ -89,7 +90,7 @@ func TestRetiredSkill(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "e", "SKILL.md"), []byte(tc.doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ent := loadEntry(dir, manifest.Entry{Path: "e", Kind: manifest.EntrySkill})
+			ent := loadEntry(dir, layout.Entry{Path: "e", Kind: layout.EntrySkill})
 			if tc.wantRaw == "" {
 				if ent.Problem == "" || ent.Manifest != nil {
 					t.Fatalf("entry = %+v; want a problem and no manifest", ent)

@@ -12,14 +12,18 @@ const example = `symposium-pm call refresh '{"update":"check","force":true}' -- 
 	"` to fetch a registry, then `" +
 	`symposium-pm call active_plugins '{"deps":[]}' -- symposium-pm-gitregistry --name recs --url https://github.com/symposium-dev/recommendations`
 
+// description is what --help says the PM does.
+const description = "Serves the plugins and skills of a git-hosted Symposium registry, cloned into the cache with go-git.\n" +
+	"Flags not given are read from the initialize env (SYMPOSIUM_GITREGISTRY_URL, _REF, _SUBDIR, _NO_AUTO_UPDATE)."
+
 // Main is the whole main function of symposium-pm-gitregistry: it registers
-// the registry flags on flag.CommandLine and serves the PM on stdin and
-// stdout until end of input.
-func Main() {
+// the registry flags on flag.CommandLine and serves a new PM on stdin and
+// stdout until end of input through pmserver.Main, which parses the command
+// line (those flags, --version, --help, --max-message-size) and exits. opts
+// are applied after the PM's own options, so they override them.
+func Main(opts ...pmserver.Option) {
 	pm := New(Config{})
 	pm.RegisterFlags(flag.CommandLine)
 	defer pm.Close()
-	pmserver.Main(pm, pmserver.WithExample(example), pmserver.WithDescription(
-		"Serves the plugins and skills of a git-hosted Symposium registry, cloned into the cache with go-git.\n"+
-			"Flags not given are read from the initialize env (SYMPOSIUM_GITREGISTRY_URL, _REF, _SUBDIR, _NO_AUTO_UPDATE)."))
+	pmserver.Main(pm, append([]pmserver.Option{pmserver.WithExample(example), pmserver.WithDescription(description)}, opts...)...)
 }

@@ -8,6 +8,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // retiredSkill reads a bare skill whose SKILL.md front matter uses the
@@ -21,8 +24,8 @@ import (
 // It returns nils when data has no retired key to carry (parseErr is then
 // the problem to report) or when the rest of the front matter is itself
 // unreadable.
-func retiredSkill(dirName string, data []byte, parseErr error) (*manifest.Manifest, *manifest.Skill) {
-	var se *manifest.SkillError
+func retiredSkill(dirName string, data []byte, parseErr error) (*manifest.Manifest, *skill.Skill) {
+	var se *skill.Error
 	if !errors.As(parseErr, &se) || se.Field != "crates" {
 		return nil, nil
 	}
@@ -51,13 +54,13 @@ func retiredSkill(dirName string, data []byte, parseErr error) (*manifest.Manife
 	if err != nil {
 		return nil, nil
 	}
-	sk, err := manifest.ParseSkillMD(bytes.Join([][]byte{head, rest, tail}, nil), true)
+	sk, err := skill.Parse(bytes.Join([][]byte{head, rest, tail}, nil), true)
 	if err != nil {
 		return nil, nil
 	}
-	m := manifest.SynthesizeSkillPlugin(dirName, sk)
+	m := layout.SkillPlugin(dirName, sk)
 	list := []any{}
-	for _, c := range manifest.SplitTopLevel(crates) {
+	for _, c := range predicate.SplitTopLevel(crates) {
 		list = append(list, c)
 	}
 	m.Extra = map[string]any{"crates": list}
@@ -82,5 +85,5 @@ func splitFrontMatter(data []byte) (head, fm, tail []byte, ok bool) {
 
 // retiredNote is the stderr note for an entry offered with a retired key.
 func retiredNote(err error) string {
-	return fmt.Sprintf("%s: %v", manifest.SkillFile, err)
+	return fmt.Sprintf("%s: %v", skill.File, err)
 }

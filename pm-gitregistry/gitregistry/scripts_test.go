@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
-		"symposium-pm-gitregistry": gitregistry.Main,
+		"symposium-pm-gitregistry": func() { gitregistry.Main() },
 		"symposium-pm":             func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	}))
 }

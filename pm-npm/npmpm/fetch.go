@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -291,11 +292,10 @@ func (p *PM) unpackInto(ctx context.Context, f *os.File, size int64, id protocol
 		os.RemoveAll(dir)
 		return "", err
 	}
-	if err := os.Rename(dir, final); err != nil {
+	// When final is already cached (another process won the race), it is
+	// kept.
+	if _, err := atomicfile.PublishDir(dir, final); err != nil {
 		os.RemoveAll(dir)
-		if isDir(final) {
-			return final, nil // already cached, or another process won the race
-		}
 		return "", err
 	}
 	p.log.Debug("cached package", "package", id.Name, "version", id.Version, "dir", final)

@@ -2,7 +2,6 @@ package npmpm
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -58,15 +57,6 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // needNPM skips the test when npm is absent.

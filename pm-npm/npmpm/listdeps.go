@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/yarnlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -24,7 +25,7 @@ import (
 // listCacheKey names the persisted list_deps answer and versions its
 // meaning; the workspace directory follows it. The value is the answer in
 // depcache's compact dependency form.
-const listCacheKey = "npm list_deps 3\x00"
+const listCacheKey = "npm list_deps 4\x00"
 
 // listCache is where the list_deps answers are persisted.
 func (p *PM) listCache() *depcache.Cache {
@@ -43,11 +44,14 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 		}
 	}
 	var rec depcache.Recorder
+	before := pmserver.DiagnosticsSent(ctx)
 	deps, err := p.computeDeps(ctx, &rec)
 	if err != nil {
 		return nil, err
 	}
-	if data, ok := depcache.AppendDeps(nil, deps); ok {
+	// An answer that came with diagnostics is not cached: a cached copy
+	// would not repeat them.
+	if data, ok := depcache.AppendDeps(nil, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
 		if err := cache.Store(key, rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist the list_deps cache", "err", err)
 		}
@@ -70,12 +74,13 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 		return []protocol.PackageID{}, nil // not an npm project
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", rootPath, err)
+		return nil, err // an *fs.PathError: it names the file
 	}
-	rootPkg, err := packagejson.Parse(data)
+	rootPkg, err := packagejson.ParseFile(rootPath, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rootPath, err)
+		return nil, err
 	}
+	p.checkDepTables(ctx, rootPath, data)
 	members := []member{{dir: "", pkg: rootPkg}}
 	patterns := rootPkg.Workspaces
 	if pw, err := rec.ReadFile(filepath.Join(ws, "pnpm-workspace.yaml")); err == nil {
@@ -100,11 +105,13 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 			if err != nil {
 				continue
 			}
-			pkg, err := packagejson.Parse(md)
+			pkg, err := packagejson.ParseFile(mp, md)
 			if err != nil {
-				p.log.Warn("skipping workspace member with an unreadable package.json", "path", mp, "err", err)
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this workspace member is left out", mp, err), File: mp},
+					"skipping workspace member with an unreadable package.json", "path", mp, "err", err)
 				continue
 			}
+			p.checkDepTables(ctx, mp, md)
 			members = append(members, member{dir: d, pkg: pkg})
 		}
 	}
@@ -198,13 +205,13 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 		file = lock
 	}
 	if err == nil {
-		l, perr := packagelock.Parse(data)
+		l, perr := packagelock.ParseFile(file, data)
 		if perr != nil {
-			return nil, fmt.Errorf("%s: %w", file, perr)
+			return nil, perr
 		}
 		out = append(out, namedLock{l, kindPackageLock})
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err // an *fs.PathError: it names the file
 	}
 	for _, lf := range []struct {
 		name  string
@@ -220,7 +227,7 @@ func (p *PM) lockfiles(rec *depcache.Recorder) ([]namedLock, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
+			return nil, err // an *fs.PathError: it names the file
 		}
 		l, err := lf.parse(data)
 		if err != nil {

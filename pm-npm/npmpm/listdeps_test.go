@@ -365,3 +365,35 @@ func TestListDepsCacheNewMember(t *testing.T) {
 		t.Errorf("after adding a member: %v", ids(got))
 	}
 }
+
+// TestUnreadableFilesNamedOnce checks that a package.json or lockfile
+// that cannot be read, or does not parse, is named once in the error.
+func TestUnreadableFilesNamedOnce(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"package.json is a directory": {"package.json/x": ""},
+		"package.json is broken":      {"package.json": "{\n"},
+		"lockfile is a directory":     {"package.json": "{}", "package-lock.json/x": ""},
+		"lockfile is broken":          {"package.json": "{}", "package-lock.json": "[1,"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := t.TempDir()
+			for f, c := range files {
+				full := filepath.Join(ws, filepath.FromSlash(f))
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, _ := newPM(t, ws, nil)
+			_, err := p.ListDeps(context.Background())
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if n := strings.Count(err.Error(), ws); n != 1 {
+				t.Errorf("%q names the workspace %d times, want once", err, n)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package npmpm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
 // diskReader is how active_plugins looks into node_modules directories:
@@ -170,7 +172,9 @@ func (p *PM) indexInstalled(rec *depcache.Recorder, parents []string, want map[s
 
 // installedCopy returns the first copy of name in the index whose version
 // passes ok, nearest first.
-func (p *PM) installedCopy(rec *depcache.Recorder, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
+// A copy that cannot be used is skipped with a diagnostic of the request
+// ctx belongs to. Each package.json looked at is recorded in rec.
+func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
 	disk := p.disk()
 	for _, at := range idx.where[name] {
 		nm := filepath.Join(idx.parents[at.parent], "node_modules")
@@ -180,13 +184,18 @@ func (p *PM) installedCopy(rec *depcache.Recorder, idx *installIndex, name strin
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				// This one package is unusable; the others are still offered.
-				p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", err)
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%v; this installed copy of %s is skipped", err, name),
+					File: filepath.Join(dir, "package.json"), Package: pkgID(name, "")},
+					"skipping a package whose package.json cannot be used", "package", name, "err", err)
 			}
 			continue
 		}
-		pkg, err := packagejson.Parse(data)
+		pkg, err := packagejson.ParseFile(filepath.Join(dir, "package.json"), data)
 		if err != nil {
-			p.log.Warn("skipping a package whose package.json cannot be used", "package", name, "err", fmt.Errorf("%s: %w", filepath.Join(dir, "package.json"), err))
+			pj := filepath.Join(dir, "package.json")
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; this installed copy of %s is skipped", pj, err, name),
+				File: pj, Package: pkgID(name, "")},
+				"skipping a package whose package.json cannot be used", "package", name, "err", fmt.Errorf("%s: %w", pj, err))
 			continue
 		}
 		if !validVersion(pkg.Version) || !ok(pkg.Version) {

@@ -42,6 +42,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // Name is the PM's name: the pm component of every id it mints.
@@ -126,7 +127,7 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 func (p *PM) registryClient() (*registry.Client, error) {
 	p.clientOnce.Do(func() {
 		cfg := npmrc.Load(p.workspace, p.env)
-		p.log.Debug("npm configuration", "files", cfg.Files, "registry", registry.Redact(cfg.Registry("")))
+		p.log.Debug("npm configuration", "files", cfg.Files, "registry", redact.URL(cfg.Registry("")))
 		p.client, p.clientErr = registry.New(cfg, p.env, "symposium-pm-npm/"+Version)
 	})
 	return p.client, p.clientErr

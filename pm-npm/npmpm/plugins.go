@@ -5,13 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -45,12 +49,12 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *
 			continue
 		}
 		seen[d] = true
-		c, ok := p.localCopy(rec, idx, d)
+		c, ok := p.localCopy(ctx, rec, idx, d)
 		if !ok {
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
 		}
-		m, embeds := p.manifest(rec, d.Name, c.root, c.pkg)
+		m, embeds := p.manifest(ctx, rec, d.Name, c.version, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
 		}
@@ -66,11 +70,11 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *
 // localCopy finds dep on disk: the exact version when dep names one (any
 // version for "*"), installed copies (members' node_modules first, then
 // the workspace's and its parents') before cached ones.
-func (p *PM) localCopy(rec *depcache.Recorder, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
+func (p *PM) localCopy(ctx context.Context, rec *depcache.Recorder, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
 	want := func(v string) bool {
 		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
 	}
-	if c, ok := p.installedCopy(rec, idx, dep.Name, want); ok {
+	if c, ok := p.installedCopy(ctx, rec, idx, dep.Name, want); ok {
 		return c, true
 	}
 	for _, c := range p.cachedCopies(rec, dep.Name) {
@@ -97,7 +101,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 			return nil, err
 		}
 	}
-	m, _ := p.manifest(nil, id.Name, c.root, nil)
+	m, _ := p.manifest(ctx, nil, id.Name, c.version, c.root, nil)
 	if m == nil {
 		return []protocol.Offer{}, nil
 	}
@@ -115,9 +119,13 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 // parse are dropped with a warning, as Symposium does. The package's
 // directory, its package.json, SYMPOSIUM.toml and skills/ tree are recorded
 // in rec.
-func (p *PM) manifest(rec *depcache.Recorder, name, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
+//
+// Each layer dropped is also a diagnostic of the request ctx belongs to.
+func (p *PM) manifest(ctx context.Context, rec *depcache.Recorder, name, version, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
 	rec.ObserveDir(root)
 	embeds := false
+	id := pkgID(name, version)
+	pkgPath := filepath.Join(root, "package.json")
 	var jsonLayer, tomlLayer map[string]any
 	var err error
 	if pkg == nil {
@@ -125,7 +133,8 @@ func (p *PM) manifest(rec *depcache.Recorder, name, root string, pkg *packagejso
 		pkg, err = packagejson.ReadPackage(root)
 	}
 	if err != nil {
-		p.log.Warn("cannot read package.json; its \"symposium\" layer is ignored", "package", name, "root", root, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf(`cannot read package.json (%v); its "symposium" layer is ignored`, err), File: pkgPath, Package: id},
+			"cannot read package.json; its \"symposium\" layer is ignored", "package", name, "root", root, "err", err)
 	} else if len(pkg.Symposium) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(pkg.Symposium))
 		var v any
@@ -133,7 +142,8 @@ func (p *PM) manifest(rec *depcache.Recorder, name, root string, pkg *packagejso
 			if t, ok := v.(map[string]any); ok {
 				jsonLayer, embeds = t, true
 			} else {
-				p.log.Warn(`ignoring package.json "symposium": not an object`, "package", name)
+				p.warn(ctx, pmserver.Diagnostic{Message: `package.json "symposium" is not an object; it is ignored (write it as {"skills": ...})`, File: pkgPath, Package: id},
+					`ignoring package.json "symposium": not an object`, "package", name)
 			}
 		}
 	}
@@ -145,26 +155,34 @@ func (p *PM) manifest(rec *depcache.Recorder, name, root string, pkg *packagejso
 		embeds = true
 		if err := tomlfile.Unmarshal(tomlPath, data, &tomlLayer); err != nil {
 			tomlLayer = nil // a document that does not decode contributes nothing
-			p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml: layer ignored: %v", err), File: tomlPath, Package: id},
+				"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		// Present but unusable (not a regular file, a link out of the
 		// package, over the cap): this package's layer only is dropped.
-		p.log.Warn("SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml: layer ignored: %v", err), File: tomlPath, Package: id},
+			"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
 	rec.ObserveTree(filepath.Join(root, manifest.DefaultSkillsPath))
-	if !embeds && manifest.HasSkills(root) {
+	if !embeds && skill.Embeds(root) {
 		embeds = true
 	}
 	m, errs := manifest.Embedded(name,
 		manifest.Layer{Source: sourcePackageJSON, Table: jsonLayer},
 		manifest.Layer{Source: sourceTOML, Table: tomlLayer})
 	for _, err := range errs {
-		p.log.Warn("plugin layer ignored", "package", name, "err", err)
+		file := pkgPath
+		if strings.HasPrefix(err.Error(), sourceTOML) {
+			file = tomlPath
+		}
+		p.warn(ctx, pmserver.Diagnostic{Message: err.Error(), File: file, Package: id},
+			"plugin layer ignored", "package", name, "err", err)
 	}
 	wire, err := m.WireJSON()
 	if err != nil {
-		p.log.Warn("cannot encode plugin manifest", "package", name, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot encode the plugin manifest (%v); no plugin is offered", err), Package: id},
+			"cannot encode plugin manifest", "package", name, "err", err)
 		return nil, false
 	}
 	return wire, embeds

@@ -22,14 +22,6 @@ import (
 // PM process without building one.
 const asPMEnv = "SYMPOSIUM_NPM_TEST_AS_PM"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(asPMEnv) == "1" {
-		pmserver.Main(New(), pmserver.WithVersion(Version))
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // callTimeout bounds how long a test waits for the PM's work to show.
 const callTimeout = time.Minute
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -24,7 +25,7 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 		return res, nil
 	}
 	if err != nil {
-		return res, fmt.Errorf("reading %s: %w", rootPath, err)
+		return res, err // names rootPath already
 	}
 	if root.Name != "" {
 		res.Members = append(res.Members, protocol.WorkspaceMember{Name: root.Name, Version: root.Version, Dir: p.workspace})
@@ -40,7 +41,10 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 		dir := filepath.Join(p.workspace, filepath.FromSlash(d))
 		m, err := packagejson.Read(filepath.Join(dir, "package.json"))
 		if err != nil {
-			p.log.Warn("skipping workspace member with an unreadable package.json", "dir", dir, "err", err)
+			mp := filepath.Join(dir, "package.json")
+			// The same words as list_deps's, so that the host shows it once.
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%v; this workspace member is left out", err), File: mp},
+				"skipping workspace member with an unreadable package.json", "dir", dir, "err", err)
 			continue
 		}
 		res.Members = append(res.Members, protocol.WorkspaceMember{Name: m.Name, Version: m.Version, Dir: dir})

@@ -25,7 +25,7 @@ func FuzzLoad(f *testing.F) {
 		_ = c.Authorization(rawURL)
 		_ = c.Authorization(c.Registry(name) + name)
 		if u, err := url.Parse(rawURL); err == nil {
-			_ = c.Proxy(u, mapEnv{})
+			_, _ = c.ProxySettings(mapEnv{}).For(u)
 		}
 		_, _ = c.StrictSSL(), c.CAFile()
 	})

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -285,10 +286,12 @@ func (c *Config) authFor(nerf string) string {
 	return ""
 }
 
-// Proxy returns the proxy URL to use for a request to target, or nil: the
-// https-proxy (for https) or proxy setting, else HTTPS_PROXY/HTTP_PROXY from
-// env, unless the host matches noproxy / NO_PROXY or is a loopback address.
-func (c *Config) Proxy(target *url.URL, env Env) *url.URL {
+// ProxySettings returns npm's proxy settings, for netproxy: https-proxy
+// (then HTTPS_PROXY, proxy, HTTP_PROXY) for https requests, proxy (then
+// HTTP_PROXY) for http requests, and noproxy (then NO_PROXY); each key is
+// read from the configuration, then from env as written and upper-cased.
+// Loopback hosts are never proxied.
+func (c *Config) ProxySettings(env Env) netproxy.Settings {
 	get := func(keys ...string) string {
 		for _, k := range keys {
 			if v, ok := c.values[k]; ok && v != "" {
@@ -303,30 +306,11 @@ func (c *Config) Proxy(target *url.URL, env Env) *url.URL {
 		}
 		return ""
 	}
-	host := target.Hostname()
-	if host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1" {
-		return nil
+	return netproxy.Settings{
+		HTTP:    get("proxy", "http_proxy"),
+		HTTPS:   get("https-proxy", "https_proxy", "proxy", "http_proxy"),
+		NoProxy: get("noproxy", "no_proxy"),
 	}
-	for _, np := range strings.Split(get("noproxy", "no_proxy"), ",") {
-		np = strings.TrimPrefix(strings.TrimSpace(np), ".")
-		if np == "*" || (np != "" && (host == np || strings.HasSuffix(host, "."+np))) {
-			return nil
-		}
-	}
-	var p string
-	if target.Scheme == "https" {
-		p = get("https-proxy", "https_proxy", "proxy", "http_proxy")
-	} else {
-		p = get("proxy", "http_proxy")
-	}
-	if p == "" {
-		return nil
-	}
-	u, err := url.Parse(p)
-	if err != nil || u.Host == "" {
-		return nil
-	}
-	return u
 }
 
 // StrictSSL reports whether TLS certificates are verified (strict-ssl,

@@ -71,14 +71,47 @@ func TestEnvKey(t *testing.T) {
 func TestProxy(t *testing.T) {
 	c := Load("", mapEnv{})
 	env := mapEnv{"HTTPS_PROXY": "http://proxy:3128", "NO_PROXY": "internal.example"}
-	u, _ := url.Parse("https://registry.npmjs.org/x")
-	if p := c.Proxy(u, env); p == nil || p.Host != "proxy:3128" {
-		t.Errorf("proxy %v", p)
-	}
-	for _, h := range []string{"https://a.internal.example/x", "http://127.0.0.1:9/x"} {
-		u, _ := url.Parse(h)
-		if p := c.Proxy(u, env); p != nil {
-			t.Errorf("%s proxied through %v", h, p)
+	for target, want := range map[string]string{
+		"https://registry.npmjs.org/x": "http://proxy:3128",
+		"https://a.internal.example/x": "",
+		"http://127.0.0.1:9/x":         "",
+		"http://registry.example/x":    "",
+	} {
+		u, _ := url.Parse(target)
+		p, err := c.ProxySettings(env).For(u)
+		got := ""
+		if p != nil {
+			got = p.String()
 		}
+		if err != nil || got != want {
+			t.Errorf("%s: proxy %q, %v; want %q", target, got, err, want)
+		}
+	}
+}
+
+// TestProxyConfig checks npm's own keys: https-proxy, then proxy (also for
+// https), over the environment, and noproxy.
+func TestProxyConfig(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, ".npmrc"), "proxy=http://cfg-proxy:1\nnoproxy=.corp\n")
+	c := Load(dir, mapEnv{"HOME": t.TempDir()})
+	env := mapEnv{"HTTPS_PROXY": "http://env-https:2"}
+	for target, want := range map[string]string{
+		"https://registry.npmjs.org/x": "http://env-https:2",
+		"http://registry.example/x":    "http://cfg-proxy:1",
+		"https://a.corp/x":             "",
+	} {
+		u, _ := url.Parse(target)
+		p, err := c.ProxySettings(env).For(u)
+		got := ""
+		if p != nil {
+			got = p.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: proxy %q, %v; want %q", target, got, err, want)
+		}
+	}
+	if s := c.ProxySettings(mapEnv{}); s.HTTPS != "http://cfg-proxy:1" {
+		t.Errorf("https falls back to proxy: %+v", s)
 	}
 }

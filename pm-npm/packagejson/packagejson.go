@@ -7,11 +7,12 @@ package packagejson
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
@@ -73,11 +74,7 @@ func ReadPackage(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "package.json"), err)
-	}
-	return m, nil
+	return ParseFile(filepath.Join(dir, "package.json"), data)
 }
 
 // Read reads and parses the package.json at path (the workspace's own).
@@ -86,20 +83,27 @@ func Read(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return ParseFile(path, data)
 }
 
 // Parse parses package.json content. It fails only when the document is not
 // a JSON object; fields of an unexpected type are ignored, as npm does.
 func Parse(data []byte) (*Manifest, error) {
+	return ParseFile("package.json", data)
+}
+
+// ParseFile parses the content of the package.json at path; its errors
+// name path, with the line and column of a syntax error.
+func ParseFile(path string, data []byte) (*Manifest, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var r raw
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("invalid package.json: %w", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Only the document as a whole can have the wrong type.
+			return nil, &jsonfile.Error{File: path, Msg: "a package.json must be a JSON object", Err: err}
+		}
+		return nil, jsonfile.Explain(path, data, err)
 	}
 	m := &Manifest{
 		Name:    str(r.Name),

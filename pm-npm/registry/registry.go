@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/npmrc"
+	"github.com/symposium-dev/symposium-pm/sdk/download"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // AcceptAbbreviated asks for the abbreviated ("corgi") packument, falling
@@ -44,7 +46,7 @@ type Client struct {
 // sent with every request.
 func New(cfg *npmrc.Config, env npmrc.Env, userAgent string) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = func(r *http.Request) (*url.URL, error) { return cfg.Proxy(r.URL, env), nil }
+	tr.Proxy = cfg.ProxySettings(env).Func()
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if !cfg.StrictSSL() {
 		tlsCfg.InsecureSkipVerify = true //nolint:gosec // the user's strict-ssl=false
@@ -130,22 +132,10 @@ func PackumentURL(registry, name string) string {
 	return registry + strings.Replace(url.PathEscape(name), "%2F", "%2f", 1)
 }
 
-// Redact returns rawURL without user information or query, for messages.
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	return u.String()
-}
-
 func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, &HTTPError{URL: Redact(rawURL), Err: errors.New("invalid URL")}
+		return nil, &HTTPError{URL: redact.URL(rawURL), Err: errors.New("invalid URL")}
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -163,7 +153,7 @@ func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, &HTTPError{URL: Redact(rawURL), Err: err}
+		return nil, &HTTPError{URL: redact.URL(rawURL), Err: err}
 	}
 	return resp, nil
 }
@@ -179,20 +169,20 @@ func (c *Client) Packument(ctx context.Context, name string) (*Packument, error)
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotFound, Redact(u))
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotFound, redact.URL(u))
 	case resp.StatusCode != http.StatusOK:
-		return nil, &HTTPError{URL: Redact(u), Status: resp.StatusCode}
+		return nil, &HTTPError{URL: redact.URL(u), Status: resp.StatusCode}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxPackumentBytes+1))
 	if err != nil {
-		return nil, &HTTPError{URL: Redact(u), Err: err}
+		return nil, &HTTPError{URL: redact.URL(u), Err: err}
 	}
 	if len(body) > MaxPackumentBytes {
-		return nil, &HTTPError{URL: Redact(u), Err: fmt.Errorf("packument over %d bytes", MaxPackumentBytes)}
+		return nil, &HTTPError{URL: redact.URL(u), Err: fmt.Errorf("packument over %d bytes", MaxPackumentBytes)}
 	}
 	p, err := decodePackument(body)
 	if err != nil {
-		return nil, &HTTPError{URL: Redact(u), Err: err}
+		return nil, &HTTPError{URL: redact.URL(u), Err: err}
 	}
 	return p, nil
 }
@@ -224,35 +214,19 @@ func (c *Client) Download(ctx context.Context, rawURL string, w io.Writer) error
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return &HTTPError{URL: Redact(rawURL), Status: resp.StatusCode}
+		return &HTTPError{URL: redact.URL(rawURL), Status: resp.StatusCode}
 	}
-	tw := &trackedWriter{w: w}
-	n, err := io.Copy(tw, io.LimitReader(resp.Body, MaxTarballBytes+1))
-	if tw.err != nil {
-		return tw.err
+	n, werr, err := download.Copy(w, resp.Body, MaxTarballBytes)
+	if werr != nil {
+		return werr
 	}
 	if err != nil {
-		return &HTTPError{URL: Redact(rawURL), Err: err}
+		return &HTTPError{URL: redact.URL(rawURL), Err: err}
 	}
 	if n > MaxTarballBytes {
-		return &HTTPError{URL: Redact(rawURL), Err: fmt.Errorf("tarball over %d bytes", MaxTarballBytes)}
+		return &HTTPError{URL: redact.URL(rawURL), Err: fmt.Errorf("tarball over %d bytes", MaxTarballBytes)}
 	}
 	return nil
-}
-
-// trackedWriter remembers its writer's failure, to tell it apart from the
-// response's.
-type trackedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *trackedWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	if err != nil {
-		t.err = err
-	}
-	return n, err
 }
 
 // SearchResult is one hit of /-/v1/search.
@@ -271,7 +245,7 @@ func (c *Client) Search(ctx context.Context, text string, size int) ([]SearchRes
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &HTTPError{URL: Redact(u), Status: resp.StatusCode}
+		return nil, &HTTPError{URL: redact.URL(u), Status: resp.StatusCode}
 	}
 	var doc struct {
 		Objects []struct {
@@ -283,7 +257,7 @@ func (c *Client) Search(ctx context.Context, text string, size int) ([]SearchRes
 		} `json:"objects"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxPackumentBytes)).Decode(&doc); err != nil {
-		return nil, &HTTPError{URL: Redact(u), Err: fmt.Errorf("invalid search response: %w", err)}
+		return nil, &HTTPError{URL: redact.URL(u), Err: fmt.Errorf("invalid search response: %w", err)}
 	}
 	out := make([]SearchResult, 0, len(doc.Objects))
 	for _, o := range doc.Objects {

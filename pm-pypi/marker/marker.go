@@ -64,9 +64,6 @@ type Marker struct {
 	root node
 }
 
-// String returns the text the marker was parsed from.
-func (m *Marker) String() string { return m.text }
-
 type node interface{ eval(Env) Value }
 
 type orNode []node

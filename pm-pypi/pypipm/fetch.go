@@ -14,8 +14,10 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -31,7 +33,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	offers := p.offers(in, true)
+	offers := p.offers(ctx, in, true)
 	if offers == nil {
 		offers = []protocol.Offer{}
 	}
@@ -70,7 +72,7 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 	if local {
 		if env := p.environment(); env != nil {
 			if d, ok := env.Lookup(name); ok && matches(req, d.Version) {
-				return p.fromDist(d.Name, d.Version, d.Site, d.DistInfo, nil), nil
+				return p.fromDist(ctx, d.Name, d.Version, d.Site, d.DistInfo, nil), nil
 			}
 		}
 		if in, ok := p.cachedDist(name, req, nil); ok {
@@ -223,7 +225,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	}
 	if !ok {
 		return installed{}, protocol.ErrNotFound(id, "%s: no release of %q on %s satisfies %q", id, name,
-			simpleapi.Redact(p.indexCfg.Index), displayReq(req))
+			redact.URL(p.indexCfg.Index), displayReq(req))
 	}
 	exact := pkgID(name, c.version)
 	unlock := p.lock(name + "@" + c.version)
@@ -254,7 +256,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	p.log.Debug("downloading", "id", exact, "url", simpleapi.Redact(c.file.URL))
+	p.log.Debug("downloading", "id", exact, "url", redact.URL(c.file.URL))
 	sum, err := client.Download(ctx, c.file, tmp, MaxDownload)
 	if err != nil {
 		var re *simpleapi.RegistryError
@@ -341,32 +343,14 @@ func (p *PM) unpack(ctx context.Context, f *os.File, c candidate, tmpDir string)
 // (another process unpacked the same release meanwhile) it is kept, since
 // roots handed out must stay valid, unless replace asks to re-acquire.
 func swapInto(stage, dest string, replace bool) error {
-	err := os.Rename(stage, dest)
-	if err == nil {
-		return nil
-	}
-	if _, serr := os.Stat(dest); serr != nil {
-		return err
-	}
 	if !replace {
-		return nil
-	}
-	old, err := os.MkdirTemp(filepath.Dir(dest), ".old-")
-	if err != nil {
+		_, err := atomicfile.PublishDir(stage, dest)
 		return err
 	}
-	os.Remove(old)
-	if err := os.Rename(dest, old); err != nil && !os.IsNotExist(err) {
+	if err := atomicfile.SwapDir(stage, dest); err != nil {
 		return err
 	}
-	defer os.RemoveAll(old)
-	if err := os.Rename(stage, dest); err != nil {
-		if _, serr := os.Stat(dest); serr == nil {
-			return nil
-		}
-		return err
-	}
-	return nil
+	return os.RemoveAll(stage) // the replaced tree, or nothing
 }
 
 // staleAfter is the age past which a temporary download or staging tree
@@ -415,7 +399,7 @@ func displayReq(req string) string {
 func (p *PM) indexError(id protocol.PackageID, err error) error {
 	var nf *simpleapi.NotFoundError
 	if errors.As(err, &nf) {
-		return protocol.ErrNotFound(id, "%s: no project named %q on %s", id, id.Name, simpleapi.Redact(p.indexCfg.Index))
+		return protocol.ErrNotFound(id, "%s: no project named %q on %s", id, id.Name, redact.URL(p.indexCfg.Index))
 	}
 	var re *simpleapi.RegistryError
 	if errors.As(err, &re) {

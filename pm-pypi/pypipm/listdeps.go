@@ -7,22 +7,25 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfilelock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/poetrylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pylock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/uvlock"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pipfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -46,7 +49,7 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 
 // depsCacheKey names the persisted list_deps answer and versions its
 // meaning and layout (see encodeDeps); the workspace directory follows it.
-const depsCacheKey = "pypi list_deps 4\x00"
+const depsCacheKey = "pypi list_deps 5\x00"
 
 // depsCache is where list_deps answers are persisted: nil, which stores
 // nothing, when the host gave no cache directory.
@@ -106,6 +109,7 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 		}
 	}
 	r := &resolver{pm: p}
+	before := pmserver.DiagnosticsSent(ctx)
 	deps, err := r.run(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -116,7 +120,9 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 			local[n] = d
 		}
 	}
-	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok {
+	// An answer that came with diagnostics is not cached: a cached copy
+	// would not repeat them.
+	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
 		if err := cache.Store(key, r.rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist list_deps cache", "err", err)
 		}
@@ -220,7 +226,7 @@ func (r *resolver) read(path string) ([]byte, bool) {
 	data, err := r.rec.ReadFile(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			r.pm.log.Warn("cannot read", "path", path, "err", err)
+			r.rwarn(path, err, "it is ignored", "cannot read", "path", path, "err", err)
 		}
 		return nil, false
 	}
@@ -273,7 +279,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 			}
 			m, err := pyproject.Parse(data)
 			if err != nil {
-				r.pm.log.Warn("skipping workspace member", "path", mp, "err", err)
+				r.rwarn(mp, err, "this workspace member is left out", "skipping workspace member", "path", mp, "err", err)
 				continue
 			}
 			r.warnAll(mp, m.Problems)
@@ -356,7 +362,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 
 func (r *resolver) warnAll(path string, problems []error) {
 	for _, e := range problems {
-		r.pm.log.Warn("skipping a declaration", "path", path, "err", e)
+		r.rwarn(path, e, "this declaration is skipped", "skipping a declaration", "path", path, "err", e)
 	}
 }
 
@@ -388,40 +394,6 @@ func (r *resolver) offer(found map[string]string, name, version string) {
 // version.
 func (r *resolver) wants(name string) bool { return r.isDecl[name] && r.versions[name] == "" }
 
-// uvCandidates returns the locked versions of a name uv.lock holds several
-// of, with the markers selecting each: those of the workspace's own
-// dependency references when they name versions, else each version's
-// resolution-markers.
-func uvCandidates(l *uvlock.Lock, name string, pkgs []uvlock.Package) []lockCandidate {
-	members := map[string]bool{}
-	for _, m := range l.Members {
-		members[m] = true
-	}
-	var out []lockCandidate
-	for _, p := range l.Packages {
-		if !p.IsRoot() && !members[p.Name] {
-			continue
-		}
-		for _, e := range p.Edges {
-			if e.Name != name || e.Version == "" {
-				continue
-			}
-			c := lockCandidate{version: e.Version}
-			if e.Marker != "" {
-				c.markers = []string{e.Marker}
-			}
-			out = append(out, c)
-		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, p := range pkgs {
-		out = append(out, lockCandidate{version: p.Version, markers: p.ResolutionMarkers})
-	}
-	return out
-}
-
 func (r *resolver) commit(found map[string]string) {
 	for n, v := range found {
 		if r.versions[n] == "" {
@@ -450,7 +422,7 @@ func (r *resolver) members(proj *pyproject.Project) []string {
 		r.watchDir(parent)
 		matches, err := filepath.Glob(full)
 		if err != nil {
-			r.pm.log.Warn("bad workspace member pattern", "pattern", pat, "err", err)
+			r.rwarn(filepath.Join(r.pm.ws, "pyproject.toml"), fmt.Errorf("workspace member pattern %q: %w", pat, err), "it matches nothing", "bad workspace member pattern", "pattern", pat, "err", err)
 			continue
 		}
 		for _, m := range matches {
@@ -486,93 +458,22 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 		},
 	})
 	if err != nil {
-		r.pm.log.Warn("skipping requirements file", "path", path, "err", err)
+		r.rwarn(path, err, "the requirements in it are left out", "skipping requirements file", "path", path, "err", err)
 		return nil
 	}
 	r.warnAll(path, f.Problems)
 	for _, e := range f.Warnings {
-		r.pm.log.Warn("reading a requirement as pip does", "path", path, "err", e)
+		r.rwarn(path, e, "", "reading a requirement as pip does", "path", path, "err", e)
 	}
 	return f.Entries
 }
 
 func (r *resolver) fromUVLock() {
-	path := filepath.Join(r.pm.ws, "uv.lock")
-	data, ok := r.read(path)
-	if !ok {
-		return
-	}
-	l, err := uvlock.Parse(data)
-	if err != nil {
-		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
-		return
-	}
-	for _, m := range l.Members {
-		delete(r.isDecl, m)
-	}
-	found := map[string]string{}
-	byName := map[string][]uvlock.Package{}
-	for _, pkg := range l.Packages {
-		if pkg.IsRoot() {
-			continue
-		}
-		byName[pkg.Name] = append(byName[pkg.Name], pkg)
-		for _, dir := range []string{pkg.Source.Editable, pkg.Source.Directory, pkg.Source.Path, pkg.Source.Virtual} {
-			if dir != "" && !strings.HasSuffix(dir, ".whl") && !strings.HasSuffix(dir, ".tar.gz") {
-				r.localDir(pkg.Name, r.pm.ws, dir)
-			}
-		}
-	}
-	for name, pkgs := range byName {
-		if len(pkgs) == 1 {
-			r.offer(found, name, pkgs[0].Version)
-		} else if r.wants(name) {
-			// Several versions, split by markers: the one uv would
-			// install here.
-			if v, ok := r.chooseLocked(name, uvCandidates(l, name, pkgs), r.markerEnv(r.ctx)); ok {
-				r.offer(found, name, v)
-			}
-		}
-	}
-	r.commit(found)
-	// Members named by the lock are the workspace's own projects.
-	if len(l.Members) > 0 {
-		kept := r.declared[:0]
-		for _, n := range r.declared {
-			if r.isDecl[n] {
-				kept = append(kept, n)
-			}
-		}
-		r.declared = kept
-	}
-}
-
-// lockfile reads the lockfile at path and commits the versions parse offers
-// from it; a lockfile that does not parse is skipped with a warning.
-func (r *resolver) lockfile(path string, parse func(data []byte, offer func(name, version string)) error) {
-	data, ok := r.read(path)
-	if !ok {
-		return
-	}
-	found := map[string]string{}
-	if err := parse(data, func(name, version string) { r.offer(found, name, version) }); err != nil {
-		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
-		return
-	}
-	r.commit(found)
+	r.fromLock(filepath.Join(r.pm.ws, "uv.lock"), func(b []byte) (lockfile.Resolver, error) { return uvlock.Parse(b) })
 }
 
 func (r *resolver) fromPoetryLock() {
-	r.lockfile(filepath.Join(r.pm.ws, "poetry.lock"), func(data []byte, offer func(string, string)) error {
-		l, err := poetrylock.Parse(data)
-		if err != nil {
-			return err
-		}
-		for _, pkg := range l.Packages {
-			offer(pkg.Name, pkg.Version)
-		}
-		return nil
-	})
+	r.fromLock(filepath.Join(r.pm.ws, "poetry.lock"), func(b []byte) (lockfile.Resolver, error) { return poetrylock.Parse(b) })
 }
 
 func (r *resolver) fromPylock() {
@@ -591,46 +492,58 @@ func (r *resolver) fromPylock() {
 		return files[i] < files[j]
 	})
 	for _, path := range files {
-		r.lockfile(path, func(data []byte, offer func(string, string)) error {
-			l, err := pylock.Parse(data)
-			if err != nil {
-				return err
-			}
-			byName := map[string][]lockCandidate{}
-			for _, pkg := range l.Packages {
-				c := lockCandidate{version: pkg.Version}
-				if pkg.Marker != "" {
-					c.markers = []string{pkg.Marker}
-				}
-				byName[pkg.Name] = append(byName[pkg.Name], c)
-			}
-			for name, cands := range byName {
-				if len(cands) == 1 {
-					offer(name, cands[0].version)
-				} else if r.wants(name) {
-					// Several entries, split by markers: the one an
-					// installer would take here.
-					if v, ok := r.chooseLocked(name, cands, r.markerEnv(r.ctx)); ok {
-						offer(name, v)
-					}
-				}
-			}
-			return nil
-		})
+		r.fromLock(path, func(b []byte) (lockfile.Resolver, error) { return pylock.Parse(b) })
 	}
 }
 
 func (r *resolver) fromPipfileLock() {
-	r.lockfile(filepath.Join(r.pm.ws, "Pipfile.lock"), func(data []byte, offer func(string, string)) error {
-		l, err := pipfilelock.Parse(data)
-		if err != nil {
-			return err
+	r.fromLock(filepath.Join(r.pm.ws, "Pipfile.lock"), func(b []byte) (lockfile.Resolver, error) { return pipfilelock.Parse(b) })
+}
+
+// fromLock reads the lockfile at path with parse and commits the version it
+// locked for each dependency still without one; a lockfile that does not
+// parse is skipped with a warning. The workspace members a lockfile names
+// (lockfile.WorkspaceReader) are the workspace's own projects, not
+// dependencies, and the local source trees it names are recorded.
+func (r *resolver) fromLock(path string, parse func([]byte) (lockfile.Resolver, error)) {
+	data, ok := r.read(path)
+	if !ok {
+		return
+	}
+	l, err := parse(data)
+	if err != nil {
+		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
+		return
+	}
+	var ws lockfile.Workspace
+	if w, ok := l.(lockfile.WorkspaceReader); ok {
+		ws = w.Workspace()
+	}
+	for _, m := range ws.Members {
+		delete(r.isDecl, m)
+	}
+	for _, src := range ws.Sources {
+		r.localDir(src.Name, filepath.Dir(path), src.Path)
+	}
+	found := map[string]string{}
+	for _, name := range r.declared {
+		if !r.wants(name) {
+			continue
 		}
-		for _, pkg := range l.Packages {
-			offer(pkg.Name, pkg.Version)
+		if v, ok := r.pickLocked(name, l.Resolve(name)); ok {
+			r.offer(found, name, v)
 		}
-		return nil
-	})
+	}
+	r.commit(found)
+	if len(ws.Members) > 0 {
+		kept := r.declared[:0]
+		for _, n := range r.declared {
+			if r.isDecl[n] {
+				kept = append(kept, n)
+			}
+		}
+		r.declared = kept
+	}
 }
 
 func (r *resolver) fromRequirementPins() {

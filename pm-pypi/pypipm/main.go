@@ -2,11 +2,14 @@ package pypipm
 
 import "github.com/symposium-dev/symposium-pm/sdk/pmserver"
 
-// Main is the whole main function of symposium-pm-pypi: it serves the PM on
-// stdin and stdout until end of input.
-func Main() {
-	pmserver.Main(New(),
-		pmserver.WithVersion(Version),
-		pmserver.WithDescription("Symposium package manager for Python projects and PyPI-style indexes.\n"+
-			"The index comes from the initialize env: PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, pip.conf, UV_INDEX_URL."))
+// description is what --help says the PM does.
+const description = "Symposium package manager for Python projects and PyPI-style indexes.\n" +
+	"The index comes from the initialize env: PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, pip.conf, UV_INDEX_URL."
+
+// Main is the whole main function of symposium-pm-pypi: it serves a new PM
+// on stdin and stdout until end of input through pmserver.Main, which parses
+// the command line (--version, --help, --max-message-size) and exits. opts
+// are applied after the PM's own options, so they override them.
+func Main(opts ...pmserver.Option) {
+	pmserver.Main(New(), append([]pmserver.Option{pmserver.WithVersion(Version), pmserver.WithDescription(description)}, opts...)...)
 }

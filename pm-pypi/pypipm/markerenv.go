@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -91,7 +93,8 @@ func (r *resolver) markerEnv(ctx context.Context) marker.Env {
 	}
 	if py := r.findPython(); py != "" {
 		if got, err := pythonMarkerEnv(ctx, py); err != nil {
-			r.pm.log.Warn("cannot read the marker environment of python3; evaluating lock markers for the platform only", "python", py, "err", err)
+			r.rwarn("", fmt.Errorf("cannot read the marker environment of %s: %w", py, err), "lock markers are evaluated for the platform only",
+				"cannot read the marker environment of python3; evaluating lock markers for the platform only", "python", py, "err", err)
 		} else {
 			r.mEnv = got
 			r.pm.log.Debug("evaluating lock markers for the host's python3", "python", py)
@@ -195,27 +198,40 @@ func hostPlatformEnv(goos, goarch string) marker.Env {
 	return env
 }
 
-// lockCandidate is one locked version of a name with the markers that
-// select it (any of them holding; none means every environment).
-type lockCandidate struct {
-	version string
-	markers []string
+// pickLocked returns the version to report among those a lockfile locked
+// for name (versions it does not record left out): the greatest when none
+// has markers, else the one chooseLocked picks in the marker environment,
+// which is computed only then. It reports false when none is left.
+func (r *resolver) pickLocked(name string, cands []lockfile.Locked) (string, bool) {
+	var known []lockfile.Locked
+	var env marker.Env
+	for _, c := range cands {
+		if c.Version == "" {
+			continue
+		}
+		known = append(known, c)
+		if len(c.Markers) > 0 && env == nil {
+			env = r.markerEnv(r.ctx)
+		}
+	}
+	return r.chooseLocked(name, known, env)
 }
 
 // chooseLocked returns the version among several locked ones that the lock
 // would install in env: those whose markers hold, else those whose
 // markers cannot be decided; the greatest of them. It reports false when
 // every candidate is excluded.
-func (r *resolver) chooseLocked(name string, cands []lockCandidate, env marker.Env) (string, bool) {
+func (r *resolver) chooseLocked(name string, cands []lockfile.Locked, env marker.Env) (string, bool) {
 	var sure, maybe []string
 	for _, c := range cands {
 		v := marker.True
-		if len(c.markers) > 0 {
+		if len(c.Markers) > 0 {
 			v = marker.False
-			for _, m := range c.markers {
+			for _, m := range c.Markers {
 				pm, err := marker.Parse(m)
 				if err != nil {
-					r.pm.log.Warn("cannot read a lock marker", "name", name, "version", c.version, "err", err)
+					r.rwarn("", fmt.Errorf("the lock marker of %s %s cannot be read: %w", name, c.Version, err), "that candidate is skipped",
+						"cannot read a lock marker", "name", name, "version", c.Version, "err", err)
 					v = marker.Unknown
 					continue
 				}
@@ -234,9 +250,9 @@ func (r *resolver) chooseLocked(name string, cands []lockCandidate, env marker.E
 		}
 		switch v {
 		case marker.True:
-			sure = append(sure, c.version)
+			sure = append(sure, c.Version)
 		case marker.Unknown:
-			maybe = append(maybe, c.version)
+			maybe = append(maybe, c.Version)
 		}
 	}
 	pick := sure

@@ -1,8 +1,10 @@
 package pypipm
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,7 +15,9 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -42,6 +46,9 @@ type installed struct {
 	// rec records what active_plugins reads about this distribution, for
 	// the persisted answer; nil elsewhere.
 	rec *depcache.Recorder
+	// editableVia names the installed file (a .pth file or __editable__
+	// finder listed in RECORD) that corroborates editable.
+	editableVia string
 }
 
 // computeOffers answers active_plugins (see ActivePlugins) for the source
@@ -77,7 +84,7 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = p.depOffers(names[i], reqs[names[i]], inst, local, &recs[i])
+				results[i] = p.depOffers(ctx, names[i], reqs[names[i]], inst, local, &recs[i])
 			}
 		}()
 	}
@@ -124,10 +131,10 @@ func (p *PM) localTree(name, req, dir string, rec *depcache.Recorder) (installed
 
 // depOffers returns the offers of one dependency: its installed copy, an
 // exact cached version the virtualenv does not hold, or its source tree.
-func (p *PM) depOffers(n, req string, inst map[string]installed, local map[string]string, rec *depcache.Recorder) []protocol.Offer {
+func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]installed, local map[string]string, rec *depcache.Recorder) []protocol.Offer {
 	in, ok := inst[n]
 	if ok {
-		in = p.fromDist(in.id.Name, in.id.Version, in.site, in.distInfo, rec)
+		in = p.fromDist(ctx, in.id.Name, in.id.Version, in.site, in.distInfo, rec)
 	}
 	if !ok || !matches(req, in.id.Version) {
 		cached, cok := p.cachedDist(n, req, rec)
@@ -148,15 +155,15 @@ func (p *PM) depOffers(n, req string, inst map[string]installed, local map[strin
 	if !ok {
 		return nil
 	}
-	return p.offers(in, false)
+	return p.offers(ctx, in, false)
 }
 
-func (p *PM) fromDist(name, version, site, distInfo string, rec *depcache.Recorder) installed {
+func (p *PM) fromDist(ctx context.Context, name, version, site, distInfo string, rec *depcache.Recorder) installed {
 	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo, rec: rec}
 	rec.ObserveDir(distInfo)
 	rec.Observe(filepath.Join(distInfo, "METADATA"))
-	if dir, ok := p.editableProject(in); ok {
-		in.source, in.editable = dir, true
+	if dir, via, ok := p.editableProject(ctx, in); ok {
+		in.source, in.editable, in.editableVia = dir, true, via
 	}
 	return in
 }
@@ -164,12 +171,12 @@ func (p *PM) fromDist(name, version, site, distInfo string, rec *depcache.Record
 // offers returns the plugins a distribution offers. With loose set (load
 // by explicit request), a top-level package with a skills/ directory is
 // offered even without a declaration.
-func (p *PM) offers(in installed, loose bool) []protocol.Offer {
+func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Offer {
 	var out []protocol.Offer
 	// A source tree (editable install, local directory) may declare
 	// [tool.symposium] in its pyproject.toml.
-	if in.source != "" && p.allowedRoot(in, in.source) {
-		if o, ok := p.sourceTreeOffer(in); ok {
+	if in.source != "" && p.allowedRoot(ctx, in, in.source) {
+		if o, ok := p.sourceTreeOffer(ctx, in); ok {
 			return []protocol.Offer{o}
 		}
 	}
@@ -182,13 +189,17 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 		case err == nil:
 			groups, err := distinfo.ParseEntryPoints(data)
 			if err != nil {
-				p.log.Warn("ignoring entry points", "id", in.id, "err", err)
+				epf := filepath.Join(in.distInfo, "entry_points.txt")
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; the entry points it declares are ignored", epf, err), File: epf, Package: idRef(in.id)},
+					"ignoring entry points", "id", in.id, "err", err)
 			}
 			eps = groups[EntryPointGroup]
 		case !errors.Is(err, fs.ErrNotExist):
-			p.log.Warn("ignoring entry points", "id", in.id, "err", err)
+			epf := filepath.Join(in.distInfo, "entry_points.txt")
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("entry_points.txt cannot be read (%v); the entry points it declares are ignored", err), File: epf, Package: idRef(in.id)},
+				"ignoring entry points", "id", in.id, "err", err)
 		}
-		tops = p.topLevel(in.id, in.distInfo, in.rec)
+		tops = p.topLevel(ctx, in.id, in.distInfo, in.rec)
 	}
 	var topDirs []string
 	for _, t := range tops {
@@ -213,21 +224,23 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 	for _, ep := range eps {
 		dir, ok := p.packageDir(in, ep.Module())
 		if !ok {
-			p.log.Warn("entry point names no package directory", "id", in.id, "entry_point", ep.Name, "value", ep.Value)
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("entry point %s:%s = %q names no package directory of the distribution; it offers no plugin", EntryPointGroup, ep.Name, ep.Value),
+				File: filepath.Join(in.distInfo, "entry_points.txt"), Package: idRef(in.id)},
+				"entry point names no package directory", "id", in.id, "entry_point", ep.Name, "value", ep.Value)
 			continue
 		}
 		if seen[dir] {
 			continue
 		}
 		seen[dir] = true
-		if !p.allowedRoot(in, dir) {
+		if !p.allowedRoot(ctx, in, dir) {
 			continue
 		}
 		name := in.id.Name
 		if len(eps) > 1 {
 			name = ep.Name
 		}
-		if o, ok := p.dirOffer(in, name, dir, "entry point "+EntryPointGroup+":"+ep.Name); ok {
+		if o, ok := p.dirOffer(ctx, in, name, dir, "entry point "+EntryPointGroup+":"+ep.Name); ok {
 			out = append(out, o)
 		}
 	}
@@ -240,13 +253,13 @@ func (p *PM) offers(in installed, loose bool) []protocol.Offer {
 		in.rec.ObserveDir(dir)
 		in.rec.Observe(filepath.Join(dir, ManifestFile))
 		_, err := os.Lstat(filepath.Join(dir, ManifestFile))
-		if err != nil && !(loose && manifest.HasSkills(dir)) {
+		if err != nil && !(loose && skill.Embeds(dir)) {
 			continue
 		}
-		if !p.allowedRoot(in, dir) {
+		if !p.allowedRoot(ctx, in, dir) {
 			continue
 		}
-		if o, ok := p.dirOffer(in, in.id.Name, dir, filepath.Base(dir)); ok {
+		if o, ok := p.dirOffer(ctx, in, in.id.Name, dir, filepath.Base(dir)); ok {
 			out = append(out, o)
 		}
 	}
@@ -280,19 +293,19 @@ func (p *PM) packageDir(in installed, module string) (string, bool) {
 
 // dirOffer builds the offer for a plugin rooted at dir: a SYMPOSIUM.toml
 // there is the one declared layer, merged over the defaults.
-func (p *PM) dirOffer(in installed, name, dir, what string) (protocol.Offer, bool) {
+func (p *PM) dirOffer(ctx context.Context, in installed, name, dir, what string) (protocol.Offer, bool) {
 	var layers []manifest.Layer
 	in.rec.ObserveDir(dir)
-	tbl, ok, refused := p.readTOML(in.id, dir, in.rec)
+	tbl, ok, refused := p.readTOML(ctx, in.id, dir, in.rec)
 	if refused {
 		return protocol.Offer{}, false
 	}
 	if ok {
 		layers = append(layers, manifest.Layer{Source: what + " " + ManifestFile, Table: tbl})
 	}
-	o, ok := p.buildOffer(in.id, name, dir, layers)
+	o, ok := p.buildOffer(ctx, in.id, name, dir, layers)
 	if ok {
-		p.announceEditable(in, dir)
+		p.announceEditable(ctx, in, dir)
 	}
 	return o, ok
 }
@@ -300,7 +313,7 @@ func (p *PM) dirOffer(in installed, name, dir, what string) (protocol.Offer, boo
 // announceEditable states, on stderr at warning level (shown by default),
 // that an offer's root is in the project directory of an editable install
 // rather than in site-packages.
-func (p *PM) announceEditable(in installed, root string) {
+func (p *PM) announceEditable(ctx context.Context, in installed, root string) {
 	if !in.editable || in.source == "" {
 		return
 	}
@@ -308,6 +321,9 @@ func (p *PM) announceEditable(in installed, root string) {
 		return
 	}
 	p.log.Warn("offering a plugin from the project directory of an editable install, outside site-packages", "id", in.id, "root", root, "project", in.source)
+	pmserver.Info(ctx, pmserver.Diagnostic{Message: fmt.Sprintf(
+		"the plugin of %s is offered from %s, the project directory of an editable install outside site-packages %s; believed because direct_url.json says so and the distribution's RECORD installs %s, which points there",
+		in.id, root, in.site, cmp.Or(in.editableVia, "a .pth file or __editable__ finder")), Package: idRef(in.id)})
 }
 
 func isDir(path string) bool {
@@ -315,19 +331,21 @@ func isDir(path string) bool {
 	return err == nil && st.IsDir()
 }
 
-func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
+func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer, bool) {
 	var layers []manifest.Layer
 	in.rec.ObserveDir(in.source)
 	in.rec.Observe(filepath.Join(in.source, "pyproject.toml"))
 	if data, err := os.ReadFile(filepath.Join(in.source, "pyproject.toml")); err == nil {
 		proj, err := pyproject.Parse(data)
 		if err != nil {
-			p.log.Warn("ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
+			pp := filepath.Join(in.source, "pyproject.toml")
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; its [tool.symposium] is ignored", pp, err), File: pp, Package: idRef(in.id)},
+				"ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
 		} else if proj.Symposium != nil {
 			layers = append(layers, manifest.Layer{Source: "pyproject.toml [tool.symposium]", Table: proj.Symposium})
 		}
 	}
-	tbl, ok, refused := p.readTOML(in.id, in.source, in.rec)
+	tbl, ok, refused := p.readTOML(ctx, in.id, in.source, in.rec)
 	if refused {
 		return protocol.Offer{}, false
 	}
@@ -337,9 +355,9 @@ func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
 	if len(layers) == 0 {
 		return protocol.Offer{}, false
 	}
-	o, ok := p.buildOffer(in.id, in.id.Name, in.source, layers)
+	o, ok := p.buildOffer(ctx, in.id, in.id.Name, in.source, layers)
 	if ok {
-		p.announceEditable(in, in.source)
+		p.announceEditable(ctx, in, in.source)
 	}
 	return o, ok
 }
@@ -350,35 +368,40 @@ func (p *PM) sourceTreeOffer(in installed) (protocol.Offer, bool) {
 // rules is refused (the package is not offered) with a warning naming the
 // package; one that does not decode is dropped with a warning; an absent
 // one silently.
-func (p *PM) readTOML(id protocol.PackageID, dir string, rec *depcache.Recorder) (tbl map[string]any, ok, refused bool) {
+func (p *PM) readTOML(ctx context.Context, id protocol.PackageID, dir string, rec *depcache.Recorder) (tbl map[string]any, ok, refused bool) {
 	rec.Observe(filepath.Join(dir, ManifestFile))
 	data, err := pkgfile.ReadFile(dir, ManifestFile, pkgfile.MaxManifest)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false, false
 		}
-		p.log.Warn("not offering a package whose manifest cannot be read safely", "id", id, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s cannot be read safely (%v); the package is not offered", ManifestFile, err),
+			File: filepath.Join(dir, ManifestFile), Package: idRef(id)},
+			"not offering a package whose manifest cannot be read safely", "id", id, "err", err)
 		return nil, false, true
 	}
 	path := filepath.Join(dir, ManifestFile)
 	if err := tomlfile.Unmarshal(path, data, &tbl); err != nil {
-		p.log.Warn("ignoring malformed manifest", "id", id, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s is not valid TOML; it is ignored: %v", ManifestFile, err), File: path, Package: idRef(id)},
+			"ignoring malformed manifest", "id", id, "err", err)
 		return nil, false, false
 	}
 	return tbl, true, false
 }
 
-func (p *PM) buildOffer(id protocol.PackageID, name, dir string, layers []manifest.Layer) (protocol.Offer, bool) {
+func (p *PM) buildOffer(ctx context.Context, id protocol.PackageID, name, dir string, layers []manifest.Layer) (protocol.Offer, bool) {
 	m, problems := manifest.Embedded(name, layers...)
 	for _, e := range problems {
-		p.log.Warn("dropping a manifest layer", "id", id, "err", e)
+		p.warn(ctx, pmserver.Diagnostic{Message: e.Error(), Package: idRef(id)},
+			"dropping a manifest layer", "id", id, "err", e)
 	}
 	if m == nil {
 		return protocol.Offer{}, false
 	}
 	wire, err := m.WireJSON()
 	if err != nil {
-		p.log.Warn("cannot encode manifest", "id", id, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot encode the plugin manifest (%v); no plugin is offered", err), Package: idRef(id)},
+			"cannot encode manifest", "id", id, "err", err)
 		return protocol.Offer{}, false
 	}
 	return protocol.Offer{ID: id, Root: dir, Manifest: wire}, true
@@ -390,12 +413,14 @@ const maxRecord = 16 << 20
 
 // topLevel lists a distribution's top-level import packages, from RECORD or
 // top_level.txt, each read with a cap.
-func (p *PM) topLevel(id protocol.PackageID, distInfo string, rec *depcache.Recorder) []string {
+func (p *PM) topLevel(ctx context.Context, id protocol.PackageID, distInfo string, rec *depcache.Recorder) []string {
 	rec.Observe(filepath.Join(distInfo, "RECORD"))
 	rec.Observe(filepath.Join(distInfo, "top_level.txt"))
 	data, err := pkgfile.ReadFile(distInfo, "RECORD", maxRecord)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		p.log.Warn("ignoring RECORD", "id", id, "err", err)
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("RECORD cannot be read (%v); the distribution's top-level packages are taken from top_level.txt", err),
+			File: filepath.Join(distInfo, "RECORD"), Package: idRef(id)},
+			"ignoring RECORD", "id", id, "err", err)
 	}
 	if err == nil {
 		if rec, err := distinfo.ParseRecord(data); err == nil {
@@ -407,7 +432,9 @@ func (p *PM) topLevel(id protocol.PackageID, distInfo string, rec *depcache.Reco
 	data, err = pkgfile.ReadFile(distInfo, "top_level.txt", pkgfile.MaxManifest)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			p.log.Warn("ignoring top_level.txt", "id", id, "err", err)
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("top_level.txt cannot be read (%v); no top-level package is looked at for a plugin", err),
+				File: filepath.Join(distInfo, "top_level.txt"), Package: idRef(id)},
+				"ignoring top_level.txt", "id", id, "err", err)
 		}
 		return nil
 	}

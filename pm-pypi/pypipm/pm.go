@@ -19,6 +19,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -91,7 +92,7 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	} else {
-		p.log = slog.New(redactingHandler{p.log.Handler()})
+		p.log = slog.New(redact.Handler(p.log.Handler()))
 	}
 	p.log = p.warnings.Wrap(p.log)
 	if s.CacheDir != "" {
@@ -109,7 +110,7 @@ func (p *PM) indexClient() *simpleapi.Client {
 	p.clientOnce.Do(func() {
 		p.indexCfg = simpleapi.LoadConfig(p.getenv)
 		p.client = simpleapi.NewClient(p.indexCfg, p.getenv, "symposium-pm-pypi/"+Version)
-		p.log.Debug("package index", "url", simpleapi.Redact(p.indexCfg.Index), "from", p.indexCfg.Source, "extra", len(p.indexCfg.Extra))
+		p.log.Debug("package index", "url", redact.URL(p.indexCfg.Index), "from", p.indexCfg.Source, "extra", len(p.indexCfg.Extra))
 	})
 	return p.client
 }

@@ -12,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, pmscript.Commands(map[string]func(){
-		"symposium-pm-pypi": Main,
+		"symposium-pm-pypi": func() { Main() },
 	}))
 }
 

@@ -17,8 +17,10 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // MaxSearchHits bounds the substring matches search resolves.
@@ -73,12 +75,15 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 		return false, p.indexError(protocol.PackageID{PM: Name, Name: "*", Version: "*"}, err)
 	}
 	sort.Strings(names)
-	pl := projectList{Index: simpleapi.Redact(p.indexCfg.Index), Fetched: time.Now().UTC(), Names: names}
+	pl := projectList{Index: redact.URL(p.indexCfg.Index), Fetched: time.Now().UTC(), Names: names}
 	data, err := json.Marshal(pl)
 	if err != nil {
 		return false, err
 	}
-	if err := writeFileAtomic(p.projectListPath(), data); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p.projectListPath()), 0o755); err != nil {
+		return false, err
+	}
+	if err := atomicfile.WriteFile(p.projectListPath(), data, 0o644); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -189,29 +194,4 @@ func (p *PM) describe(ctx context.Context, name string) (*protocol.SearchHit, er
 		}
 	}
 	return hit, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		if werr != nil {
-			return werr
-		}
-		return cerr
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package pypipm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
 // Where a plugin root may be. A distribution's plugin roots come from where
@@ -71,57 +74,71 @@ type directURL struct {
 // naming a directory that is not so corroborated, or that is not editable
 // (a local directory pip copied into site-packages), is ignored with a
 // warning: the installed files are what the plugin is read from.
-func (p *PM) editableProject(in installed) (string, bool) {
+//
+// It also returns the installed file that corroborates the install. Each
+// direct_url.json ignored is a diagnostic of the request ctx belongs to.
+func (p *PM) editableProject(ctx context.Context, in installed) (string, string, bool) {
 	path := filepath.Join(in.distInfo, "direct_url.json")
 	in.rec.Observe(path)
 	data, err := readSmall(path, maxSmallFile)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", false
+		return "", "", false
+	}
+	diag := func(msg string) pmserver.Diagnostic {
+		return pmserver.Diagnostic{Message: msg, File: path, Package: idRef(in.id)}
 	}
 	if err != nil {
-		p.log.Warn("ignoring direct_url.json", "id", in.id, "path", path, "err", err)
-		return "", false
+		p.warn(ctx, diag(fmt.Sprintf("direct_url.json cannot be read (%v); it is ignored and the files installed in site-packages are used", err)),
+			"ignoring direct_url.json", "id", in.id, "path", path, "err", err)
+		return "", "", false
 	}
 	var du directURL
 	if err := json.Unmarshal(data, &du); err != nil {
-		p.log.Warn("ignoring direct_url.json: not valid JSON", "id", in.id, "path", path, "err", err)
-		return "", false
+		p.warn(ctx, diag("direct_url.json is not valid JSON; it is ignored and the files installed in site-packages are used"),
+			"ignoring direct_url.json: not valid JSON", "id", in.id, "path", path, "err", jsonfile.Explain(path, data, err))
+		return "", "", false
 	}
 	if du.DirInfo == nil {
-		return "", false // an archive or VCS install: its files are in site-packages
+		return "", "", false // an archive or VCS install: its files are in site-packages
 	}
 	u, err := url.Parse(du.URL)
 	if err != nil || u.Scheme != "file" || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
-		p.log.Warn("ignoring direct_url.json: its url is not a local directory", "id", in.id, "path", path)
-		return "", false
+		p.warn(ctx, diag("direct_url.json: its url is not a local directory; it is ignored and the files installed in site-packages are used"),
+			"ignoring direct_url.json: its url is not a local directory", "id", in.id, "path", path)
+		return "", "", false
 	}
 	dir := filepath.Clean(filepath.FromSlash(u.Path))
 	if !du.DirInfo.Editable {
-		p.log.Warn("not offering the source directory named by direct_url.json: it is not an editable install; the files installed in site-packages are used",
+		p.warn(ctx, diag(fmt.Sprintf("direct_url.json names the source directory %s but not as an editable install; the files installed in %s are used", dir, in.site)),
+			"not offering the source directory named by direct_url.json: it is not an editable install; the files installed in site-packages are used",
 			"id", in.id, "dir", dir, "site_packages", in.site)
-		return "", false
+		return "", "", false
 	}
-	if !p.pointsAt(in, dir) {
-		p.log.Warn("refusing the plugin root named by direct_url.json: it claims an editable install of a directory that none of the distribution's installed .pth files or import finders points at",
+	via, ok := p.pointsAt(in, dir)
+	if !ok {
+		p.warn(ctx, diag(fmt.Sprintf("direct_url.json claims an editable install of %s, but none of the .pth files or import finders the distribution installed points there; that directory is refused and the files installed in %s are used", dir, in.site)),
+			"refusing the plugin root named by direct_url.json: it claims an editable install of a directory that none of the distribution's installed .pth files or import finders points at",
 			"id", in.id, "dir", dir, "site_packages", in.site)
-		return "", false
+		return "", "", false
 	}
-	return dir, true
+	return dir, via, true
 }
 
 // pointsAt reports whether one of the files the distribution installed at
 // the top of site-packages (per its RECORD) is a .pth file or an editable
 // import finder naming dir (or a path under it), as setuptools, hatchling,
 // flit, pdm and uv write for editable installs.
-func (p *PM) pointsAt(in installed, dir string) bool {
+// It returns the name of that file. The files it reads are recorded in
+// in.rec.
+func (p *PM) pointsAt(in installed, dir string) (string, bool) {
 	in.rec.Observe(filepath.Join(in.distInfo, "RECORD"))
 	data, err := readSmall(filepath.Join(in.distInfo, "RECORD"), maxSmallFile*8)
 	if err != nil {
-		return false
+		return "", false
 	}
 	rec, err := distinfo.ParseRecord(data)
 	if err != nil {
-		return false
+		return "", false
 	}
 	for _, e := range rec {
 		name := e.Path
@@ -137,10 +154,10 @@ func (p *PM) pointsAt(in installed, dir string) bool {
 			continue
 		}
 		if namesDir(string(body), dir) {
-			return true
+			return name, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // namesDir reports whether text contains dir as a whole path: followed by
@@ -166,7 +183,7 @@ func namesDir(text, dir string) bool {
 // path dependency the workspace declares, an sdist unpacked in the cache).
 // A root outside is refused with a warning naming the distribution and the
 // path.
-func (p *PM) allowedRoot(in installed, dir string) bool {
+func (p *PM) allowedRoot(ctx context.Context, in installed, dir string) bool {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return false
@@ -187,6 +204,7 @@ func (p *PM) allowedRoot(in installed, dir string) bool {
 			return true
 		}
 	}
-	p.log.Warn("refusing a plugin root outside the distribution's files", "id", in.id, "root", dir, "resolves_to", real, "allowed", strings.Join(bases, " "))
+	p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("plugin root %s (resolving to %s) lies outside the distribution's files (%s); it is refused", dir, real, strings.Join(bases, ", ")), Package: idRef(in.id)},
+		"refusing a plugin root outside the distribution's files", "id", in.id, "root", dir, "resolves_to", real, "allowed", strings.Join(bases, " "))
 	return false
 }

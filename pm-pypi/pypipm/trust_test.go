@@ -165,9 +165,9 @@ func TestEditableProject(t *testing.T) {
 		}
 		write("RECORD", tc.record)
 		os.WriteFile(filepath.Join(site, "__editable__.x-1.pth"), []byte(tc.pth), 0o644)
-		got, ok := p.editableProject(in)
-		if ok != tc.want || ok && got != proj {
-			t.Errorf("%s: got %q %v, want %v", tc.name, got, ok, tc.want)
+		got, via, ok := p.editableProject(context.Background(), in)
+		if ok != tc.want || ok && (got != proj || via != "__editable__.x-1.pth") {
+			t.Errorf("%s: got %q (via %q) %v, want %v", tc.name, got, via, ok, tc.want)
 		}
 	}
 	// A direct_url.json that is a FIFO or a link is not read.
@@ -175,7 +175,7 @@ func TestEditableProject(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "du.json")
 	os.WriteFile(target, []byte(editable), 0o644)
 	os.Symlink(target, filepath.Join(di, "direct_url.json"))
-	if _, ok := p.editableProject(in); ok {
+	if _, _, ok := p.editableProject(context.Background(), in); ok {
 		t.Error("direct_url.json read through a symbolic link")
 	}
 }
@@ -198,17 +198,17 @@ func TestAllowedRoot(t *testing.T) {
 		out:                               false,
 		filepath.Join(site, "missing"):    false,
 	} {
-		if got := p.allowedRoot(in, dir); got != want {
+		if got := p.allowedRoot(context.Background(), in, dir); got != want {
 			t.Errorf("allowedRoot(%s) = %v, want %v", dir, got, want)
 		}
 	}
 	// An editable project is allowed only when corroborated.
 	in.source = out
-	if p.allowedRoot(in, out) {
+	if p.allowedRoot(context.Background(), in, out) {
 		t.Error("an uncorroborated source tree allowed")
 	}
 	in.editable = true
-	if !p.allowedRoot(in, out) {
+	if !p.allowedRoot(context.Background(), in, out) {
 		t.Error("a corroborated editable project refused")
 	}
 }

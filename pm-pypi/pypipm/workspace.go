@@ -2,10 +2,13 @@ package pypipm
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -36,7 +39,17 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 		}
 		m, err := pyproject.Parse(data)
 		if err != nil || m.Name == "" {
-			p.log.Warn("skipping workspace member", "dir", dir, "err", err)
+			mp := filepath.Join(dir, "pyproject.toml")
+			if err == nil {
+				err = errors.New("[project] has no name")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, mp) {
+				msg = mp + ": " + msg
+			}
+			// The same words as list_deps's, so that the host shows it once.
+			p.warn(ctx, pmserver.Diagnostic{Message: msg + "; this workspace member is left out", File: mp},
+				"skipping workspace member", "dir", dir, "err", err)
 			continue
 		}
 		res.Members = append(res.Members, protocol.WorkspaceMember{Name: m.Name, Version: canonOrEmpty(m.Version), Dir: dir})

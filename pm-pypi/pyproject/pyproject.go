@@ -120,7 +120,7 @@ func Parse(data []byte) (*Project, error) {
 					p.Problems = append(p.Problems, fmt.Errorf("dependency-groups.%s: table without include-group", g))
 				}
 			default:
-				p.Problems = append(p.Problems, fmt.Errorf("dependency-groups.%s: unexpected %T", g, item))
+				p.Problems = append(p.Problems, fmt.Errorf("dependency-groups.%s: expected a requirement string or {include-group = \"…\"}, found %s", g, tomlfile.ValueWords(item)))
 			}
 		}
 	}

@@ -69,9 +69,9 @@ func TestParseBad(t *testing.T) {
 	// Each error names the file and the line.
 	for _, tc := range []struct{ body, want string }{
 		{"[project\n", "pyproject.toml:1: invalid TOML: "},
-		{"[project]\nname = \"x\"\ndependencies = \"x\"\n", "pyproject.toml:3: invalid value for project.dependencies: "},
-		{"[project]\nname = 3\n", "pyproject.toml:2: invalid value for project.name: "},
-		{"[tool.poetry.group.dev]\ndependencies = [1]\n", "pyproject.toml:2: invalid value for tool.poetry.group.dev.dependencies: "},
+		{"[project]\nname = \"x\"\ndependencies = \"x\"\n", "pyproject.toml:3: project.dependencies: expected an array, found a string"},
+		{"[project]\nname = 3\n", "pyproject.toml:2: project.name: expected a string, found an integer"},
+		{"[tool.poetry.group.dev]\ndependencies = [1]\n", "pyproject.toml:2: tool.poetry.group.dev.dependencies: expected a table, found an array"},
 	} {
 		if _, err := Parse([]byte(tc.body)); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q…", tc.body, err, tc.want)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf16"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
@@ -325,7 +326,7 @@ func legacyName(s string) (string, bool) {
 		rest = strings.TrimLeft(rest[end+1:], " \t")
 	}
 	if semi := strings.IndexByte(rest, ';'); semi >= 0 {
-		if checkMarker(strings.TrimSpace(rest[semi+1:])) != nil {
+		if _, err := marker.Parse(strings.TrimSpace(rest[semi+1:])); err != nil {
 			return "", false
 		}
 		rest = rest[:semi]

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -152,6 +153,9 @@ func Parse(s string) (Requirement, error) {
 			if r.Marker == "" {
 				return fail("empty marker after ;")
 			}
+			if _, err := marker.Parse(r.Marker); err != nil {
+				return fail("%v", err)
+			}
 		}
 		return r, nil
 	}
@@ -163,7 +167,7 @@ func Parse(s string) (Requirement, error) {
 		if r.Marker == "" {
 			return fail("empty marker after ;")
 		}
-		if err := checkMarker(r.Marker); err != nil {
+		if _, err := marker.Parse(r.Marker); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -173,6 +177,16 @@ func Parse(s string) (Requirement, error) {
 			return fail("unclosed parenthesis in version specifier")
 		}
 		spec = strings.TrimSpace(spec[1 : len(spec)-1])
+	}
+	// The PEP 508 grammar takes clauses separated by commas; only a trailing
+	// comma is tolerated (as packaging does), not an empty clause before
+	// another.
+	if clauses := strings.Split(spec, ","); len(clauses) > 1 {
+		for _, c := range clauses[:len(clauses)-1] {
+			if strings.TrimSpace(c) == "" {
+				return fail("empty clause in version specifier %q", spec)
+			}
+		}
 	}
 	if spec != "" {
 		if err := versions.ValidatePEP440Specifier(spec); err != nil {
@@ -186,36 +200,6 @@ func Parse(s string) (Requirement, error) {
 		r.Specifier = strings.Join(parts, ",")
 	}
 	return r, nil
-}
-
-// checkMarker does a light sanity check of a marker expression: balanced
-// parentheses and quotes. Markers are not evaluated: every dependency counts
-// whatever the environment.
-func checkMarker(m string) error {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth < 0 {
-				return fmt.Errorf("unbalanced parentheses in marker %q", m)
-			}
-		}
-	}
-	if quote != 0 || depth != 0 {
-		return fmt.Errorf("unbalanced quotes or parentheses in marker %q", m)
-	}
-	return nil
 }
 
 func isNameByte(c byte) bool {

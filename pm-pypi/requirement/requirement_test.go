@@ -191,3 +191,22 @@ func FuzzParseFile(f *testing.F) {
 		}})
 	})
 }
+
+// TestParseRefusesMalformed: requirement strings packaging refuses (a
+// marker that is not an expression over known variables, junk after it, an
+// empty specifier clause) are refused, not listed.
+func TestParseRefusesMalformed(t *testing.T) {
+	for _, s := range []string{
+		"name; os_name == ", "name ; python_version < 3", "name ; os_name = 'a'", "name ; foo == 'a'",
+		"name==1.0 ; os_name == 'a' junk", "name,>=1.0", "name>=1.0, ,<2", "name @ http://foo.com ; os_name == ",
+	} {
+		if r, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q) = %+v, want an error", s, r)
+		}
+	}
+	for _, s := range []string{"name>=1.0,", "name (>=1.0,)", "name ; extra == ''", `name ; python_version >= "3.8" and (os_name == "posix")`} {
+		if _, err := Parse(s); err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+		}
+	}
+}

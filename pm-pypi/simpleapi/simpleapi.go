@@ -18,9 +18,11 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/http/httpproxy"
-
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/download"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
+	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // DefaultIndex is PyPI's simple API.
@@ -35,7 +37,7 @@ const jsonType = "application/vnd.pypi.simple.v1+json"
 type File struct {
 	Filename string
 	// URL is absolute; it may carry the index's credentials, so never
-	// print it: use Redact.
+	// print it: use redact.URL.
 	URL            string
 	SHA256         string // lower-case hex, "" when the index gives none
 	RequiresPython string
@@ -88,16 +90,8 @@ type Client struct {
 // NewClient returns a client for cfg's indexes whose proxies come from
 // getenv (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case).
 func NewClient(cfg Config, getenv func(string) string, userAgent string) *Client {
-	pick := func(k string) string {
-		if v := getenv(k); v != "" {
-			return v
-		}
-		return getenv(strings.ToLower(k))
-	}
-	pc := &httpproxy.Config{HTTPProxy: pick("HTTP_PROXY"), HTTPSProxy: pick("HTTPS_PROXY"), NoProxy: pick("NO_PROXY")}
-	proxy := pc.ProxyFunc()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = func(r *http.Request) (*url.URL, error) { return proxy(r.URL) }
+	tr.Proxy = netproxy.FromEnv(getenv).Func()
 	return &Client{
 		Indexes:   append([]string{cfg.Index}, cfg.Extra...),
 		HTTP:      &http.Client{Transport: tr, Timeout: 5 * time.Minute},
@@ -105,28 +99,10 @@ func NewClient(cfg Config, getenv func(string) string, userAgent string) *Client
 	}
 }
 
-// Redact removes credentials from a URL for messages and logs.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<unparseable URL>"
-	}
-	if u.User == nil {
-		return u.String()
-	}
-	// "***" rather than url.User("***"), which would print %2A%2A%2A.
-	u.User = nil
-	s := u.String()
-	if i := strings.Index(s, "//"); i >= 0 {
-		return s[:i+2] + "***@" + s[i+2:]
-	}
-	return s
-}
-
 func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, &RegistryError{URL: Redact(rawURL), Err: errors.New("bad URL")}
+		return nil, &RegistryError{URL: redact.URL(rawURL), Err: errors.New("bad URL")}
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -141,7 +117,7 @@ func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, &RegistryError{URL: Redact(rawURL), Err: err}
+		return nil, &RegistryError{URL: redact.URL(rawURL), Err: err}
 	}
 	return resp, nil
 }
@@ -181,7 +157,7 @@ func (c *Client) Project(ctx context.Context, name string) (*Project, error) {
 func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, error) {
 	page, err := url.Parse(strings.TrimRight(base, "/") + "/" + n + "/")
 	if err != nil {
-		return nil, false, &RegistryError{URL: Redact(base), Err: errors.New("bad index URL")}
+		return nil, false, &RegistryError{URL: redact.URL(base), Err: errors.New("bad index URL")}
 	}
 	resp, err := c.get(ctx, page.String(), Accept)
 	if err != nil {
@@ -192,7 +168,7 @@ func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, err
 		return nil, false, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, false, &RegistryError{URL: Redact(page.String()), Status: resp.StatusCode}
+		return nil, false, &RegistryError{URL: redact.URL(page.String()), Status: resp.StatusCode}
 	}
 	// The final URL (after redirects) is the base for relative links;
 	// credentials stay with the index's host.
@@ -202,7 +178,7 @@ func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage))
 	if err != nil {
-		return nil, false, &RegistryError{URL: Redact(page.String()), Err: err}
+		return nil, false, &RegistryError{URL: redact.URL(page.String()), Err: err}
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var files []File
@@ -212,7 +188,7 @@ func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, err
 		files, err = parseProjectHTML(body, final)
 	}
 	if err != nil {
-		return nil, false, &RegistryError{URL: Redact(page.String()), Err: err}
+		return nil, false, &RegistryError{URL: redact.URL(page.String()), Err: err}
 	}
 	for i := range files {
 		if u, err := url.Parse(files[i].URL); err == nil && u.User == nil && page.User != nil && u.Host == page.Host {
@@ -245,7 +221,7 @@ func parseProjectJSON(body []byte, base *url.URL) ([]File, error) {
 		} `json:"files"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("bad PEP 691 JSON: %w", err)
+		return nil, fmt.Errorf("bad PEP 691 JSON: %w", jsonfile.Explain("", body, err))
 	}
 	if major, _, _ := strings.Cut(doc.Meta.APIVersion, "."); major != "1" {
 		return nil, fmt.Errorf("unsupported simple API version %q", doc.Meta.APIVersion)
@@ -341,11 +317,11 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &RegistryError{URL: Redact(root), Status: resp.StatusCode}
+		return nil, &RegistryError{URL: redact.URL(root), Status: resp.StatusCode}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage))
 	if err != nil {
-		return nil, &RegistryError{URL: Redact(root), Err: err}
+		return nil, &RegistryError{URL: redact.URL(root), Err: err}
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var names []string
@@ -356,7 +332,7 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 			} `json:"projects"`
 		}
 		if err := json.Unmarshal(body, &doc); err != nil {
-			return nil, &RegistryError{URL: Redact(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", err)}
+			return nil, &RegistryError{URL: redact.URL(root), Err: fmt.Errorf("bad PEP 691 JSON: %w", jsonfile.Explain("", body, err))}
 		}
 		for _, p := range doc.Projects {
 			names = append(names, pyname.Normalize(p.Name))
@@ -383,36 +359,20 @@ func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", &RegistryError{URL: Redact(f.URL), Status: resp.StatusCode}
+		return "", &RegistryError{URL: redact.URL(f.URL), Status: resp.StatusCode}
 	}
 	h := sha256.New()
-	tw := &trackedWriter{w: w}
-	n, err := io.Copy(io.MultiWriter(tw, h), io.LimitReader(resp.Body, limit+1))
-	if tw.err != nil {
-		return "", tw.err
+	n, werr, err := download.Copy(io.MultiWriter(w, h), resp.Body, limit)
+	if werr != nil {
+		return "", werr
 	}
 	if err != nil {
-		return "", &RegistryError{URL: Redact(f.URL), Err: err}
+		return "", &RegistryError{URL: redact.URL(f.URL), Err: err}
 	}
 	if n > limit {
 		return "", fmt.Errorf("%s is larger than the limit of %d bytes", f.Filename, limit)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// trackedWriter remembers its writer's failure, to tell it apart from the
-// response's.
-type trackedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (t *trackedWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	if err != nil {
-		t.err = err
-	}
-	return n, err
 }
 
 // CoreMetadata fetches f's METADATA (PEP 658), when the index serves it.
@@ -431,35 +391,7 @@ func (c *Client) CoreMetadata(ctx context.Context, f File) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &RegistryError{URL: Redact(u.String()), Status: resp.StatusCode}
+		return nil, &RegistryError{URL: redact.URL(u.String()), Status: resp.StatusCode}
 	}
 	return io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-}
-
-// RedactText replaces the user information of every URL in free text (an
-// error quoting a requirements line, say) with "***": in
-// "scheme://user:secret@host/..." everything between "://" and the last
-// "@" before the host's end becomes "***".
-func RedactText(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i+3])
-		s = s[i+3:]
-		end := strings.IndexAny(s, "/?#\"'`\\ \t\r\n<>()[]{},;")
-		if end < 0 {
-			end = len(s)
-		}
-		if at := strings.LastIndex(s[:end], "@"); at >= 0 {
-			b.WriteString("***")
-			s = s[at:]
-		}
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 func noenv(string) string { return "" }
@@ -90,7 +91,7 @@ func TestCredentials(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "wrong-password") {
 		t.Errorf("error leaks or is missing: %v", err)
 	}
-	if r := Redact("https://tok:pw@example.com/simple/"); strings.Contains(r, "pw") || strings.Contains(r, "tok") {
+	if r := redact.URL("https://tok:pw@example.com/simple/"); strings.Contains(r, "pw") || strings.Contains(r, "tok") {
 		t.Errorf("Redact kept credentials: %s", r)
 	}
 }

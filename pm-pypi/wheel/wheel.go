@@ -27,6 +27,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
@@ -252,14 +253,8 @@ func finishTree(tmp, dest string) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, dest); err != nil {
-		if st, serr := os.Stat(dest); serr == nil && st.IsDir() {
-			os.RemoveAll(tmp)
-			return nil
-		}
-		return err
-	}
-	return nil
+	_, err := atomicfile.PublishDir(tmp, dest)
+	return err
 }
 
 // ParseFilename splits a wheel file name into its distribution name,

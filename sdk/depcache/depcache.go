@@ -38,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -133,19 +134,7 @@ func (c *Cache) Store(key string, stamps []Stamp, value []byte) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("depcache: %w", err)
 	}
-	f, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("depcache: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("depcache: writing %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, c.file(key)); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(c.file(key), data, 0o644); err != nil {
 		return fmt.Errorf("depcache: %w", err)
 	}
 	return nil

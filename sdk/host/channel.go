@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -25,20 +24,20 @@ var errOutputClosed = errors.New("the PM closed its output")
 // JSON breaks the connection at once, so pending calls fail with the reason
 // rather than waiting for their timeouts.
 type clientChannel struct {
-	out *os.File
-	r   *framing.Reader
-
-	wmu sync.Mutex
-	w   io.WriteCloser
+	proc *Process
 
 	mu     sync.Mutex
 	reason error
 	closed bool
 	done   chan struct{} // closed by Close
+
+	// diags collects the PM's diagnostic notifications, which never reach
+	// jrpc2 (see diagnostics.go).
+	diags *diagBox
 }
 
-func newClientChannel(out *os.File, in io.WriteCloser, maxMessage int) *clientChannel {
-	return &clientChannel{out: out, r: framing.NewReader(out, maxMessage), w: in, done: make(chan struct{})}
+func newClientChannel(proc *Process) *clientChannel {
+	return &clientChannel{proc: proc, done: make(chan struct{}), diags: newDiagBox()}
 }
 
 func (c *clientChannel) fail(err error) error {
@@ -57,23 +56,52 @@ func (c *clientChannel) failure() error {
 	return c.reason
 }
 
-// Recv implements channel.Channel.
+// Recv implements channel.Channel. Notifications from the PM are handled
+// here (diagnostics are collected per request; others ignored) and never
+// handed to jrpc2.
 func (c *clientChannel) Recv() ([]byte, error) {
-	msg, err := c.r.Next()
+	for {
+		msg, envs, err := c.recv()
+		if err != nil {
+			return nil, err
+		}
+		if msg == nil {
+			continue
+		}
+		if len(envs) == 1 && envs[0].Method != "" && len(envs[0].ID) == 0 && msg[0] == '{' {
+			c.diags.notification(envs[0].Method, msg)
+			continue
+		}
+		for _, e := range envs {
+			c.diags.response(e.ID)
+		}
+		return msg, nil
+	}
+}
+
+// recv reads one message and decodes its routing part; a nil message
+// without an error is one dropped here.
+func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
+	msg, err := c.proc.ReadLine()
 	var tooLong *framing.TooLongError
 	switch {
 	case errors.As(err, &tooLong):
 		id := tooLong.ID()
+		if framing.IDKey(id) == "" && diagnosticMethod.Match(tooLong.Head) {
+			c.diags.oversize(tooLong.Size, int64(tooLong.Max))
+			return nil, nil, nil // dropped: read on
+		}
 		if framing.IDKey(id) == "" {
-			return nil, c.fail(fmt.Errorf("the PM sent a message of %d bytes, over the limit of %d", tooLong.Size, tooLong.Max))
+			return nil, nil, c.fail(fmt.Errorf("the PM sent a message of %d bytes, over the limit of %d", tooLong.Size, tooLong.Max))
 		}
 		// Fail just the call the oversize response answers.
-		return json.Marshal(struct {
+		b, err := json.Marshal(struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Error   protocol.Error  `json:"error"`
 		}{"2.0", id, protocol.Error{Code: protocol.CodeInvalidRequest, Message: fmt.Sprintf(
 			"the PM's response of %d bytes exceeds the host's limit of %d bytes", tooLong.Size, tooLong.Max)}})
+		return b, []framing.Envelope{{JSONRPC: "2.0", ID: id}}, err
 	case errors.Is(err, io.EOF):
 		// jrpc2 delivers each response on a goroutine of its own and fails
 		// every pending call as soon as Recv reports the end: give the
@@ -84,35 +112,30 @@ func (c *clientChannel) Recv() ([]byte, error) {
 		case <-c.done:
 		}
 		c.fail(errOutputClosed)
-		return nil, io.EOF
+		return nil, nil, io.EOF
 	case err != nil:
 		c.mu.Lock()
 		closed := c.closed
 		c.mu.Unlock()
 		if closed {
-			return nil, io.EOF
+			return nil, nil, io.EOF
 		}
-		return nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
+		return nil, nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
 	}
-	if framing.Envelopes(msg) == nil && c.r.Unterminated() {
-		return nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
+	envs := framing.Envelopes(msg)
+	if envs == nil && c.proc.Unterminated() {
+		return nil, nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
 	}
-	if framing.Envelopes(msg) == nil {
-		return nil, c.fail(fmt.Errorf("the PM wrote a line that is not JSON-RPC on stdout: %q", truncate(msg, 120)))
+	if envs == nil {
+		return nil, nil, c.fail(fmt.Errorf("the PM wrote a line that is not JSON-RPC on stdout: %q", truncate(msg, 120)))
 	}
-	return msg, nil
+	return msg, envs, nil
 }
 
 // Send implements channel.Channel.
 func (c *clientChannel) Send(msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	buf := make([]byte, 0, len(msg)+1)
-	buf = append(append(buf, msg...), '\n')
-	if _, err := c.w.Write(buf); err != nil {
-		return fmt.Errorf("writing to the PM: %w", err)
-	}
-	return nil
+	c.diags.sent(framing.Envelopes(msg))
+	return c.proc.WriteLine(msg)
 }
 
 // Close implements channel.Channel: it stops reading the PM's output.
@@ -128,7 +151,7 @@ func (c *clientChannel) Close() error {
 		c.reason = errors.New("the connection to the PM was closed")
 	}
 	c.mu.Unlock()
-	return c.out.Close()
+	return c.proc.CloseOutput()
 }
 
 func truncate(b []byte, n int) string {

@@ -24,6 +24,8 @@ import (
 
 	"github.com/creachadair/jrpc2"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -41,6 +43,11 @@ type Spec struct {
 	// writes on stderr is quoted in errors as is, so a PM must not print
 	// its secrets.
 	Env []string
+	// InProcess, when set, is served in this process (see NewLocal) instead
+	// of a command being started; Command, Args and Env are then unused.
+	InProcess pmserver.PM
+	// ServeOptions are the harness options of an InProcess PM.
+	ServeOptions []pmserver.Option
 }
 
 // Timeouts bound each method, and the phases of shutdown.
@@ -147,22 +154,16 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Conn is a running, initialized PM.
+// Conn is a running, initialized PM: a JSON-RPC client over a Process.
 type Conn struct {
 	spec   Spec
 	opts   Options
 	log    *slog.Logger
 	info   protocol.InitializeResult
-	cmd    *exec.Cmd
+	proc   *Process
 	client *jrpc2.Client
 	ch     *clientChannel
-	stderr *ring
-	stdin  interface{ Close() error }
-	errR   *os.File // the read end of the PM's stderr
 
-	exited   chan struct{} // closed when the process has exited
-	waitErr  error         // the process's exit status, once exited is closed
-	readers  sync.WaitGroup
 	closeMu  sync.Mutex
 	closed   bool
 	closeErr error
@@ -184,16 +185,26 @@ func Start(ctx context.Context, spec Spec, opts Options) (*Conn, error) {
 	if opts.Env == nil {
 		opts.Env = map[string]string{}
 	}
-	c := &Conn{
-		spec:   spec,
-		opts:   opts,
-		log:    opts.Logger.With("pm", cmp.Or(spec.Name, spec.Command)),
-		stderr: newRing(opts.StderrLines),
-		exited: make(chan struct{}),
+	if spec.InProcess != nil && spec.Command == "" {
+		spec.Command = "in-process PM"
 	}
-	if err := c.spawn(); err != nil {
+	c := &Conn{
+		spec: spec,
+		opts: opts,
+		log:  opts.Logger.With("pm", cmp.Or(spec.Name, spec.Command)),
+	}
+	proc, err := StartProcess(spec, ProcessOptions{
+		Dir:         opts.Workspace,
+		MaxMessage:  opts.MaxMessage,
+		StderrLines: opts.StderrLines,
+		Logger:      c.log,
+	})
+	if err != nil {
 		return nil, &Error{PM: cmp.Or(spec.Name, spec.Command), Method: "start", Err: err}
 	}
+	c.proc = proc
+	c.ch = newClientChannel(proc)
+	c.client = jrpc2.NewClient(c.ch, nil)
 	if err := c.handshake(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -201,57 +212,14 @@ func Start(ctx context.Context, spec Spec, opts Options) (*Conn, error) {
 	return c, nil
 }
 
-func (c *Conn) spawn() error {
-	path, err := exec.LookPath(c.spec.Command)
-	if err != nil {
-		return fmt.Errorf("cannot find PM command %q: %w", c.spec.Command, err)
-	}
-	cmd := exec.Command(path, c.spec.Args...)
-	cmd.Dir = c.opts.Workspace
-	cmd.Env = append(os.Environ(), c.spec.Env...)
-	setProcessGroup(cmd)
-
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	if err := cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
-		stdin.Close()
-		return fmt.Errorf("starting %s: %w", path, err)
-	}
-	outW.Close()
-	errW.Close()
-	c.cmd, c.stdin, c.errR = cmd, stdin, errR
-
-	c.readers.Add(1)
-	go func() {
-		defer c.readers.Done()
-		c.stderr.drain(errR, func(line string) { c.log.Debug("pm stderr", "line", line) })
-		errR.Close()
-	}()
-	go func() {
-		c.waitErr = cmd.Wait()
-		close(c.exited)
-	}()
-
-	c.ch = newClientChannel(outR, stdin, c.opts.MaxMessage)
-	c.client = jrpc2.NewClient(c.ch, nil)
-	return nil
+// NewLocal serves pm in this process, over pipes standing for its stdin,
+// stdout and stderr, with the harness of pmserver.Serve and serveOpts, and
+// performs the initialize handshake as Start does. The Conn behaves as one
+// to a PM binary, without a binary: it is how the host is tested, and how a
+// PM author can try a PM through the host. Closing it ends the PM's input;
+// a PM that ignores its context's cancellation keeps its goroutines.
+func NewLocal(ctx context.Context, pm pmserver.PM, opts Options, serveOpts ...pmserver.Option) (*Conn, error) {
+	return Start(ctx, Spec{InProcess: pm, ServeOptions: serveOpts}, opts)
 }
 
 func (c *Conn) handshake(ctx context.Context) error {
@@ -291,10 +259,10 @@ func (c *Conn) Info() protocol.InitializeResult { return c.info }
 func (c *Conn) Has(cap string) bool { return slices.Contains(c.info.Capabilities, cap) }
 
 // Stderr returns the PM's most recent stderr lines.
-func (c *Conn) Stderr() []string { return c.stderr.lines() }
+func (c *Conn) Stderr() []string { return c.proc.Stderr() }
 
-// PID is the PM's process id.
-func (c *Conn) PID() int { return c.cmd.Process.Pid }
+// PID is the PM's process id; 0 for an in-process PM.
+func (c *Conn) PID() int { return c.proc.PID() }
 
 // Call sends one request and decodes its result into result, within the
 // method's timeout. Errors are *Error; one carrying the PM's own answer wraps
@@ -304,15 +272,29 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 }
 
 func (c *Conn) call(ctx context.Context, method string, params, result any) error {
+	return c.callDiag(ctx, method, params, result, nil)
+}
+
+// callDiag is call, storing the request's diagnostics in diags when not nil
+// (see CallDiagnostics).
+func (c *Conn) callDiag(ctx context.Context, method string, params, result any, diags *[]protocol.Diagnostic) error {
 	timeout := c.opts.Timeouts.For(method)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var raw json.RawMessage
-	err := c.client.CallResult(cctx, method, params, &raw)
+	rsp, err := c.client.Call(cctx, method, params)
+	if err == nil {
+		// Collected even when not wanted, so that they are not kept.
+		got := c.ch.diags.collect(rsp.ID())
+		if diags != nil {
+			*diags = got
+		}
+		err = rsp.UnmarshalResult(&raw)
+	}
 	if err == nil {
 		if result != nil {
 			if err := json.Unmarshal(raw, result); err != nil {
-				return c.errorf(method, "answered with a result of the wrong shape: %v", err)
+				return c.errorf(method, "answered with a result of the wrong shape: %v", jsonfile.ExplainValue(raw, err))
 			}
 		}
 		return nil
@@ -327,8 +309,8 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 	}
 	if cctx.Err() != nil {
 		select {
-		case <-c.exited: // it died as the deadline passed: say so
-			return c.errorf(method, "the PM exited (%s) without answering", exitDescription(c.waitErr))
+		case <-c.proc.Exited(): // it died as the deadline passed: say so
+			return c.errorf(method, "the PM exited (%s) without answering", c.proc.ExitDescription())
 		default:
 		}
 		return c.wrap(method, fmt.Errorf("%w within %v", ErrNoAnswer, timeout))
@@ -340,12 +322,10 @@ func (c *Conn) call(ctx context.Context, method string, params, result any) erro
 	// A PM that died between calls fails the write of the next request
 	// (os/exec closes its stdin once it is reaped) before its output's end
 	// is noticed: say that it exited rather than how the write failed.
-	select {
-	case <-c.exited:
-	case <-time.After(200 * time.Millisecond):
+	if !c.proc.wait(exitSettle) {
 		return c.wrap(method, err)
 	}
-	return c.errorf(method, "the PM exited (%s) without answering (%v)", exitDescription(c.waitErr), err)
+	return c.errorf(method, "the PM exited (%s) without answering (%v)", c.proc.ExitDescription(), err)
 }
 
 // ErrNoAnswer is wrapped by the error of a call the PM did not answer within
@@ -358,12 +338,7 @@ func (c *Conn) Unusable() bool {
 	if c.ch.failure() != nil {
 		return true
 	}
-	select {
-	case <-c.exited:
-		return true
-	default:
-		return false
-	}
+	return c.proc.wait(0)
 }
 
 // broken returns why the connection is unusable, or nil. A connection whose
@@ -373,33 +348,20 @@ func (c *Conn) broken() error {
 	if reason == nil {
 		return nil
 	}
-	select {
-	case <-c.exited:
-	case <-time.After(200 * time.Millisecond):
-	}
-	select {
-	case <-c.exited:
+	if c.proc.wait(exitSettle) {
 		if errors.Is(reason, errOutputClosed) {
-			return fmt.Errorf("the PM exited (%s) without answering", exitDescription(c.waitErr))
+			return fmt.Errorf("the PM exited (%s) without answering", c.proc.ExitDescription())
 		}
-		if c.waitErr != nil {
-			return fmt.Errorf("%w; the PM exited (%s)", reason, exitDescription(c.waitErr))
+		if c.proc.ExitErr() != nil {
+			return fmt.Errorf("%w; the PM exited (%s)", reason, c.proc.ExitDescription())
 		}
-	default:
 	}
 	return reason
 }
 
-func exitDescription(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ProcessState.String()
-	}
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
-}
+// exitSettle is how long a PM whose output broke is given to report its
+// exit, so that the error can say how it exited.
+const exitSettle = 200 * time.Millisecond
 
 func (c *Conn) wrap(method string, err error) *Error {
 	return &Error{PM: cmp.Or(c.spec.Name, c.spec.Command), Method: method, Err: err, Stderr: c.Stderr()}
@@ -423,42 +385,13 @@ func (c *Conn) Close() error {
 		return c.closeErr
 	}
 	c.closed = true
-	c.stdin.Close()
-	t := c.opts.Timeouts
-	select {
-	case <-c.exited:
-	case <-time.After(t.Grace):
-		c.log.Warn("PM did not exit after its input closed; sending SIGTERM", "grace", t.Grace)
-		signalGroup(c.cmd, sigTerm)
-		select {
-		case <-c.exited:
-		case <-time.After(t.Term):
-			c.log.Warn("PM did not exit after SIGTERM; sending SIGKILL")
-			signalGroup(c.cmd, sigKill)
-			<-c.exited
-		}
-	}
-	// Whatever the PM left in its process group goes with it.
-	signalGroup(c.cmd, sigKill)
+	c.proc.Stop(c.opts.Timeouts, c.log)
 	// Closing the read end of stdout ends the reading of responses whoever
 	// else holds the write end.
 	c.ch.Close()
 	c.client.Close()
-	drained := make(chan struct{})
-	go func() {
-		c.readers.Wait()
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(t.Drain):
-		c.log.Warn("the PM has exited but a process it started still holds its stderr open; no longer reading it", "drain", t.Drain)
-		c.errR.Close() // ends the pending read
-		<-drained
-	}
-	c.errR.Close()
-	if c.waitErr != nil {
-		c.closeErr = c.errorf("shutdown", "%s", exitDescription(c.waitErr))
+	if c.proc.ExitErr() != nil {
+		c.closeErr = c.errorf("shutdown", "%s", c.proc.ExitDescription())
 	}
 	return c.closeErr
 }

@@ -14,11 +14,15 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// Warning reports a PM that contributed nothing to one call, and why.
+// Warning reports a PM that contributed nothing to one call, and why; or,
+// when Diagnostic is set, a problem the PM itself reported while answering
+// (docs/protocol.md §4.7), whose text Err holds.
 type Warning struct {
 	PM     string
 	Method string
 	Err    error
+	// Diagnostic is the PM's diagnostic this warning carries, or nil.
+	Diagnostic *protocol.Diagnostic
 }
 
 func (w Warning) String() string { return w.Err.Error() }
@@ -39,9 +43,13 @@ type Registry struct {
 	opts  Options
 	specs []Spec
 
-	mu    sync.Mutex
-	conns map[string]*slot
+	mu     sync.Mutex
+	conns  map[string]*slot
+	closed bool // Close was called: every later call fails
 }
+
+// errRegistryClosed is why a PM is not reached once its registry is closed.
+var errRegistryClosed = errors.New("registry closed")
 
 type slot struct {
 	once sync.Once
@@ -74,6 +82,10 @@ func (r *Registry) Conn(ctx context.Context, name string) (*Conn, error) {
 		return nil, fmt.Errorf("no package manager named %q is configured", name)
 	}
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("pm %s: %w", name, errRegistryClosed)
+	}
 	s, ok := r.conns[name]
 	if !ok {
 		s = &slot{}
@@ -102,8 +114,19 @@ func (r *Registry) logger() *slog.Logger {
 // that failed to start, exited, broke its output or did not answer in time
 // is reported by the first call that found it so and left out of later
 // ones, so that one host invocation warns about it once; a PM that answered
-// with an error stays in.
+// with an error stays in. Once the registry is closed, every PM is warned
+// about in every call.
 func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error) []Warning {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		out := make([]Warning, len(r.specs))
+		for i, s := range r.specs {
+			out[i] = Warning{PM: s.Name, Method: method, Err: fmt.Errorf("pm %s: %s: %w", s.Name, method, errRegistryClosed)}
+		}
+		return out
+	}
 	warns := make([]*Warning, len(r.specs))
 	var wg sync.WaitGroup
 	for i, s := range r.specs {
@@ -148,14 +171,17 @@ func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error)
 func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warning) {
 	var mu sync.Mutex
 	var all []protocol.PackageID
+	var sink diagSink
 	warns := r.each(ctx, protocol.MethodListDeps, func(c *Conn) error {
 		if !c.Has(protocol.CapListDeps) {
 			return nil
 		}
 		var deps []protocol.PackageID
-		if err := c.Call(ctx, protocol.MethodListDeps, struct{}{}, &deps); err != nil {
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodListDeps, struct{}{}, &deps)
+		if err != nil {
 			return err
 		}
+		sink.add(c.Name(), protocol.MethodListDeps, ds)
 		deps = slices.DeleteFunc(deps, func(d protocol.PackageID) bool { return d.PM != c.Name() })
 		mu.Lock()
 		all = append(all, deps...)
@@ -163,7 +189,7 @@ func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warnin
 		return nil
 	})
 	sortIDs(all)
-	return slices.Compact(all), warns
+	return slices.Compact(all), append(warns, sink.warnings(r.Names())...)
 }
 
 // ActivePlugins asks every PM for its active plugins, handing each the deps
@@ -172,6 +198,7 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 	var mu sync.Mutex
 	var all []Offered
 	var minted []Warning
+	var sink diagSink
 	warns := r.each(ctx, protocol.MethodActivePlugins, func(c *Conn) error {
 		own := []protocol.PackageID{}
 		for _, d := range deps {
@@ -180,9 +207,11 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 			}
 		}
 		var offers []protocol.Offer
-		if err := c.Call(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers); err != nil {
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers)
+		if err != nil {
 			return err
 		}
+		sink.add(c.Name(), protocol.MethodActivePlugins, ds)
 		mu.Lock()
 		defer mu.Unlock()
 		var foreign []string
@@ -204,7 +233,7 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 		}
 		return nil
 	})
-	return all, append(warns, minted...)
+	return all, append(append(warns, minted...), sink.warnings(r.Names())...)
 }
 
 // LoadPlugin asks the PM named by id.PM to load id.
@@ -263,8 +292,10 @@ func (r *Registry) Refresh(ctx context.Context, update protocol.UpdateLevel, for
 }
 
 // Close shuts every started PM down and returns the first shutdown error.
+// Every later call on the registry fails, warning about each PM.
 func (r *Registry) Close() error {
 	r.mu.Lock()
+	r.closed = true
 	slots := make([]*slot, 0, len(r.conns))
 	for _, s := range r.conns {
 		slots = append(slots, s)
@@ -274,7 +305,7 @@ func (r *Registry) Close() error {
 	errs := make([]error, len(slots))
 	for i, s := range slots {
 		wg.Go(func() {
-			s.once.Do(func() { s.err = fmt.Errorf("registry closed") })
+			s.once.Do(func() { s.err = errRegistryClosed })
 			if s.conn != nil {
 				errs[i] = s.conn.Close()
 			}

@@ -22,19 +22,22 @@ type WorkspaceAnswer struct {
 func (r *Registry) WorkspaceAnswers(ctx context.Context) ([]WorkspaceAnswer, []Warning) {
 	var mu sync.Mutex
 	var all []WorkspaceAnswer
+	var sink diagSink
 	warns := r.each(ctx, protocol.MethodWorkspace, func(c *Conn) error {
 		if !c.Has(protocol.CapWorkspace) {
 			return nil
 		}
 		var res protocol.WorkspaceResult
-		if err := c.Call(ctx, protocol.MethodWorkspace, struct{}{}, &res); err != nil {
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodWorkspace, struct{}{}, &res)
+		if err != nil {
 			return err
 		}
+		sink.add(c.Name(), protocol.MethodWorkspace, ds)
 		mu.Lock()
 		all = append(all, WorkspaceAnswer{PM: c.Name(), WorkspaceResult: res})
 		mu.Unlock()
 		return nil
 	})
 	slices.SortStableFunc(all, func(a, b WorkspaceAnswer) int { return strings.Compare(a.PM, b.PM) })
-	return all, warns
+	return all, append(warns, sink.warnings(r.Names())...)
 }

@@ -1,14 +1,11 @@
 package manifest
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -216,29 +213,6 @@ func TestTOMLDatesAsText(t *testing.T) {
 	}
 }
 
-// A table from a decoder that hands local dates and times over as
-// time.Time values in locations named after their TOML kind (as
-// BurntSushi/toml does) reads the same as one from this package's decoder.
-func TestFromTableLocalTimesAsLocationNames(t *testing.T) {
-	at := func(loc string) time.Time {
-		return time.Date(1979, 5, 27, 7, 32, 0, 0, time.FixedZone(loc, 0))
-	}
-	m, err := FromTable(map[string]any{
-		"name":     "x",
-		"date":     time.Date(1979, 5, 27, 0, 0, 0, 0, time.FixedZone("date-local", 0)),
-		"time":     time.Date(0, 1, 1, 7, 32, 0, 0, time.FixedZone("time-local", 0)),
-		"datetime": at("datetime-local"),
-		"offset":   at(""),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"date": "1979-05-27", "time": "07:32:00", "datetime": "1979-05-27T07:32:00", "offset": "1979-05-27T07:32:00Z"}
-	if !reflect.DeepEqual(m.Extra, want) {
-		t.Errorf("got %#v\nwant %#v", m.Extra, want)
-	}
-}
-
 func TestDecodeTypeErrorsHaveLines(t *testing.T) {
 	src := "name = \"x\"\n\n[[hooks]]\nname = \"h\"\nargs = \"not-an-array\"\n"
 	_, err := DecodeTOML([]byte(src))
@@ -254,6 +228,15 @@ func TestDecodeTypeErrorsHaveLines(t *testing.T) {
 	}
 	if _, err := DecodeJSON([]byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
 		t.Errorf("non-object JSON: %v", err)
+	}
+	for data, want := range map[string]string{
+		"{\n  \"name\": \"x\",\n}": "line 3: column 1: invalid JSON: invalid character '}' looking for beginning of object key string",
+		"{\n  \"name\": ":          "line 2: column 11: invalid JSON: unexpected end of file",
+		"":                         "line 1: column 1: invalid JSON: unexpected end of file",
+	} {
+		if _, err := DecodeJSON([]byte(data)); err == nil || err.Error() != want {
+			t.Errorf("DecodeJSON(%q) = %v, want %q", data, err, want)
+		}
 	}
 	if _, err := DecodeJSON([]byte(`{} {}`)); err == nil {
 		t.Error("trailing JSON accepted")
@@ -353,74 +336,6 @@ command = "y"
 	if w, _ := m.WireJSON(); string(w) != `{"name":"p","skills":[{"source":{"path":"skills"}}]}` {
 		t.Errorf("no layers: %s", w)
 	}
-}
-
-func TestParseSkillMD(t *testing.T) {
-	good := "---\nname: gizmo-wiring\ndescription: How to wire gizmo components safely\ndepends-on: gizmo>=0.4, gizmo-net\npredicates: not(env(CI)), path_exists(gizmo.toml)\nlicense: MIT\n---\n\nBody.\n"
-	s, err := ParseSkillMD([]byte(good), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Skill{Name: "gizmo-wiring", Description: "How to wire gizmo components safely",
-		DependsOn: []string{"gizmo>=0.4", "gizmo-net"}, Predicates: []string{"not(env(CI))", "path_exists(gizmo.toml)"},
-		Fields: map[string]string{"license": "MIT"}}
-	if !reflect.DeepEqual(s, want) {
-		t.Errorf("got %#v", s)
-	}
-	s, err = ParseSkillMD([]byte("just notes\n"), false)
-	if err != nil || s.Name != "" {
-		t.Errorf("lenient no front matter: %#v %v", s, err)
-	}
-}
-
-func TestEnumerateAndHasSkills(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("reg/a/SYMPOSIUM.toml", "name='a'\n")
-	write("reg/a/inner/SKILL.md", "---\n---\n")
-	write("reg/deep/x/y/SKILL.md", "---\n---\n")
-	write("reg/a-b/SKILL.md", "---\n---\n")
-	write("reg/both/SKILL.md", "---\n---\n")
-	write("reg/both/SYMPOSIUM.toml", "")
-	got, err := Enumerate(filepath.Join(root, "reg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Entry{{"a", EntryPlugin}, {"a-b", EntrySkill}, {"both", EntryPlugin}, {"deep/x/y", EntrySkill}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v", got)
-	}
-	if _, err := Enumerate(filepath.Join(root, "reg/a")); err == nil {
-		t.Error("root-is-entry accepted")
-	}
-	if got, err := Enumerate(filepath.Join(root, "missing")); err != nil || got != nil {
-		t.Errorf("missing root: %v %v", got, err)
-	}
-	write("pkg/skills/deep/er/SKILL.md", "x")
-	if !HasSkills(filepath.Join(root, "pkg")) || HasSkills(filepath.Join(root, "reg")) {
-		t.Error("HasSkills wrong")
-	}
-}
-
-func TestSynthesizeSkillPlugin(t *testing.T) {
-	m := SynthesizeSkillPlugin("my-skill", &Skill{Name: "serde-guidance", DependsOn: []string{"serde"}})
-	w, _ := m.WireJSON()
-	if string(w) != `{"depends-on":["serde"],"name":"serde-guidance","skills":[{"source":{"path":"."}}]}` {
-		t.Errorf("got %s", w)
-	}
-	m = SynthesizeSkillPlugin("my-skill", &Skill{})
-	if m.Name != "my-skill" || m.Predicates != nil {
-		t.Errorf("got %#v", m)
-	}
-	_ = bytes.MinRead
 }
 
 func TestManifestEmbedsInJSON(t *testing.T) {

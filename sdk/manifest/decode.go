@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // DecodeTOML decodes a SYMPOSIUM.toml document. It fails on TOML syntax
@@ -51,6 +52,13 @@ func DecodeJSON(data []byte) (*Manifest, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // an empty document
+		}
+		var je *jsonfile.Error
+		if errors.As(jsonfile.Explain("", data, err), &je) && je.Line > 0 {
+			return nil, Problems{{Line: je.Line, Message: fmt.Sprintf("column %d: %s", je.Column, je.Msg)}}
+		}
 		return nil, Problems{{Message: "invalid JSON: " + err.Error()}}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -627,7 +635,7 @@ func normalize(v any) any {
 	case toml.LocalTime:
 		return time.Date(0, 1, 1, v.Hour, v.Minute, v.Second, v.Nanosecond, time.UTC).Format(localTimeLayout)
 	case time.Time:
-		return formatTOMLTime(v)
+		return v.Format(time.RFC3339Nano)
 	}
 	return v
 }
@@ -639,22 +647,6 @@ const (
 	localTimeLayout     = "15:04:05.999999999"
 	localDateTimeLayout = localDateLayout + "T" + localTimeLayout
 )
-
-// formatTOMLTime renders an offset date-time as RFC 3339. A local date or
-// time that a decoder handed over as a time.Time in a location named after
-// its TOML kind (as BurntSushi/toml does) is rendered without the offset, so
-// tables from either kind of decoder reach [FromTable] as the same text.
-func formatTOMLTime(t time.Time) string {
-	switch t.Location().String() {
-	case "datetime-local":
-		return t.Format(localDateTimeLayout)
-	case "date-local":
-		return t.Format(localDateLayout)
-	case "time-local":
-		return t.Format(localTimeLayout)
-	}
-	return t.Format(time.RFC3339Nano)
-}
 
 // typeName names the type of a normalized value in TOML/JSON words.
 func typeName(v any) string {
@@ -677,5 +669,5 @@ func typeName(v any) string {
 	case map[string]any:
 		return "a table"
 	}
-	return fmt.Sprintf("a %T", v)
+	return "another kind of value"
 }

@@ -11,18 +11,24 @@
 //     know are kept in each table's Extra map, so TOML → JSON → TOML → JSON is
 //     stable and a host can report them;
 //   - validation ([Validate]) with the upstream rules and error order, returning
-//     the validated view ([Plugin]) and positioned [Problem]s;
-//   - the predicate language ([ParseAtom], [ParsePredicate], [Lower]) with a
-//     canonical string form that parses back to the same value, and dependency
-//     evaluation with each ecosystem's version semantics ([DepSet]);
-//   - SKILL.md front matter ([ParseSkillMD]), skill group scanning
-//     ([ScanSkills]), registry layout enumeration ([Enumerate], [HasSkills],
-//     [SynthesizeSkillPlugin]);
-//   - checking what a maintainer points at, a manifest file, a plugin
-//     directory or a whole registry ([CheckPath], behind
-//     `symposium-pm validate`);
+//     the validated view ([Plugin], whose gates are parsed predicates,
+//     [ParseGate]) and positioned [Problem]s;
 //   - the layered merge every PM uses for package-embedded plugins
 //     ([Embedded]).
+//
+// The other jobs live in packages of their own, so a program imports only
+// what it uses:
+//
+//   - [github.com/symposium-dev/symposium-pm/sdk/manifest/predicate]: the
+//     predicate language and its evaluation (the host supplies the runner
+//     of shell() predicates);
+//   - [github.com/symposium-dev/symposium-pm/sdk/manifest/skill]: SKILL.md
+//     front matter and the bounded walk of skill groups;
+//   - [github.com/symposium-dev/symposium-pm/sdk/manifest/layout]: the
+//     registry layout (entries, bare-skill plugins) and checking what a
+//     maintainer points at (`symposium-pm validate`);
+//   - [github.com/symposium-dev/symposium-pm/sdk/manifest/migrate]: rewriting
+//     retired keys in place.
 //
 // # Decoding versus validation
 //
@@ -62,15 +68,8 @@
 // given without any source. An empty string is treated as an absent key
 // (`name = ""` is a missing name).
 //
-// Dependency atoms: names may also contain '.', '@' and '/' so npm and PyPI
-// names can be written; the operator `!=` is accepted for PEP 440; a
-// requirement Cargo rejects is accepted when npm's or PEP 440's syntax
-// accepts it. [Deps] matches each dependency with its own ecosystem's
-// semantics (versions.ForPM), translating Cargo operators where needed
-// ([ReqFor]). A multi-comparator requirement is rendered without the space
-// semver puts after the comma (`>=1.2,<2`) and an exact requirement as
-// `==1.2.3`, so every canonical predicate string parses back to the same
-// value.
+// Dependency atoms and predicates differ from Symposium as package
+// predicate says.
 //
 // Legacy keys still found in registries get migration hints: `crates`,
 // `where.crates`, `source = "crate"`, `source.crate`, `source.crate_path`,

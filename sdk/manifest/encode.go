@@ -62,157 +62,157 @@ func EncodeTOML(m *Manifest) ([]byte, error) {
 // spellings: the tree that both the JSON and the TOML encodings render.
 func (m *Manifest) Table() map[string]any {
 	t := extra(m.Extra)
-	putStr(t, "name", m.Name)
+	putStr(t, keyName, m.Name)
 	putDependsOn(t, m.DependsOn)
-	putStrs(t, "predicates", m.Predicates)
+	putStrs(t, keyPredicates, m.Predicates)
 	if m.Defaults != nil {
 		dt := extra(m.Defaults.Extra)
 		if m.Defaults.Skills != nil {
-			dt["skills"] = *m.Defaults.Skills
+			dt[keySkills] = *m.Defaults.Skills
 		}
-		t["defaults"] = dt
+		t[keyDefaults] = dt
 	}
 	if m.Installations != nil {
 		arr := make([]any, len(m.Installations))
 		for i := range m.Installations {
 			arr[i] = m.Installations[i].table()
 		}
-		t["installations"] = arr
+		t[keyInstallations] = arr
 	}
 	if m.Hooks != nil {
 		arr := make([]any, len(m.Hooks))
 		for i, h := range m.Hooks {
 			ht := extra(h.Extra)
-			putStr(ht, "name", h.Name)
-			putStr(ht, "event", h.Event)
-			putStr(ht, "agent", h.Agent)
-			putStr(ht, "matcher", h.Matcher)
-			putRef(ht, "command", h.Command)
-			putStr(ht, "executable", h.Executable)
-			putStr(ht, "script", h.Script)
-			putStrs(ht, "args", h.Args)
-			putRefs(ht, "requirements", h.Requirements)
-			putStr(ht, "format", h.Format)
-			putStrs(ht, "predicates", h.Predicates)
+			putStr(ht, keyName, h.Name)
+			putStr(ht, keyEvent, h.Event)
+			putStr(ht, keyAgent, h.Agent)
+			putStr(ht, keyMatcher, h.Matcher)
+			putRef(ht, keyCommand, h.Command)
+			putStr(ht, keyExecutable, h.Executable)
+			putStr(ht, keyScript, h.Script)
+			putStrs(ht, keyArgs, h.Args)
+			putRefs(ht, keyRequirements, h.Requirements)
+			putStr(ht, keyFormat, h.Format)
+			putStrs(ht, keyPredicates, h.Predicates)
 			arr[i] = ht
 		}
-		t["hooks"] = arr
+		t[keyHooks] = arr
 	}
 	if m.Skills != nil {
 		arr := make([]any, len(m.Skills))
 		for i, g := range m.Skills {
 			gt := extra(g.Extra)
 			putDependsOn(gt, g.DependsOn)
-			putStrs(gt, "predicates", g.Predicates)
+			putStrs(gt, keyPredicates, g.Predicates)
 			if s := g.Source; s != nil {
 				if s.Scalar != "" && s.Path == "" && s.Git == "" && s.Extra == nil {
-					gt["source"] = s.Scalar
+					gt[keySource] = s.Scalar
 				} else {
 					st := extra(s.Extra)
-					putStr(st, "path", s.Path)
-					putStr(st, "git", s.Git)
-					gt["source"] = st
+					putStr(st, keyPath, s.Path)
+					putStr(st, keyGit, s.Git)
+					gt[keySource] = st
 				}
 			}
 			arr[i] = gt
 		}
-		t["skills"] = arr
+		t[keySkills] = arr
 	}
 	if m.MCPServers != nil {
 		arr := make([]any, len(m.MCPServers))
 		for i, s := range m.MCPServers {
 			st := extra(s.Extra)
 			putDependsOn(st, s.DependsOn)
-			putStrs(st, "predicates", s.Predicates)
-			putStr(st, "type", s.Type)
-			putStr(st, "name", s.Name)
-			putStr(st, "command", s.Command)
-			putStrs(st, "args", s.Args)
-			putNameValues(st, "env", s.Env)
-			putStr(st, "url", s.URL)
-			putNameValues(st, "headers", s.Headers)
+			putStrs(st, keyPredicates, s.Predicates)
+			putStr(st, keyType, s.Type)
+			putStr(st, keyName, s.Name)
+			putStr(st, keyCommand, s.Command)
+			putStrs(st, keyArgs, s.Args)
+			putNameValues(st, keyEnv, s.Env)
+			putStr(st, keyURL, s.URL)
+			putNameValues(st, keyHeaders, s.Headers)
 			if s.Meta != nil {
-				st["_meta"] = s.Meta
+				st[keyMeta] = s.Meta
 			}
 			arr[i] = st
 		}
-		t["mcp_servers"] = arr
+		t[keyMCPServers] = arr
 	}
 	if m.Subcommand != nil {
 		sub := make(map[string]any, len(m.Subcommand))
 		for name, s := range m.Subcommand {
 			st := extra(s.Extra)
-			putStr(st, "description", s.Description)
-			putStr(st, "audience", s.Audience)
-			putRef(st, "command", s.Command)
+			putStr(st, keyDescription, s.Description)
+			putStr(st, keyAudience, s.Audience)
+			putRef(st, keyCommand, s.Command)
 			putDependsOn(st, s.DependsOn)
-			putStrs(st, "predicates", s.Predicates)
+			putStrs(st, keyPredicates, s.Predicates)
 			sub[name] = st
 		}
-		t["subcommand"] = sub
+		t[keySubcommand] = sub
 	}
 	if m.Predicate != nil {
 		arr := make([]any, len(m.Predicate))
 		for i, p := range m.Predicate {
 			pt := extra(p.Extra)
-			putStr(pt, "name", p.Name)
-			putRef(pt, "command", p.Command)
-			putStrs(pt, "args", p.Args)
+			putStr(pt, keyName, p.Name)
+			putRef(pt, keyCommand, p.Command)
+			putStrs(pt, keyArgs, p.Args)
 			arr[i] = pt
 		}
-		t["predicate"] = arr
+		t[keyPredicate] = arr
 	}
 	if m.Plugins != nil {
 		arr := make([]any, len(m.Plugins))
 		for i, r := range m.Plugins {
 			rt := extra(r.Extra)
 			putDependsOn(rt, r.DependsOn)
-			putStrs(rt, "predicates", r.Predicates)
+			putStrs(rt, keyPredicates, r.Predicates)
 			if s := r.Source; s != nil {
 				st := extra(s.Extra)
 				if c := s.Cargo; c != nil {
 					switch {
 					case c.Other != nil:
-						st["cargo"] = c.Other
+						st[keyCargo] = c.Other
 					case c.Atom != "":
-						st["cargo"] = c.Atom
+						st[keyCargo] = c.Atom
 					default:
-						ct := map[string]any{"name": c.Name}
-						putStr(ct, "version", c.Version)
-						st["cargo"] = ct
+						ct := map[string]any{keyName: c.Name}
+						putStr(ct, keyVersion, c.Version)
+						st[keyCargo] = ct
 					}
 				}
 				if s.Git != nil {
-					st["git"] = s.Git
+					st[keyGit] = s.Git
 				}
 				if s.Path != nil {
-					st["path"] = s.Path
+					st[keyPath] = s.Path
 				}
-				rt["source"] = st
+				rt[keySource] = st
 			}
 			arr[i] = rt
 		}
-		t["plugins"] = arr
+		t[keyPlugins] = arr
 	}
 	return t
 }
 
 func (in *Installation) table() map[string]any {
 	t := extra(in.Extra)
-	putStr(t, "name", in.Name)
-	putStr(t, "source", in.Source)
-	putStr(t, "crate", in.Crate)
-	putStr(t, "version", in.Version)
-	putStr(t, "git", in.Git)
+	putStr(t, keyName, in.Name)
+	putStr(t, keySource, in.Source)
+	putStr(t, keyCrate, in.Crate)
+	putStr(t, keyVersion, in.Version)
+	putStr(t, keyGit, in.Git)
 	if in.Global != nil {
-		t["global"] = *in.Global
+		t[keyGlobal] = *in.Global
 	}
-	putStr(t, "url", in.URL)
-	putStr(t, "executable", in.Executable)
-	putStr(t, "script", in.Script)
-	putStrs(t, "args", in.Args)
-	putRefs(t, "requirements", in.Requirements)
-	putStrs(t, "install_commands", in.InstallCommands)
+	putStr(t, keyURL, in.URL)
+	putStr(t, keyExecutable, in.Executable)
+	putStr(t, keyScript, in.Script)
+	putStrs(t, keyArgs, in.Args)
+	putRefs(t, keyRequirements, in.Requirements)
+	putStrs(t, keyInstallCommands, in.InstallCommands)
 	return t
 }
 
@@ -265,10 +265,10 @@ func putDependsOn(t map[string]any, d DependsOn) {
 		return
 	}
 	if d.Single && len(d.Atoms) == 1 {
-		t["depends-on"] = d.Atoms[0]
+		t[keyDependsOn] = d.Atoms[0]
 		return
 	}
-	putStrs(t, "depends-on", append([]string{}, d.Atoms...))
+	putStrs(t, keyDependsOn, append([]string{}, d.Atoms...))
 }
 
 func refValue(r InstallRef) any {
@@ -302,10 +302,10 @@ func putNameValues(t map[string]any, k string, nvs []NameValue) {
 	arr := make([]any, len(nvs))
 	for i, nv := range nvs {
 		nt := extra(nv.Extra)
-		nt["name"] = nv.Name
+		nt[keyName] = nv.Name
 		nt["value"] = nv.Value
 		if nv.Meta != nil {
-			nt["_meta"] = nv.Meta
+			nt[keyMeta] = nv.Meta
 		}
 		arr[i] = nt
 	}

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"reflect"
 	"testing"
 )
 
@@ -62,62 +61,4 @@ func checkRoundTrip(t *testing.T, m *Manifest) {
 	if err != nil || !bytes.Equal(j1, j3) {
 		t.Fatalf("TOML round trip changed the manifest: %v\n%s\n%s\n%s", err, j1, tb, j3)
 	}
-}
-
-func FuzzParsePredicate(f *testing.F) {
-	for _, s := range []string{"depends-on(serde>=1)", "any(env(A), not(shell(x)))", "env(A=b)", "my(x)", "workspace-member()"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePredicate(s)
-		if err != nil {
-			return
-		}
-		c := p.String()
-		q, err := ParsePredicate(c)
-		if err != nil {
-			t.Fatalf("canonical %q of %q does not parse: %v", c, s, err)
-		}
-		if !reflect.DeepEqual(p, q) {
-			t.Fatalf("canonical %q of %q parses to a different value:\n%#v\n%#v", c, s, p, q)
-		}
-		if q.String() != c {
-			t.Fatalf("canonical form not stable: %q then %q", c, q.String())
-		}
-	})
-}
-
-func FuzzParseAtom(f *testing.F) {
-	for _, s := range []string{"serde", "*", "serde=1.0", "x>=1.2,<2", "@types/node^18"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		a, err := ParseAtom(s)
-		if err != nil {
-			return
-		}
-		b, err := ParseAtom(a.String())
-		if err != nil || a != b {
-			t.Fatalf("atom %q: canonical %q reparses to %#v, %v", s, a.String(), b, err)
-		}
-	})
-}
-
-func FuzzParseSkillMD(f *testing.F) {
-	f.Add([]byte("---\nname: x\ndescription: y\n---\nbody\n"), true)
-	f.Fuzz(func(t *testing.T, data []byte, strict bool) {
-		s, err := ParseSkillMD(data, strict)
-		if err != nil {
-			return
-		}
-		if strict && (s.Name == "" || s.Description == "") {
-			t.Fatalf("strict parse accepted %#v", s)
-		}
-		for _, a := range s.DependsOn {
-			if _, err := ParseAtom(a); err != nil {
-				t.Fatalf("accepted bad atom %q", a)
-			}
-		}
-		SynthesizeSkillPlugin("dir", s)
-	})
 }

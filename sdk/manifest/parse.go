@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 )
 
 // Parse-level checks: what Symposium's deserializer rejects before any
@@ -18,21 +20,21 @@ var (
 	hookFormats  = []string{"symposium", "claude", "codex", "copilot", "gemini", "kiro"}
 	audiences    = []string{"humans", "agents"}
 	unknownHints = map[string]string{
-		"mcp":              "mcp_servers",
-		"mcp-servers":      "mcp_servers",
-		"mcpServers":       "mcp_servers",
-		"subcommands":      "subcommand",
-		"installation":     "installations",
-		"installable":      "installations",
-		"hook":             "hooks",
-		"skill":            "skills",
-		"plugin":           "plugins",
-		"predicates_":      "predicates",
-		"depends_on":       "depends-on",
-		"dependsOn":        "depends-on",
-		"dependencies":     "depends-on",
-		"install-commands": "install_commands",
-		"path_exists":      "predicates",
+		"mcp":              keyMCPServers,
+		"mcp-servers":      keyMCPServers,
+		"mcpServers":       keyMCPServers,
+		"subcommands":      keySubcommand,
+		"installation":     keyInstallations,
+		"installable":      keyInstallations,
+		"hook":             keyHooks,
+		"skill":            keySkills,
+		"plugin":           keyPlugins,
+		"predicates_":      keyPredicates,
+		"depends_on":       keyDependsOn,
+		"dependsOn":        keyDependsOn,
+		"dependencies":     keyDependsOn,
+		"install-commands": keyInstallCommands,
+		"path_exists":      keyPredicates,
 	}
 )
 
@@ -48,20 +50,20 @@ func (c *checker) add(field, format string, args ...any) {
 // parseProblems returns the parse-level problems of m, in document order.
 func parseProblems(m *Manifest) Problems {
 	c := &checker{m: m}
-	c.unknown("", m.Extra, "crates")
+	c.unknown("", m.Extra, keyRetiredCrates)
 	c.gate("", m.DependsOn, m.Predicates)
 	if m.Defaults != nil {
-		c.unknown("defaults", m.Defaults.Extra)
+		c.unknown(keyDefaults, m.Defaults.Extra)
 	}
 	for i := range m.Installations {
-		p := indexPath("installations", i)
+		p := indexPath(keyInstallations, i)
 		if m.Installations[i].Name == "" {
 			c.add(p, "an installation needs a name")
 		}
 		c.installationRefs(p, &m.Installations[i])
 	}
 	for i, h := range m.Hooks {
-		p := indexPath("hooks", i)
+		p := indexPath(keyHooks, i)
 		c.unknown(p, h.Extra)
 		switch {
 		case h.Name == "":
@@ -69,32 +71,32 @@ func parseProblems(m *Manifest) Problems {
 		case h.Event == "":
 			c.add(p, "hook %q needs an event (one of %s)", h.Name, quoteList(hookEvents))
 		case !slices.Contains(hookEvents, h.Event):
-			c.add(joinPath(p, "event"), "unknown hook event %q; expected one of %s", h.Event, quoteList(hookEvents))
+			c.add(joinPath(p, keyEvent), "unknown hook event %q; expected one of %s", h.Event, quoteList(hookEvents))
 		case h.Command.IsZero():
 			c.add(p, "hook %q needs a command (an installation name or an inline installation table)", h.Name)
 		}
 		if h.Agent != "" && !slices.Contains(hookAgents, h.Agent) {
-			c.add(joinPath(p, "agent"), "unknown agent %q; expected one of %s", h.Agent, quoteList(hookAgents))
+			c.add(joinPath(p, keyAgent), "unknown agent %q; expected one of %s", h.Agent, quoteList(hookAgents))
 		}
 		if h.Format != "" && !slices.Contains(hookFormats, h.Format) {
-			c.add(joinPath(p, "format"), "unknown hook format %q; expected one of %s", h.Format, quoteList(hookFormats))
+			c.add(joinPath(p, keyFormat), "unknown hook format %q; expected one of %s", h.Format, quoteList(hookFormats))
 		}
-		c.ref(joinPath(p, "command"), h.Command)
+		c.ref(joinPath(p, keyCommand), h.Command)
 		for j, r := range h.Requirements {
-			c.ref(indexPath(joinPath(p, "requirements"), j), r)
+			c.ref(indexPath(joinPath(p, keyRequirements), j), r)
 		}
 		c.gate(p, DependsOn{}, h.Predicates)
 	}
 	for i, g := range m.Skills {
-		p := indexPath("skills", i)
-		c.unknown(p, g.Extra, "crates")
+		p := indexPath(keySkills, i)
+		c.unknown(p, g.Extra, keyRetiredCrates)
 		if g.Source != nil {
-			c.unknown(joinPath(p, "source"), g.Source.Extra, "crate", "crate_path")
+			c.unknown(joinPath(p, keySource), g.Source.Extra, keyCrate, keyRetiredCratePath)
 		}
 		c.gate(p, g.DependsOn, g.Predicates)
 	}
 	for i, s := range m.MCPServers {
-		p := indexPath("mcp_servers", i)
+		p := indexPath(keyMCPServers, i)
 		switch s.Type {
 		case "http", "sse":
 			if s.Name == "" || s.URL == "" || s.Headers == nil {
@@ -107,20 +109,20 @@ func parseProblems(m *Manifest) Problems {
 		}
 		for j, nv := range s.Env {
 			if nv.Name == "" {
-				c.add(indexPath(joinPath(p, "env"), j), "an environment entry needs a name")
+				c.add(indexPath(joinPath(p, keyEnv), j), "an environment entry needs a name")
 			}
 		}
 		for j, nv := range s.Headers {
 			if nv.Name == "" {
-				c.add(indexPath(joinPath(p, "headers"), j), "a header needs a name")
+				c.add(indexPath(joinPath(p, keyHeaders), j), "a header needs a name")
 			}
 		}
 		c.gate(p, s.DependsOn, s.Predicates)
 	}
 	for _, name := range keys(anyMap(m.Subcommand)) {
 		s := m.Subcommand[name]
-		p := joinPath("subcommand", name)
-		c.unknown(p, s.Extra, "crates")
+		p := joinPath(keySubcommand, name)
+		c.unknown(p, s.Extra, keyRetiredCrates)
 		switch {
 		case s.Description == "":
 			c.add(p, "subcommand %q needs a description", name)
@@ -128,13 +130,13 @@ func parseProblems(m *Manifest) Problems {
 			c.add(p, "subcommand %q needs a command (an installation name or an inline installation table)", name)
 		}
 		if s.Audience != "" && !slices.Contains(audiences, s.Audience) {
-			c.add(joinPath(p, "audience"), "unknown audience %q; expected \"humans\" or \"agents\"", s.Audience)
+			c.add(joinPath(p, keyAudience), "unknown audience %q; expected \"humans\" or \"agents\"", s.Audience)
 		}
-		c.ref(joinPath(p, "command"), s.Command)
+		c.ref(joinPath(p, keyCommand), s.Command)
 		c.gate(p, s.DependsOn, s.Predicates)
 	}
 	for i, pd := range m.Predicate {
-		p := indexPath("predicate", i)
+		p := indexPath(keyPredicate, i)
 		c.unknown(p, pd.Extra)
 		switch {
 		case pd.Name == "":
@@ -142,15 +144,15 @@ func parseProblems(m *Manifest) Problems {
 		case pd.Command.IsZero():
 			c.add(p, "custom predicate %q needs a command", pd.Name)
 		}
-		c.ref(joinPath(p, "command"), pd.Command)
+		c.ref(joinPath(p, keyCommand), pd.Command)
 	}
 	for i, r := range m.Plugins {
-		p := indexPath("plugins", i)
+		p := indexPath(keyPlugins, i)
 		c.unknown(p, r.Extra)
 		if r.Source == nil {
 			c.add(p, "a chained plugin reference needs a source table with source.cargo")
 		} else {
-			c.unknown(joinPath(p, "source"), r.Source.Extra)
+			c.unknown(joinPath(p, keySource), r.Source.Extra)
 		}
 		c.gate(p, r.DependsOn, r.Predicates)
 	}
@@ -186,7 +188,7 @@ func (c *checker) unknown(path string, extra map[string]any, retired ...string) 
 			c.add(fp, "unknown key %q in %s; did you mean %q?", k, where, hint)
 			continue
 		}
-		if path != "" && (k == "path" || k == "git") && c.isSkillGroup(path) {
+		if path != "" && (k == keyPath || k == keyGit) && c.isSkillGroup(path) {
 			c.add(fp, "unknown key %q in a skills group; write source.%s", k, k)
 			continue
 		}
@@ -199,14 +201,14 @@ func (c *checker) unknown(path string, extra map[string]any, retired ...string) 
 // `source.crate`.
 func retiredHint(path, key string, v any) (string, bool) {
 	switch {
-	case path == "" && key == "where":
+	case path == "" && key == keyRetiredWhere:
 		if t, ok := v.(map[string]any); ok {
-			if crates, ok := t["crates"]; ok {
+			if crates, ok := t[keyRetiredCrates]; ok {
 				return fmt.Sprintf("where.crates was retired: write depends-on = %s", tomlInline(crates)), true
 			}
 		}
 		return "the where table was retired: gate the plugin with depends-on and predicates", true
-	case key == "crate" && strings.HasPrefix(path, "plugins[") && strings.HasSuffix(path, "].source"):
+	case key == keyCrate && strings.HasPrefix(path, "plugins[") && strings.HasSuffix(path, "].source"):
 		return fmt.Sprintf("source.crate was renamed: write source.cargo = %s", tomlInline(v)), true
 	}
 	return "", false
@@ -215,7 +217,7 @@ func retiredHint(path, key string, v any) (string, bool) {
 func (c *checker) isSkillGroup(path string) bool {
 	var i int
 	n, _ := fmt.Sscanf(path, "skills[%d]", &i)
-	return n == 1 && path == indexPath("skills", i)
+	return n == 1 && path == indexPath(keySkills, i)
 }
 
 // ref checks the gates inside an inline installation (there are none) and
@@ -229,24 +231,24 @@ func (c *checker) ref(path string, r InstallRef) {
 
 func (c *checker) installationRefs(path string, in *Installation) {
 	for j, r := range in.Requirements {
-		c.ref(indexPath(joinPath(path, "requirements"), j), r)
+		c.ref(indexPath(joinPath(path, keyRequirements), j), r)
 	}
 }
 
 // gate parses every atom and predicate of an item's gate.
 func (c *checker) gate(path string, d DependsOn, predicates []string) {
 	for i, a := range d.Atoms {
-		fp := joinPath(path, "depends-on")
+		fp := joinPath(path, keyDependsOn)
 		if !d.Single {
 			fp = indexPath(fp, i)
 		}
-		if _, err := ParseAtom(a); err != nil {
+		if _, err := predicate.ParseAtom(a); err != nil {
 			c.add(fp, "%v", err)
 		}
 	}
 	for i, s := range predicates {
-		if _, err := ParsePredicate(s); err != nil {
-			c.add(indexPath(joinPath(path, "predicates"), i), "%v", err)
+		if _, err := predicate.Parse(s); err != nil {
+			c.add(indexPath(joinPath(path, keyPredicates), i), "%v", err)
 		}
 	}
 }

@@ -1,5 +1,8 @@
 package manifest
 
+// ManifestFile is the exact file name of a plugin manifest.
+const ManifestFile = "SYMPOSIUM.toml"
+
 // Manifest is a raw, unvalidated plugin manifest: the SYMPOSIUM.toml schema
 // (docs/manifests.md §2). Zero values and nil slices mean "absent"; a non-nil empty
 // slice is an explicitly empty list and is encoded as such. Every table keeps

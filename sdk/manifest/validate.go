@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -54,12 +55,15 @@ type ValidateOptions struct {
 	File string
 }
 
+// MaxDescription is the longest skill or subcommand description, in bytes.
+const MaxDescription = 1024
+
 // ReservedSubcommands are the subcommand names a plugin may not define.
 var ReservedSubcommands = []string{"init", "sync", "hook", "plugin", "crate-info", "self-update", "help"}
 
 // Gate is a predicate set: every entry must hold (empty holds). It encodes
 // as the canonical strings.
-type Gate []Predicate
+type Gate []predicate.Predicate
 
 // Strings returns the canonical text of each predicate.
 func (g Gate) Strings() []string {
@@ -72,6 +76,31 @@ func (g Gate) Strings() []string {
 
 // MarshalJSON encodes the gate as canonical strings.
 func (g Gate) MarshalJSON() ([]byte, error) { return marshalJSON(g.Strings()) }
+
+// ParseGate parses a `depends-on` value and a `predicates` list into one
+// predicate set: the lowered depends-on first, then the predicates (ANDed).
+func ParseGate(d DependsOn, predicates []string) (Gate, error) {
+	var atoms []predicate.Atom
+	for _, s := range d.Atoms {
+		a, err := predicate.ParseAtom(s)
+		if err != nil {
+			return nil, err
+		}
+		atoms = append(atoms, a)
+	}
+	var out []predicate.Predicate
+	if p := predicate.Lower(atoms); p != nil {
+		out = append(out, p)
+	}
+	for _, s := range predicates {
+		p, err := predicate.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
 
 // Plugin is a validated plugin (Symposium's validated form): depends-on folded into
 // predicates, inline installations promoted to named ones, references
@@ -143,9 +172,9 @@ type ValidSkillGroup struct {
 func (g ValidSkillGroup) MarshalJSON() ([]byte, error) {
 	src := map[string]string{}
 	if g.Git != "" {
-		src["git"] = g.Git
+		src[keyGit] = g.Git
 	} else {
-		src["path"] = g.Path
+		src[keyPath] = g.Path
 	}
 	return marshalJSON(struct {
 		Predicates Gate              `json:"predicates"`
@@ -163,9 +192,9 @@ type ValidMCPServer struct {
 // depends-on) with the folded predicates.
 func (s ValidMCPServer) MarshalJSON() ([]byte, error) {
 	m := Manifest{MCPServers: []MCPServer{s.Server}}
-	t := m.Table()["mcp_servers"].([]any)[0].(map[string]any)
-	delete(t, "depends-on")
-	t["predicates"] = s.Predicates.Strings()
+	t := m.Table()[keyMCPServers].([]any)[0].(map[string]any)
+	delete(t, keyDependsOn)
+	t[keyPredicates] = s.Predicates.Strings()
 	return marshalJSON(t)
 }
 
@@ -263,7 +292,7 @@ func (v *validator) run() {
 	p.Name = m.Name
 	if p.Name == "" {
 		if v.opts.Origin == OriginRegistry {
-			v.add("name", "manifest is missing name (a registry plugin must be named)")
+			v.add(keyName, "manifest is missing name (a registry plugin must be named)")
 		} else {
 			p.Name = v.opts.DefaultName
 		}
@@ -273,7 +302,7 @@ func (v *validator) run() {
 	switch v.opts.Origin {
 	case OriginRegistry:
 		if m.Defaults != nil {
-			v.add("defaults", "[defaults] is not allowed in a registry plugin manifest; registry plugins get no default skill groups, declare [[skills]] instead")
+			v.add(keyDefaults, "[defaults] is not allowed in a registry plugin manifest; registry plugins get no default skill groups, declare [[skills]] instead")
 		}
 	case OriginWorkspace:
 		if m.Defaults == nil || m.Defaults.Skills == nil || *m.Defaults.Skills {
@@ -288,7 +317,7 @@ func (v *validator) run() {
 	seen := map[string]bool{}
 	for i, in := range m.Installations {
 		if seen[in.Name] {
-			v.add(joinPath(indexPath("installations", i), "name"), "duplicate installation name %q", in.Name)
+			v.add(joinPath(indexPath(keyInstallations, i), keyName), "duplicate installation name %q", in.Name)
 		}
 		seen[in.Name] = true
 	}
@@ -301,7 +330,7 @@ func (v *validator) run() {
 	// 4. installations in declaration order
 	for i := range m.Installations {
 		in := &m.Installations[i]
-		path := indexPath("installations", i)
+		path := indexPath(keyInstallations, i)
 		v.fillInstallation(v.names[in.Name], in, path)
 		v.requirements(v.names[in.Name], in.Name, in.Requirements, path)
 	}
@@ -318,8 +347,8 @@ func (v *validator) run() {
 		v.customPredicate(i, pd)
 	}
 	// 8. retired top-level crates
-	if c, ok := m.Extra["crates"]; ok {
-		v.add("crates", "crates was renamed: write depends-on = %s", tomlInline(c))
+	if c, ok := m.Extra[keyRetiredCrates]; ok {
+		v.add(keyRetiredCrates, "crates was renamed: write depends-on = %s", tomlInline(c))
 	}
 	// 9. plugin gate
 	p.Predicates = v.gate(m.DependsOn, m.Predicates)
@@ -328,16 +357,16 @@ func (v *validator) run() {
 		v.skillGroup(i, g)
 	}
 	for i, s := range m.MCPServers {
-		path := indexPath("mcp_servers", i)
-		if c, ok := s.Extra["crates"]; ok {
-			v.add(joinPath(path, "crates"), "crates was renamed: write depends-on = %s", tomlInline(c))
+		path := indexPath(keyMCPServers, i)
+		if c, ok := s.Extra[keyRetiredCrates]; ok {
+			v.add(joinPath(path, keyRetiredCrates), "crates was renamed: write depends-on = %s", tomlInline(c))
 		}
 		switch s.Type {
 		case "", "http", "sse":
 		case "stdio":
-			v.warn(joinPath(path, "type"), "type = \"stdio\" is not a tag Symposium knows; leave type out for a stdio server")
+			v.warn(joinPath(path, keyType), "type = \"stdio\" is not a tag Symposium knows; leave type out for a stdio server")
 		default:
-			v.warn(joinPath(path, "type"), "unknown MCP transport %q; Symposium reads this server as stdio (type \"http\" or \"sse\", or no type for stdio)", s.Type)
+			v.warn(joinPath(path, keyType), "unknown MCP transport %q; Symposium reads this server as stdio (type \"http\" or \"sse\", or no type for stdio)", s.Type)
 		}
 		p.MCPServers = append(p.MCPServers, ValidMCPServer{Predicates: v.gate(s.DependsOn, s.Predicates), Server: s})
 	}
@@ -379,20 +408,20 @@ func (v *validator) fillInstallation(idx int, in *Installation, path string) {
 	}
 	switch in.Source {
 	case "":
-		for _, k := range []struct{ key, val string }{{"crate", in.Crate}, {"version", in.Version}, {"url", in.URL}} {
+		for _, k := range []struct{ key, val string }{{keyCrate, in.Crate}, {keyVersion, in.Version}, {keyURL, in.URL}} {
 			if k.val != "" {
 				v.add(joinPath(path, k.key), "%s sets %s but no source; add source = %q (Symposium would silently ignore %s)", label, k.key, sourceFor(k.key), k.key)
 			}
 		}
 		if in.Global != nil {
-			v.add(joinPath(path, "global"), "%s sets global but no source; add source = \"cargo\" (Symposium would silently ignore global)", label)
+			v.add(joinPath(path, keyGlobal), "%s sets global but no source; add source = \"cargo\" (Symposium would silently ignore global)", label)
 		}
 	case "cargo":
 		if in.Crate == "" {
 			v.add(path, "%s has source = \"cargo\" but no crate; set crate = \"<crate name>\" (Symposium would silently drop the source)", label)
 		}
 		if in.URL != "" {
-			v.add(joinPath(path, "url"), "%s has source = \"cargo\", which has no url key; use git = \"...\" for cargo install --git, or source = \"github\"", label)
+			v.add(joinPath(path, keyURL), "%s has source = \"cargo\", which has no url key; use git = \"...\" for cargo install --git, or source = \"github\"", label)
 		}
 		v.strayInstallKeys(in, path, label)
 		out.Source = &InstallSource{Kind: "cargo", Crate: in.Crate, Version: in.Version, Git: in.Git, Global: in.Global != nil && *in.Global}
@@ -416,18 +445,18 @@ func (v *validator) fillInstallation(idx int, in *Installation, path string) {
 		if url == "" {
 			v.add(path, "%s has source = \"github\" but no url; set url = \"https://github.com/<owner>/<repo>\" (Symposium would silently drop the source)", label)
 		}
-		for _, k := range []struct{ key, val string }{{"crate", in.Crate}, {"version", in.Version}} {
+		for _, k := range []struct{ key, val string }{{keyCrate, in.Crate}, {keyVersion, in.Version}} {
 			if k.val != "" {
 				v.add(joinPath(path, k.key), "%s has source = \"github\", which has no %s key (Symposium would silently drop the source)", label, k.key)
 			}
 		}
 		if in.Global != nil {
-			v.add(joinPath(path, "global"), "%s has source = \"github\", which has no global key (Symposium would silently drop the source)", label)
+			v.add(joinPath(path, keyGlobal), "%s has source = \"github\", which has no global key (Symposium would silently drop the source)", label)
 		}
 		v.strayInstallKeys(in, path, label)
 		out.Source = &InstallSource{Kind: "github", URL: url}
 	default:
-		v.add(joinPath(path, "source"), "%s has unknown source %q; expected \"cargo\" or \"github\", or no source for a program already on disk (Symposium would silently drop the source)", label, in.Source)
+		v.add(joinPath(path, keySource), "%s has unknown source %q; expected \"cargo\" or \"github\", or no source for a program already on disk (Symposium would silently drop the source)", label, in.Source)
 	}
 	if in.Executable != "" && in.Script != "" {
 		v.add(path, "%s sets both executable and script; they are mutually exclusive", label)
@@ -435,7 +464,7 @@ func (v *validator) fillInstallation(idx int, in *Installation, path string) {
 }
 
 func sourceFor(key string) string {
-	if key == "url" {
+	if key == keyURL {
 		return "github"
 	}
 	return "cargo"
@@ -445,7 +474,7 @@ func sourceFor(key string) string {
 // Symposium's source parser rejects them and then silently drops the source.
 func (v *validator) strayInstallKeys(in *Installation, path, label string) {
 	for _, k := range keys(in.Extra) {
-		if k == "name" {
+		if k == keyName {
 			continue
 		}
 		v.add(joinPath(path, k), "%s has source = %q and an unknown key %q (Symposium would silently drop the source)", label, in.Source, k)
@@ -457,7 +486,7 @@ func (v *validator) strayInstallKeys(in *Installation, path, label string) {
 func (v *validator) requirements(idx int, owner string, reqs []InstallRef, path string) {
 	var names []string
 	for i, r := range reqs {
-		rp := indexPath(joinPath(path, "requirements"), i)
+		rp := indexPath(joinPath(path, keyRequirements), i)
 		if name, ok := v.resolve(r, fmt.Sprintf("%s__req_%d", owner, i), rp); ok {
 			names = append(names, name)
 		}
@@ -488,14 +517,14 @@ func (v *validator) resolve(r InstallRef, synthetic, path string) (string, bool)
 }
 
 func (v *validator) hook(i int, h Hook) {
-	path := indexPath("hooks", i)
-	cmd, ok := v.resolve(h.Command, h.Name, joinPath(path, "command"))
+	path := indexPath(keyHooks, i)
+	cmd, ok := v.resolve(h.Command, h.Name, joinPath(path, keyCommand))
 	if !ok {
 		return
 	}
 	var reqs []string
 	for j, r := range h.Requirements {
-		name, ok := v.resolve(r, fmt.Sprintf("%s__req_%d", h.Name, j), indexPath(joinPath(path, "requirements"), j))
+		name, ok := v.resolve(r, fmt.Sprintf("%s__req_%d", h.Name, j), indexPath(joinPath(path, keyRequirements), j))
 		if !ok {
 			return
 		}
@@ -524,7 +553,7 @@ func (v *validator) hook(i int, h Hook) {
 		return
 	}
 	if len(in.Args) > 0 && len(h.Args) > 0 {
-		v.add(joinPath(path, "args"), "hook %q and its installation %q both set args; set them in one place", h.Name, cmd)
+		v.add(joinPath(path, keyArgs), "hook %q and its installation %q both set args; set them in one place", h.Name, cmd)
 		return
 	}
 	args := in.Args
@@ -538,7 +567,7 @@ func (v *validator) hook(i int, h Hook) {
 	}
 	if h.Matcher != "" && h.Matcher != "*" {
 		if _, err := regexp.Compile(h.Matcher); err != nil {
-			v.warn(joinPath(path, "matcher"), "matcher %q is not a valid regular expression, so the hook never fires: %v", h.Matcher, err)
+			v.warn(joinPath(path, keyMatcher), "matcher %q is not a valid regular expression, so the hook never fires: %v", h.Matcher, err)
 		}
 	}
 	vh := ValidHook{
@@ -565,7 +594,7 @@ func optStr(s string) *string {
 }
 
 func (v *validator) subcommand(name string, s Subcommand) {
-	path := joinPath("subcommand", name)
+	path := joinPath(keySubcommand, name)
 	switch {
 	case !validSubcommandName(name):
 		v.add(path, "invalid subcommand name %q: use only ASCII letters, digits, '-' and '_'", name)
@@ -574,14 +603,14 @@ func (v *validator) subcommand(name string, s Subcommand) {
 		v.add(path, "subcommand name %q is reserved by Symposium (reserved: %s)", name, strings.Join(ReservedSubcommands, ", "))
 		return
 	case len(s.Description) > MaxDescription:
-		v.add(joinPath(path, "description"), "subcommand %q description is %d bytes long; the limit is %d", name, len(s.Description), MaxDescription)
+		v.add(joinPath(path, keyDescription), "subcommand %q description is %d bytes long; the limit is %d", name, len(s.Description), MaxDescription)
 		return
 	}
-	if c, ok := s.Extra["crates"]; ok {
-		v.add(joinPath(path, "crates"), "crates was renamed: write depends-on = %s", tomlInline(c))
+	if c, ok := s.Extra[keyRetiredCrates]; ok {
+		v.add(joinPath(path, keyRetiredCrates), "crates was renamed: write depends-on = %s", tomlInline(c))
 		return
 	}
-	cmd, ok := v.resolve(s.Command, name, joinPath(path, "command"))
+	cmd, ok := v.resolve(s.Command, name, joinPath(path, keyCommand))
 	if !ok {
 		return
 	}
@@ -609,16 +638,16 @@ func validSubcommandName(s string) bool {
 }
 
 func (v *validator) customPredicate(i int, pd PredicateDef) {
-	path := indexPath("predicate", i)
+	path := indexPath(keyPredicate, i)
 	switch {
-	case slices.Contains(BuiltinPredicates, pd.Name):
-		v.add(joinPath(path, "name"), "custom predicate name %q is a builtin predicate", pd.Name)
+	case predicate.IsBuiltin(pd.Name):
+		v.add(joinPath(path, keyName), "custom predicate name %q is a builtin predicate", pd.Name)
 		return
-	case !isCustomName(pd.Name):
-		v.add(joinPath(path, "name"), "invalid custom predicate name %q: start with a letter, then letters, digits or '_'", pd.Name)
+	case !predicate.IsCustomName(pd.Name):
+		v.add(joinPath(path, keyName), "invalid custom predicate name %q: start with a letter, then letters, digits or '_'", pd.Name)
 		return
 	}
-	cmd, ok := v.resolve(pd.Command, "__pred_"+pd.Name, joinPath(path, "command"))
+	cmd, ok := v.resolve(pd.Command, "__pred_"+pd.Name, joinPath(path, keyCommand))
 	if !ok {
 		return
 	}
@@ -628,9 +657,9 @@ func (v *validator) customPredicate(i int, pd PredicateDef) {
 const pluginsHint = "reference a crate's plugin with [[plugins]] source.cargo = \"<crate>\" instead"
 
 func (v *validator) skillGroup(i int, g SkillGroup) {
-	path := indexPath("skills", i)
-	if c, ok := g.Extra["crates"]; ok {
-		v.add(joinPath(path, "crates"), "crates was renamed: write depends-on = %s", tomlInline(c))
+	path := indexPath(keySkills, i)
+	if c, ok := g.Extra[keyRetiredCrates]; ok {
+		v.add(joinPath(path, keyRetiredCrates), "crates was renamed: write depends-on = %s", tomlInline(c))
 		return
 	}
 	s := g.Source
@@ -639,25 +668,25 @@ func (v *validator) skillGroup(i int, g SkillGroup) {
 		v.add(path, "a skills group must set source.path or source.git")
 		return
 	case s.Scalar != "":
-		v.add(joinPath(path, "source"), "source = %q: string sources are no longer supported; %s, or set source.path for a directory", s.Scalar, pluginsHint)
+		v.add(joinPath(path, keySource), "source = %q: string sources are no longer supported; %s, or set source.path for a directory", s.Scalar, pluginsHint)
 		return
 	}
-	for _, k := range []string{"crate", "crate_path"} {
+	for _, k := range []string{keyCrate, keyRetiredCratePath} {
 		if _, ok := s.Extra[k]; ok {
-			v.add(joinPath(joinPath(path, "source"), k), "source.%s is no longer supported; %s", k, pluginsHint)
+			v.add(joinPath(joinPath(path, keySource), k), "source.%s is no longer supported; %s", k, pluginsHint)
 			return
 		}
 	}
 	switch {
 	case s.Path != "" && s.Git != "":
-		v.add(joinPath(path, "source"), "source.path and source.git are mutually exclusive")
+		v.add(joinPath(path, keySource), "source.path and source.git are mutually exclusive")
 		return
 	case s.Path == "" && s.Git == "":
-		v.add(joinPath(path, "source"), "source must set path or git")
+		v.add(joinPath(path, keySource), "source must set path or git")
 		return
 	}
 	if s.Git != "" && !isGitHubURL(s.Git) {
-		v.warn(joinPath(joinPath(path, "source"), "git"), "%q is not a https://github.com/ URL; Symposium can only fetch skill groups from GitHub and will skip this group", s.Git)
+		v.warn(joinPath(joinPath(path, keySource), keyGit), "%q is not a https://github.com/ URL; Symposium can only fetch skill groups from GitHub and will skip this group", s.Git)
 	}
 	v.p.Skills = append(v.p.Skills, ValidSkillGroup{Predicates: v.gate(g.DependsOn, g.Predicates), Path: s.Path, Git: s.Git})
 }
@@ -668,9 +697,9 @@ func isGitHubURL(u string) bool {
 }
 
 func (v *validator) chained(i int, r PluginRef) {
-	path := indexPath("plugins", i)
+	path := indexPath(keyPlugins, i)
 	src := r.Source
-	sp := joinPath(path, "source")
+	sp := joinPath(path, keySource)
 	if src.Git != nil || src.Path != nil {
 		k := "git"
 		if src.Git == nil {
@@ -684,7 +713,7 @@ func (v *validator) chained(i int, r PluginRef) {
 		return
 	}
 	c := src.Cargo
-	cp := joinPath(sp, "cargo")
+	cp := joinPath(sp, keyCargo)
 	var ch Chained
 	switch {
 	case c.Other != nil:
@@ -699,7 +728,7 @@ func (v *validator) chained(i int, r PluginRef) {
 		v.add(cp, "source.cargo takes a dependency atom (\"crate\", \"crate>=1\") or a { name, version } table")
 		return
 	case c.Atom != "":
-		a, err := ParseAtom(c.Atom)
+		a, err := predicate.ParseAtom(c.Atom)
 		if err != nil {
 			v.add(cp, "%v", err)
 			return
@@ -711,13 +740,13 @@ func (v *validator) chained(i int, r PluginRef) {
 		ch = Chained{Name: a.Name, Version: a.Req}
 	default:
 		if c.Name == "" {
-			v.add(joinPath(cp, "name"), "source.cargo.name must not be empty")
+			v.add(joinPath(cp, keyName), "source.cargo.name must not be empty")
 			return
 		}
 		ch = Chained{Name: c.Name}
 		if c.Version != "" && c.Version != "*" {
 			if _, err := versions.Cargo.Matches(c.Version, "0.0.0"); err != nil {
-				v.add(joinPath(cp, "version"), "source.cargo.version %q is not a Cargo version requirement", c.Version)
+				v.add(joinPath(cp, keyVersion), "source.cargo.version %q is not a Cargo version requirement", c.Version)
 				return
 			}
 			ch.Version = c.Version
@@ -730,7 +759,7 @@ func (v *validator) chained(i int, r PluginRef) {
 // mentionsDependency is the dormancy test of docs/manifests.md §7.
 func (p *Plugin) mentionsDependency() bool {
 	for _, pr := range p.Predicates {
-		if _, ok := pr.(Custom); ok {
+		if _, ok := pr.(predicate.Custom); ok {
 			return true
 		}
 	}
@@ -757,15 +786,15 @@ func (p *Plugin) mentionsDependency() bool {
 	return false
 }
 
-func mentionsDep(p Predicate) bool {
+func mentionsDep(p predicate.Predicate) bool {
 	switch p := p.(type) {
-	case DependsOnPred:
+	case predicate.DependsOn:
 		return true
-	case Not:
+	case predicate.Not:
 		return mentionsDep(p.P)
-	case Any:
+	case predicate.Any:
 		return slices.ContainsFunc(p.Ps, mentionsDep)
-	case All:
+	case predicate.All:
 		return slices.ContainsFunc(p.Ps, mentionsDep)
 	}
 	return false

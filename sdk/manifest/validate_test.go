@@ -1,12 +1,9 @@
 package manifest
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 func mustTOML(t *testing.T, src string) *Manifest {
@@ -173,20 +170,6 @@ func TestDormancy(t *testing.T) {
 			}
 		}
 	}
-	// A bare skill: the hoisted gate decides.
-	for _, tt := range []struct {
-		skill   Skill
-		dormant bool
-	}{
-		{Skill{Name: "s", Description: "d"}, true},
-		{Skill{Name: "s", Description: "d", DependsOn: []string{"tokio"}}, false},
-		{Skill{Name: "s", Description: "d", Predicates: []string{"battery_pack(cli)"}}, false},
-	} {
-		p, _ := Validate(SynthesizeSkillPlugin("dir", &tt.skill), ValidateOptions{})
-		if p == nil || p.RequiresUse != tt.dormant {
-			t.Errorf("skill %+v: dormant = %v", tt.skill, p)
-		}
-	}
 }
 
 func TestEmbeddedMergeDetails(t *testing.T) {
@@ -285,30 +268,18 @@ source.cargo = "two"
 	}
 }
 
-// Host-side flow: a PM's offer manifest, validated and evaluated.
-func TestOfferFlow(t *testing.T) {
-	m, _ := Embedded("gizmo", Layer{"Cargo.toml [package.metadata.symposium]", map[string]any{
-		"depends-on": "gizmo-core>=1",
-		"skills":     []any{map[string]any{"depends-on": []any{"tokio"}, "source": map[string]any{"path": "guidance"}}},
-	}})
-	wire, err := m.WireJSON()
+func TestParseGate(t *testing.T) {
+	g, err := ParseGate(Atoms("serde", "tokio"), []string{"env(X)"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeJSON(wire)
-	if err != nil {
-		t.Fatal(err)
+	if got := strings.Join(g.Strings(), " & "); got != "any(depends-on(serde), depends-on(tokio)) & env(X)" {
+		t.Errorf("gate: %s", got)
 	}
-	p, ps := Validate(got, ValidateOptions{Origin: OriginPackage, DefaultName: "gizmo"})
-	if p == nil {
-		t.Fatal(ps)
+	if _, err := ParseGate(Atoms("serde>>1"), nil); err == nil {
+		t.Error("bad atom accepted")
 	}
-	e := &Evaluator{Deps: Deps{{PM: "cargo", Name: "gizmo-core", Version: "1.3.0"}, {PM: "cargo", Name: "tokio", Version: protocol.AnyVersion}}}
-	ctx := context.Background()
-	if !e.Holds(ctx, p.Predicates) {
-		t.Error("plugin gate")
-	}
-	if !e.Holds(ctx, p.Skills[0].Predicates) || p.Skills[0].Path != "guidance" || p.Skills[1].Path != "skills" {
-		t.Errorf("groups: %+v", p.Skills)
+	if _, err := ParseGate(DependsOn{}, []string{"env"}); err == nil {
+		t.Error("bad predicate accepted")
 	}
 }

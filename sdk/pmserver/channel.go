@@ -137,7 +137,8 @@ func (c *lineChannel) drain() {
 	// An answer is counted as it starts being written, under wmu: taking wmu
 	// waits for the last write to finish.
 	c.wmu.Lock()
-	c.wmu.Unlock() //nolint:staticcheck // an empty critical section, on purpose
+	//lint:ignore SA2001 an empty critical section, on purpose
+	c.wmu.Unlock()
 }
 
 // Send implements channel.Channel. The request is counted as answered before

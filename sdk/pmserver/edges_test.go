@@ -318,12 +318,14 @@ func TestDuplicateIDInFlight(t *testing.T) {
 	}
 }
 
-// namePM fails the test if its name is read before Initialize returned.
+// namePM fails the test if its name is read before Initialize returned,
+// and counts the reads.
 type namePM struct {
 	testPM
 	t      *testing.T
 	mu     sync.Mutex
 	inited bool
+	reads  int
 }
 
 func (p *namePM) Name() string {
@@ -332,6 +334,7 @@ func (p *namePM) Name() string {
 	if !p.inited {
 		p.t.Errorf("Name read before Initialize returned")
 	}
+	p.reads++
 	return "test"
 }
 
@@ -344,13 +347,22 @@ func (p *namePM) Initialize(ctx context.Context, s *pmserver.Session) error {
 }
 
 // TestNameReadAfterInitialize holds the harness to the PM contract: on a
-// connection, Name is read only once Initialize has returned.
+// connection, Name is read once, after Initialize has returned, and that
+// value serves every later id check.
 func TestNameReadAfterInitialize(t *testing.T) {
 	in := req(1, "list_deps", "") + "\n" + req(2, "initialize", `{"protocol_version":"one"}`) + "\n" +
-		initReq + "\n" + req(3, "load_plugin", `{"id":{"pm":"test","name":"boom","version":"*"}}`) + "\n"
-	lines := rawServe(t, &namePM{t: t}, in)
-	if len(lines) != 4 {
-		t.Errorf("got %d answers, want 4: %q", len(lines), lines)
+		initReq + "\n" + req(3, "load_plugin", `{"id":{"pm":"test","name":"boom","version":"*"}}`) + "\n" +
+		req(4, "load_plugin", `{"id":{"pm":"other","name":"boom","version":"*"}}`) + "\n" +
+		req(5, "active_plugins", `{"deps":[{"pm":"test","name":"a","version":"1.0.0"}]}`) + "\n"
+	p := &namePM{t: t}
+	lines := rawServe(t, p, in)
+	if len(lines) != 6 {
+		t.Errorf("got %d answers, want 6: %q", len(lines), lines)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reads != 1 {
+		t.Errorf("Name read %d times on one connection, want once", p.reads)
 	}
 }
 

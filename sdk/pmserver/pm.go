@@ -29,10 +29,12 @@ import (
 // other error becomes protocol.CodeInternalError with the error's text.
 type PM interface {
 	// Name is the name the PM announces: the pm component of every id it
-	// mints. On a connection the harness first reads it once Initialize has
-	// returned successfully, so it may depend on the initialize env, and it
-	// must not change afterwards. The only other reader is --help, which
-	// runs without any connection and shows the name the PM gives then.
+	// mints. On a connection the harness reads it exactly once, after
+	// Initialize has returned successfully, and uses that value for the rest
+	// of the connection (id checks, the initialize result), so it may depend
+	// on the initialize env. The only other reader is --help, which runs
+	// without any connection and shows the name the PM gives then; Name must
+	// therefore answer before Initialize too, without side effects.
 	Name() string
 	// Initialize receives the connection's context. A PM keeps what it needs.
 	Initialize(ctx context.Context, s *Session) error

@@ -15,6 +15,7 @@ import (
 	"github.com/creachadair/jrpc2/handler"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -47,9 +48,6 @@ func WithDescription(d string) Option { return func(c *config) { c.description =
 // WithMaxMessageSize bounds the size of one request line in bytes (default
 // 64 MiB). A larger line is answered with an invalid-request error.
 func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxMessage = n } }
-
-// WithConcurrency sets how many requests are handled at once.
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
 
 // WithLogger sets the logger handed to the PM in its Session and used by the
 // harness. By default Main logs to stderr at the level in SYMPOSIUM_LOG.
@@ -190,6 +188,10 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 					"%s: internal error: the PM panicked: %v", method, p))
 			}
 		}()
+		// Diagnostics the handler sends go out before its response: finish
+		// runs as the handler returns, and jrpc2 writes the response after.
+		ctx, rd := withDiagnostics(ctx, s.ch, req.ID())
+		defer rd.finish()
 		var params json.RawMessage
 		if req.HasParams() {
 			params = json.RawMessage(req.ParamString())
@@ -218,6 +220,7 @@ func decode(method string, params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
+		err = jsonfile.ExplainValue(params, err) // in the params' terms
 		return protocol.NewError(protocol.CodeInvalidParams, nil, "%s: invalid params: %v", method, err)
 	}
 	return nil
@@ -266,8 +269,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.mu.Unlock()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	// The name is read only now that Initialize has returned, so a PM may
-	// take it from the initialize env.
+	// The name is read once, now that Initialize has returned, so a PM may
+	// take it from the initialize env; every later check uses this copy.
 	result := protocol.InitializeResult{
 		ProtocolVersion: protocol.Version,
 		Name:            s.pm.Name(),
@@ -288,11 +291,20 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	return result, nil
 }
 
+// pmName returns the name the PM announced at initialize: the harness reads
+// PM.Name once per connection and serves every later check from this copy.
+func (s *server) pmName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
 // checkID refuses ids that are malformed or belong to another PM.
 func (s *server) checkID(method string, id protocol.PackageID) error {
+	name := s.pmName()
 	switch {
-	case id.PM != s.pm.Name():
-		return protocol.ErrForeignID(id, "%s: id %s belongs to pm %q, not %q", method, id, id.PM, s.pm.Name())
+	case id.PM != name:
+		return protocol.ErrForeignID(id, "%s: id %s belongs to pm %q, not %q", method, id, id.PM, name)
 	case id.Name == "":
 		return protocol.ErrForeignID(id, "%s: id %s has no name", method, id)
 	}
@@ -302,10 +314,11 @@ func (s *server) checkID(method string, id protocol.PackageID) error {
 // checkMinted refuses results that carry ids minted under another PM's name,
 // or inexact versions: a bug in the PM, reported as an internal error.
 func (s *server) checkMinted(method string, ids ...protocol.PackageID) error {
+	name := s.pmName()
 	for _, id := range ids {
-		if id.PM != s.pm.Name() {
+		if id.PM != name {
 			return fmt.Errorf("%s: the PM returned id %s under pm %q; it may only mint ids for %q",
-				method, id, id.PM, s.pm.Name())
+				method, id, id.PM, name)
 		}
 		if id.Name == "" || id.Version == "" {
 			return fmt.Errorf("%s: the PM returned id %s without a name or version", method, id)
@@ -335,8 +348,9 @@ func (s *server) activePlugins(ctx context.Context, raw json.RawMessage) (any, e
 		return nil, err
 	}
 	own := make([]protocol.PackageID, 0, len(p.Deps))
+	name := s.pmName()
 	for _, d := range p.Deps {
-		if d.PM == s.pm.Name() {
+		if d.PM == name {
 			own = append(own, d)
 		}
 	}

@@ -248,3 +248,18 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidParamsInProtocolTerms checks that params of the wrong shape
+// are explained by key and JSON kind, without Go type names.
+func TestInvalidParamsInProtocolTerms(t *testing.T) {
+	rsps := serve(t, &testPM{}, initReq+"\n"+req(1, "active_plugins", `{"deps":"left-pad"}`)+"\n"+req(2, "load_plugin", `{"id":"nope"}`)+"\n")
+	for id, want := range map[string]string{
+		"1": "active_plugins: invalid params: deps: expected an array, found a string",
+		"2": "load_plugin: invalid params: id: expected an object, found a string",
+	} {
+		e, _ := rsps[id]["error"].(map[string]any)
+		if msg, _ := e["message"].(string); msg != want {
+			t.Errorf("id %s: message %q, want %q", id, msg, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -45,7 +46,13 @@ var checkNames = append([]string{
 	"no-network",
 	"eof-drain",
 	"concurrency",
-}, append(edgeChecks, "schema")...)
+}, append(append(append(edgeChecks, mustChecks...), checkWrites), "schema")...)
+
+// checkGroup is checks reported by one run function.
+type checkGroup struct {
+	names []string
+	run   func(context.Context)
+}
 
 // suite is one run of the checks.
 type suite struct {
@@ -55,7 +62,7 @@ type suite struct {
 }
 
 func (s *suite) add(name string, st Status, format string, args ...any) {
-	s.report.Results = append(s.report.Results, Result{Name: name, Status: st, Message: fmt.Sprintf(format, args...)})
+	s.report.Results = append(s.report.Results, Result{Name: name, Sections: Sections(name), Status: st, Message: fmt.Sprintf(format, args...)})
 }
 
 func (s *suite) pass(name, format string, args ...any) { s.add(name, Pass, format, args...) }
@@ -75,6 +82,10 @@ var badParamsChecks = []string{"bad-params/initialize", "bad-params/active_plugi
 
 func (s *suite) run(ctx context.Context) {
 	defer s.order()
+	var before *writeSnapshot
+	if s.want(checkWrites) {
+		before = s.snapshotWrites()
+	}
 	if !s.handshake(ctx) {
 		for _, name := range checkNames[1:] {
 			if s.want(name) {
@@ -83,10 +94,7 @@ func (s *suite) run(ctx context.Context) {
 		}
 		return
 	}
-	groups := []struct {
-		names []string
-		run   func(context.Context)
-	}{
+	groups := []checkGroup{
 		{[]string{"version-negotiation"}, s.versionNegotiation},
 		{[]string{"initialize-twice"}, s.initializeTwice},
 		{[]string{"before-initialize"}, s.beforeInitialize},
@@ -101,6 +109,7 @@ func (s *suite) run(ctx context.Context) {
 		{[]string{"concurrency"}, s.concurrency},
 	}
 	groups = append(groups, s.edgeGroups()...)
+	groups = append(groups, s.mustGroups()...)
 	for _, g := range groups {
 		if !slices.ContainsFunc(g.names, s.want) {
 			continue
@@ -114,6 +123,9 @@ func (s *suite) run(ctx context.Context) {
 			continue
 		}
 		g.run(ctx)
+	}
+	if s.want(checkWrites) {
+		s.writesConfined(before)
 	}
 	if s.want("schema") {
 		s.schemaCheck()
@@ -339,14 +351,12 @@ type sourced struct {
 
 // surveyData is what one ordinary session learned.
 type surveyData struct {
-	broken  error // the connection broke: later steps did not run
-	deps    []protocol.PackageID
-	offers  []protocol.Offer
-	hits    []protocol.SearchHit
-	ids     []sourced
-	loads   []string // load_plugin problems
-	loaded  int      // load_plugin probes answered with well-formed offers
-	loadErr []string // load_plugin application errors, accepted
+	broken error // the connection broke: later steps did not run
+	deps   []protocol.PackageID
+	offers []protocol.Offer
+	hits   []protocol.SearchHit
+	ids    []sourced
+	loaded int // load_plugin probes answered with well-formed offers
 }
 
 // survey runs an ordinary session — the methods a host calls, in its order —
@@ -475,7 +485,10 @@ func strictDecode(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return errors.New("the result is null")
 	}
-	return json.Unmarshal(raw, v)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonfile.ExplainValue(raw, err)
+	}
+	return nil
 }
 
 // checkOffers returns what is wrong with offers answered by method.

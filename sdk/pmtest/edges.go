@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -50,14 +50,8 @@ const (
 var edgeChecks = []string{checkUnknownVersion, checkEOFAnswers, checkInvalidRequest, checkInvalidUTF8, checkBatch, checkDuplicateID}
 
 // edgeGroups returns the protocol-edge checks to run after the others.
-func (s *suite) edgeGroups() []struct {
-	names []string
-	run   func(context.Context)
-} {
-	return []struct {
-		names []string
-		run   func(context.Context)
-	}{
+func (s *suite) edgeGroups() []checkGroup {
+	return []checkGroup{
 		{[]string{checkUnknownVersion}, s.unknownVersion},
 		{[]string{checkEOFAnswers}, s.eofAnswers},
 		{[]string{checkInvalidRequest}, s.invalidRequest},
@@ -162,78 +156,110 @@ func (s *suite) unknownVersion(ctx context.Context) {
 // transcript is one run of the PM given all its input at once, stdin closed
 // behind it.
 type transcript struct {
-	lines   [][]byte // output lines, without terminators
-	exited  bool     // the PM exited by itself
-	waitErr error
-	stderr  *tail
-	cut     bool // the output exceeded the bound and was cut
+	lines    [][]byte // output lines, without terminators
+	exited   bool     // the PM exited by itself
+	waitErr  error
+	exitDesc string // how it exited
+	stderr   *tail
+	cut      bool // the output exceeded the bound and was cut
 }
 
 // pipe runs the PM on input (one request per element) with stdin closed
 // after it, and collects everything it writes until it exits.
 func (s *suite) pipe(ctx context.Context, input ...[]byte) (*transcript, error) {
-	path, err := exec.LookPath(s.cfg.command[0])
-	if err != nil {
-		return nil, fmt.Errorf("cannot find the PM command %q: %w", s.cfg.command[0], err)
-	}
 	var in bytes.Buffer
 	for _, l := range input {
 		in.Write(l)
 		in.WriteByte('\n')
 	}
-	cmd := exec.Command(path, s.cfg.command[1:]...)
-	cmd.Dir = s.cfg.workspace
-	cmd.Env = append(os.Environ(), s.cfg.processEnv...)
-	cmd.Stdin = &in
-	setProcessGroup(cmd)
+	return s.pipeFrom(ctx, &in, pipeOpts{})
+}
+
+// pipeOpts adjusts one piped run.
+type pipeOpts struct {
+	env    []string  // added to the PM's process environment
+	stderr io.Writer // also receives everything the PM writes to stderr
+}
+
+// processWriter writes to a PM's stdin.
+type processWriter struct{ p *host.Process }
+
+func (w processWriter) Write(b []byte) (int, error) {
+	if err := w.p.Write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// pipeFrom runs the PM with its stdin read from in, exactly as given (line
+// terminators included), closed at the end of in, and collects everything it
+// writes until it exits.
+func (s *suite) pipeFrom(ctx context.Context, in io.Reader, o pipeOpts) (*transcript, error) {
 	t := &transcript{stderr: &tail{}}
-	cmd.Stderr = t.stderr
-	cmd.WaitDelay = time.Second
-	outR, outW, err := os.Pipe()
+	var stderr io.Writer = t.stderr
+	if o.stderr != nil {
+		stderr = io.MultiWriter(t.stderr, o.stderr)
+	}
+	out := &capped{limit: int64(s.cfg.maxMessage) + 1<<20}
+	hp, err := startProcess(s.cfg, o.env, stderr, out)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout = outW
-	if err := cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("starting %s: %w", path, err)
-	}
-	outW.Close()
-	var out bytes.Buffer
+	go func() {
+		// A PM that does not read its input is killed below, which ends
+		// the write.
+		io.Copy(processWriter{hp}, in)
+		hp.CloseInput()
+	}()
 	readDone := make(chan struct{})
-	limit := int64(s.cfg.maxMessage) + 1<<20
 	go func() {
 		defer close(readDone)
-		defer outR.Close()
-		n, _ := io.Copy(&out, io.LimitReader(outR, limit))
-		if n == limit {
-			t.cut = true
+		defer hp.CloseOutput()
+		for {
+			// Reading line by line feeds out; the lines are split below.
+			var tooLong *framing.TooLongError
+			if _, err := hp.ReadLine(); err != nil && !errors.As(err, &tooLong) || out.cut {
+				return
+			}
 		}
-	}()
-	exited := make(chan struct{})
-	go func() {
-		t.waitErr = cmd.Wait()
-		close(exited)
 	}()
 	timer := time.NewTimer(s.cfg.timeout + s.cfg.grace)
 	defer timer.Stop()
 	select {
-	case <-exited:
+	case <-hp.Exited():
 		t.exited = true
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	killGroup(cmd)
-	<-exited
-	finishReading(readDone, outR)
-	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
+	hp.Stop(host.Timeouts{Drain: time.Second}, nil)
+	t.waitErr = hp.ExitErr()
+	t.exitDesc = hp.ExitDescription()
+	finishReading(readDone, hp)
+	t.cut = out.cut
+	for _, l := range bytes.Split(out.buf.Bytes(), []byte("\n")) {
 		l = bytes.TrimRight(l, "\r")
 		if len(bytes.TrimSpace(l)) > 0 {
 			t.lines = append(t.lines, l)
 		}
 	}
 	return t, ctx.Err()
+}
+
+// capped keeps what is written to it up to limit bytes, and notes when more
+// came.
+type capped struct {
+	buf   bytes.Buffer
+	limit int64
+	cut   bool
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	if room := c.limit - int64(c.buf.Len()); int64(len(b)) > room {
+		c.cut = true
+		c.buf.Write(b[:max(room, 0)])
+		return len(b), nil
+	}
+	return c.buf.Write(b)
 }
 
 // pipedAnswer is one response in a transcript.
@@ -285,6 +311,9 @@ func (t *transcript) decode() (pipedAnswers, string) {
 			a.batches = append(a.batches, batch)
 			continue
 		}
+		if isDiagnostic(l) {
+			continue // not an answer; the schema check validates diagnostics
+		}
 		var one pipedAnswer
 		if err := json.Unmarshal(l, &one); err != nil || (one.Result == nil && one.Error == nil) {
 			return a, fmt.Sprintf("the PM wrote a line that is not a JSON-RPC response on stdout: %s", quote(l))
@@ -300,7 +329,7 @@ func (t *transcript) exitProblem(grace time.Duration) string {
 	case !t.exited:
 		return fmt.Sprintf("did not exit after its input ended (killed after the timeout and %v grace)", grace)
 	case t.waitErr != nil:
-		return fmt.Sprintf("exited with %s after its input ended; want exit status 0", exitStatus(t.waitErr))
+		return fmt.Sprintf("exited with %s after its input ended; want exit status 0", t.exitDesc)
 	}
 	return ""
 }
@@ -570,4 +599,14 @@ func (s *suite) duplicateID(ctx context.Context) {
 		}
 	}
 	s.pass(name, `two requests with id "dup" got two answers (%d refused with %d as a duplicate in flight)`, refused, protocol.CodeInvalidRequest)
+}
+
+// isDiagnostic reports whether line is a diagnostic notification
+// (docs/protocol.md §4.7): a message with that method and no id.
+func isDiagnostic(line []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(line, &m) == nil && m.ID == nil && m.Method == protocol.MethodDiagnostic
 }

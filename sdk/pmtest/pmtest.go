@@ -31,14 +31,21 @@
 // requests get -32600 under their id (null when the id itself is invalid);
 // a line that is not valid UTF-8 gets -32700 with a null id and nothing of it
 // is echoed; a batch is refused with one array of -32600 answers and nothing
-// in it runs; two requests with one id get two answers. Last, the schema check:
+// in it runs; two requests with one id get two answers. Then the framing
+// and the rules a line reader gets wrong: CR LF and blank lines, a last line
+// without a line feed, a line one byte over the limit answered -32600;
+// notifications never answered; credentials planted in the environment
+// appearing in no message and no stderr line; and, over the whole suite,
+// nothing written in cache_dir outside <cache_dir>/<name>/ nor anywhere in
+// the workspace. Last, the schema check:
 // every message the PM sent during all the others matching the protocol's
 // JSON Schema (protocol.SchemaJSON, docs/protocol.schema.json), so that a
 // key the protocol does not define or a value of the wrong type fails even
 // where a lenient decoder would let it pass.
 //
 // Each check starts the PM afresh (a few share one run), so that one failure
-// does not hide the others.
+// does not hide the others. Each names the sections of the protocol document
+// (docs/protocol.md) it enforces (Sections, Result.Sections).
 //
 // For a PM's own tests beyond the suite, StartProc starts its binary and
 // returns a Proc that sends requests and reads the response lines back one
@@ -79,6 +86,9 @@ const (
 type Result struct {
 	// Name is the check's name, one of Checks().
 	Name string `json:"name"`
+	// Sections are the sections of the protocol document (docs/protocol.md)
+	// the check enforces, such as "§2.1".
+	Sections []string `json:"sections,omitempty"`
 	// Status says whether it passed, failed or was skipped.
 	Status Status `json:"status"`
 	// Message says what was seen: for a failure, what the PM did and what
@@ -150,6 +160,7 @@ type config struct {
 	slowTimeout time.Duration
 	grace       time.Duration
 	maxMessage  int
+	lineLimit   int
 	concurrency int
 	maxStderr   int64
 	run         *regexp.Regexp
@@ -203,21 +214,14 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 // load_plugin, search and refresh (default 60s).
 func WithSlowTimeout(d time.Duration) Option { return func(c *config) { c.slowTimeout = d } }
 
-// WithGrace sets how long the PM has to exit once its input is closed
-// (default 5s).
-func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
-
 // WithMaxMessageSize bounds one response line (default 64 MiB, the
 // protocol's default).
 func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxMessage = n } }
 
-// WithConcurrency sets how many requests the concurrency check keeps in
-// flight at once (default 32).
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
-
-// WithMaxStderr sets how many bytes the PM may write to stderr during the
-// survey run before the stderr check fails (default 1 MiB).
-func WithMaxStderr(n int64) Option { return func(c *config) { c.maxStderr = n } }
+// WithLineLimit sets the PM's own limit on one request line, which the
+// oversize-line check exceeds by one byte (default 64 MiB, the protocol's
+// default).
+func WithLineLimit(n int) Option { return func(c *config) { c.lineLimit = n } }
 
 // WithRun selects the checks whose names match the regular expression re,
 // like go test -run; the handshake always runs. Checks not selected are
@@ -243,6 +247,7 @@ func newConfig(command []string, opts []Option) (*config, func(), error) {
 		slowTimeout: 60 * time.Second,
 		grace:       5 * time.Second,
 		maxMessage:  framing.DefaultMaxMessage,
+		lineLimit:   framing.DefaultMaxMessage,
 		concurrency: 32,
 		maxStderr:   1 << 20,
 		schema:      newSchemaLog(),

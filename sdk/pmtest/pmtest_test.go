@@ -34,11 +34,16 @@ func self(t *testing.T) []string {
 }
 
 func TestRunRawPM(t *testing.T) {
-	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
 }
 
+// patientInit gives the raw PM (this test binary, race-built perhaps, on a
+// loaded machine) all the time it needs to answer initialize: no test here
+// is about initialize's timeout.
+func patientInit() pmtest.Option { return pmtest.WithInitializeTimeout(2 * time.Minute) }
+
 func TestCheckReportsEveryCheck(t *testing.T) {
-	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,21 +121,40 @@ func TestViolations(t *testing.T) {
 		{"network", map[string]string{
 			"no-network": `with update "none" the PM connected to the network 1 times \(through the proxy set in ALL_PROXY, .*\): CONNECT registry.example:443 HTTP/1.1`}},
 		{"no-drain", map[string]string{
-			"eof-drain":       `piped initialize and 16 requests, then closed stdin: request 1 \(active_plugins\): the PM exited \(exit status 0\) without answering active_plugins; a PM answers every request it has read before exiting`,
-			"eof-answers":     `^piped initialize, 6 requests and 3 invalid ones, then closed stdin \(run 1 of 3\): active_plugins \(id 1\) got no answer; `,
-			"invalid-request": `list_deps after them got no answer`,
-			"invalid-utf8":    `list_deps after them got no answer`,
-			"batch-refused":   `list_deps after it got no answer`,
-			"duplicate-id":    `0 answers under id "dup"`}},
+			"eof-drain":               `piped initialize and 16 requests, then closed stdin: request 1 \(active_plugins\): the PM exited \(exit status 0\) without answering active_plugins; a PM answers every request it has read before exiting`,
+			"eof-answers":             `^piped initialize, 6 requests and 3 invalid ones, then closed stdin \(run 1 of 3\): active_plugins \(id 1\) got no answer; `,
+			"invalid-request":         `list_deps after them got no answer`,
+			"invalid-utf8":            `list_deps after them got no answer`,
+			"batch-refused":           `list_deps after it got no answer`,
+			"duplicate-id":            `0 answers under id "dup"`,
+			"line-endings":            `list_deps ended by CR LF, after empty and blank lines got no answer`,
+			"oversize-line":           `list_deps after the long line got no answer`,
+			"notification-unanswered": `list_deps after them got no answer`}},
+		{"answer-blank", map[string]string{
+			"line-endings": `^piped initialize and list_deps ended by CR LF with empty and blank lines around them, then workspace without a final line feed: an answer to no request sent: id null: error -32700 .*; a reader accepts CR LF, ignores empty and blank lines`}},
+		{"dies-on-long-line", map[string]string{
+			"oversize-line": `^piped initialize, a search request of 1048577 bytes \(one over the limit of 1048576\), then list_deps: the long line got no answer; list_deps after the long line got no answer; a line over the limit gets -32600`}},
+		{"answer-notifications", map[string]string{
+			"notification-unanswered": `^piped four notifications .*; a PM never answers a notification: an answer to no request sent: id null: error -32600`}},
+		{"leak-secret", map[string]string{
+			"no-secrets": `^with credentials in .*: stderr holds the secret: …read a line; proxy is http://pmtest:pmtest-Secret-7f3a91c2@127.0.0.1:9 …; a PM never puts a credential in a log line$`}},
+		{"cache-litter", map[string]string{
+			"writes-confined": `^during the suite the PM created /.*/litter in cache_dir, outside its own /.*/raw; a PM writes only under <cache_dir>/<name>/ and never into the workspace$`}},
+		{"workspace-write", map[string]string{
+			"writes-confined": `^during the suite the PM created /.*/written-by-pm in the workspace; a PM writes only`}},
 		{"exit-1-at-eof", map[string]string{
-			"eof-drain":   `answered all 17 requests, then exited with exit status 1 after its input ended; want exit status 0`,
-			"eof-answers": `^answered every request, then exited with exit status 1 after its input ended; want exit status 0$`}},
+			"eof-drain":    `answered all 17 requests, then exited with exit status 1 after its input ended; want exit status 0`,
+			"eof-answers":  `^answered every request, then exited with exit status 1 after its input ended; want exit status 0$`,
+			"line-endings": `^answered every request, then exited with exit status 1 after its input ended; want exit status 0$`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)),
-				pmtest.WithProcessEnv("PMTEST_RAW_PM="+tt.mode), pmtest.WithTimeout(5*time.Second))
+			// A line limit of 1 MiB on both sides keeps the oversize-line
+			// check of each mode cheap.
+			rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(),
+				pmtest.WithProcessEnv("PMTEST_RAW_PM="+tt.mode, "PMTEST_RAW_LIMIT=1048576"), pmtest.WithLineLimit(1<<20),
+				pmtest.WithTimeout(5*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +174,7 @@ func TestViolations(t *testing.T) {
 }
 
 func TestRunSelects(t *testing.T) {
-	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)),
+	rep, err := pmtest.Check(t.Context(), self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(),
 		pmtest.WithProcessEnv("PMTEST_RAW_PM="), pmtest.WithRun(regexp.MustCompile(`^bad-params/(fetch|search)$|drain`)))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +204,7 @@ func TestHandshakeFailureSkipsTheRest(t *testing.T) {
 func TestCheckInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	rep, err := pmtest.Check(ctx, self(t), pmtest.WithWorkspace(rawWorkspace(t)), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	rep, err := pmtest.Check(ctx, self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
 	if err != nil {
 		t.Fatal(err)
 	}

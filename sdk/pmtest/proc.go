@@ -8,23 +8,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// proc is one run of the PM under test, spoken to line by line so that the
-// checks can send what a well-behaved host never would.
+// proc is one run of the PM under test, spoken to line by line (through
+// the host's host.Process) so that the checks can send what a well-behaved
+// host never would and judge every line the PM answers.
 type proc struct {
 	cfg *config
-	cmd *exec.Cmd
-
-	wmu   sync.Mutex
-	stdin io.WriteCloser
+	hp  *host.Process
 
 	mu       sync.Mutex
 	pending  map[string]chan reply
@@ -35,10 +33,7 @@ type proc struct {
 	sawEOF   bool // the PM's output ended: it is probably exiting
 	nextID   int
 
-	stdout   *os.File // the read end of the PM's stdout
 	stderr   *tail
-	exited   chan struct{}
-	waitErr  error
 	readDone chan struct{}
 }
 
@@ -51,59 +46,42 @@ type reply struct {
 
 // start spawns the PM with extraEnv added to its process environment.
 func start(cfg *config, extraEnv []string) (*proc, error) {
-	path, err := exec.LookPath(cfg.command[0])
-	if err != nil {
-		return nil, fmt.Errorf("cannot find the PM command %q: %w", cfg.command[0], err)
-	}
-	cmd := exec.Command(path, cfg.command[1:]...)
-	cmd.Dir = cfg.workspace
-	cmd.Env = append(append(os.Environ(), cfg.processEnv...), extraEnv...)
-	setProcessGroup(cmd)
 	p := &proc{
 		cfg:      cfg,
-		cmd:      cmd,
 		pending:  map[string]chan reply{},
 		nullSig:  make(chan struct{}, 1),
 		brokenCh: make(chan struct{}),
 		stderr:   &tail{},
-		exited:   make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
-	cmd.Stderr = p.stderr
-	cmd.WaitDelay = time.Second
-	stdin, err := cmd.StdinPipe()
+	hp, err := startProcess(cfg, extraEnv, p.stderr, nil)
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		stdin.Close()
-		return nil, err
-	}
-	cmd.Stdout = outW
-	if err := cmd.Start(); err != nil {
-		stdin.Close()
-		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("starting %s: %w", path, err)
-	}
-	outW.Close()
-	p.stdin, p.stdout = stdin, outR
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
-	go p.read(outR)
+	p.hp = hp
+	go p.read()
 	return p, nil
 }
 
+// startProcess starts the PM of cfg, with extraEnv added to its process
+// environment, copying its stderr to stderr and what is read of its stdout
+// to stdout (when not nil).
+func startProcess(cfg *config, extraEnv []string, stderr, stdout io.Writer) (*host.Process, error) {
+	return host.StartProcess(host.Spec{Command: cfg.command[0], Args: cfg.command[1:]}, host.ProcessOptions{
+		Dir:        cfg.workspace,
+		Environ:    append(append(os.Environ(), cfg.processEnv...), extraEnv...),
+		MaxMessage: cfg.maxMessage,
+		StderrTo:   stderr,
+		StdoutTo:   stdout,
+	})
+}
+
 // read parses the PM's output until it ends or breaks the protocol.
-func (p *proc) read(out *os.File) {
+func (p *proc) read() {
 	defer close(p.readDone)
-	defer out.Close()
-	r := framing.NewReader(out, p.cfg.maxMessage)
+	defer p.hp.CloseOutput()
 	for {
-		line, err := r.Next()
+		line, err := p.hp.ReadLine()
 		var tooLong *framing.TooLongError
 		switch {
 		case errors.As(err, &tooLong):
@@ -119,9 +97,9 @@ func (p *proc) read(out *os.File) {
 			p.fail(fmt.Errorf("reading the PM's stdout: %w", err))
 			return
 		}
-		if err := p.deliver(line, r.Unterminated()); err != nil {
+		if err := p.deliver(line, p.hp.Unterminated()); err != nil {
 			p.mu.Lock()
-			p.sawEOF = r.Unterminated()
+			p.sawEOF = p.hp.Unterminated()
 			p.mu.Unlock()
 			p.fail(err)
 			return
@@ -150,8 +128,10 @@ func (p *proc) deliver(line []byte, unterminated bool) error {
 	switch {
 	case msg.JSONRPC == nil || *msg.JSONRPC != "2.0":
 		return fmt.Errorf(`the PM wrote a message without "jsonrpc":"2.0": %s`, quote(line))
+	case msg.Method != nil && *msg.Method == protocol.MethodDiagnostic && msg.ID == nil:
+		return nil // a diagnostic notification: the schema check validates it
 	case msg.Method != nil:
-		return fmt.Errorf("the PM sent a request or notification (method %q) to the host; the protocol has none: %s", *msg.Method, quote(line))
+		return fmt.Errorf("the PM sent a request or notification (method %q) to the host; the protocol has only the diagnostic notification: %s", *msg.Method, quote(line))
 	case msg.Result != nil && msg.Error != nil:
 		return fmt.Errorf("the PM wrote a response with both a result and an error: %s", quote(line))
 	case msg.Result == nil && msg.Error == nil:
@@ -210,26 +190,19 @@ func (p *proc) brokenReason(what string) error {
 	p.mu.Lock()
 	reason, eof := p.broken, p.sawEOF
 	p.mu.Unlock()
+	settle := time.Duration(0)
 	if eof {
 		// Give a PM whose output ended a moment to report its exit status.
-		select {
-		case <-p.exited:
-		case <-time.After(500 * time.Millisecond):
-		}
+		settle = exitSettle
 	}
-	exited := false
-	select {
-	case <-p.exited:
-		exited = true
-	default:
-	}
+	exited := waitExit(p.hp, settle)
 	switch {
 	case errors.Is(reason, errOutputClosed) && exited:
-		return p.withStderr(fmt.Errorf("the PM exited (%s) without answering %s", exitStatus(p.waitErr), what))
+		return p.withStderr(fmt.Errorf("the PM exited (%s) without answering %s", p.hp.ExitDescription(), what))
 	case errors.Is(reason, errOutputClosed):
 		return p.withStderr(fmt.Errorf("the PM closed its stdout without answering %s", what))
-	case exited && p.waitErr != nil:
-		return p.withStderr(fmt.Errorf("%w; the PM exited (%s)", reason, exitStatus(p.waitErr)))
+	case exited && p.hp.ExitErr() != nil:
+		return p.withStderr(fmt.Errorf("%w; the PM exited (%s)", reason, p.hp.ExitDescription()))
 	}
 	return p.withStderr(reason)
 }
@@ -243,15 +216,28 @@ func (p *proc) withStderr(err error) error {
 	return fmt.Errorf("%w (last stderr: %s)", err, strings.Join(last, " | "))
 }
 
-func exitStatus(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ProcessState.String()
+// exitSettle is how long a PM whose output ended is given to exit, so that
+// a message can say how it exited.
+const exitSettle = 500 * time.Millisecond
+
+// waitExit waits up to d for hp to exit and reports whether it has.
+func waitExit(hp *host.Process, d time.Duration) bool {
+	select {
+	case <-hp.Exited():
+		return true
+	default:
 	}
-	if err == nil {
-		return "exit status 0"
+	if d <= 0 {
+		return false
 	}
-	return err.Error()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-hp.Exited():
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // request encodes one request line.
@@ -269,16 +255,14 @@ func request(id any, method string, params any) []byte {
 
 // write sends raw lines to the PM.
 func (p *proc) write(lines ...[]byte) error {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
 	var buf bytes.Buffer
 	for _, l := range lines {
 		p.cfg.schema.sent(p, l)
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}
-	if _, err := p.stdin.Write(buf.Bytes()); err != nil {
-		return p.brokenOr(fmt.Errorf("writing to the PM's stdin: %w", err))
+	if err := p.hp.Write(buf.Bytes()); err != nil {
+		return p.brokenOr(err)
 	}
 	return nil
 }
@@ -404,40 +388,30 @@ func (p *proc) initialize(ctx context.Context, version int, extraEnv map[string]
 // closeInput closes the PM's stdin and waits up to grace for it to exit,
 // then kills its process group. It reports whether it exited by itself.
 func (p *proc) closeInput(grace time.Duration) bool {
-	p.wmu.Lock()
-	p.stdin.Close()
-	p.wmu.Unlock()
-	select {
-	case <-p.exited:
-		killGroup(p.cmd) // whatever it left behind
-		return true
-	case <-time.After(grace):
-		p.kill()
-		return false
+	byItself := p.hp.Stop(host.Timeouts{Grace: grace, Drain: time.Second}, nil)
+	if !byItself {
+		finishReading(p.readDone, p.hp)
 	}
+	return byItself
 }
 
 // kill ends the PM and its process group at once and waits for it. A
 // descendant that escaped the group and holds the PM's stdout open does not
 // keep it waiting: the output is then closed from this end.
 func (p *proc) kill() {
-	killGroup(p.cmd)
-	p.wmu.Lock()
-	p.stdin.Close()
-	p.wmu.Unlock()
-	<-p.exited
-	finishReading(p.readDone, p.stdout)
+	p.hp.Stop(host.Timeouts{Drain: time.Second}, nil)
+	finishReading(p.readDone, p.hp)
 }
 
-// finishReading waits for the reader of the PM's stdout out to see its end,
-// which closes it, and signal done. A process the PM started, outside its
-// group, may hold the PM's stdout open after the PM is gone: after two
-// seconds out is closed from this end instead.
-func finishReading(done <-chan struct{}, out *os.File) {
+// finishReading waits for the reader of hp's stdout to see its end and
+// signal done. A process the PM started, outside its group, may hold the
+// PM's stdout open after the PM is gone: after two seconds the output is
+// closed from this end instead.
+func finishReading(done <-chan struct{}, hp *host.Process) {
 	select {
 	case <-done:
 	case <-time.After(2 * time.Second):
-		out.Close()
+		hp.CloseOutput()
 		<-done
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,11 +26,30 @@ import (
 // and lists alpha and beta@* as dependencies.
 func rawPM(mode string) int {
 	pm := &raw{mode: mode, out: bufio.NewWriter(os.Stdout)}
-	sc := bufio.NewScanner(os.Stdin)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	limit := 64 << 20
+	if v, err := strconv.Atoi(os.Getenv("PMTEST_RAW_LIMIT")); err == nil {
+		limit = v
+	}
 	var wg sync.WaitGroup
-	for sc.Scan() {
-		line := append([]byte(nil), sc.Bytes()...)
+	for {
+		line, long, err := readLine(in, limit)
+		if long {
+			if mode == "dies-on-long-line" {
+				return 2
+			}
+			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "line too long"))
+			continue
+		}
+		if err != nil && len(line) == 0 {
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 && mode != "answer-blank" {
+			continue
+		}
+		if mode == "leak-secret" {
+			fmt.Fprintf(os.Stderr, "read a line; proxy is %s\n", os.Getenv("HTTPS_PROXY"))
+		}
 		if !utf8.Valid(line) && mode != "echo-utf8" {
 			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeParseError, nil, "not valid UTF-8"))
 			continue
@@ -64,6 +84,9 @@ func rawPM(mode string) int {
 			continue
 		}
 		if len(m.ID) == 0 {
+			if mode == "answer-notifications" {
+				pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "no id"))
+			}
 			continue // a notification: ignored
 		}
 		if k := string(m.ID); pm.seen(k) && mode == "dup-drop" {
@@ -88,6 +111,32 @@ func rawPM(mode string) int {
 	}
 	wg.Wait()
 	return 0
+}
+
+// readLine reads one line without its terminator (a CR before the LF
+// included), holding at most limit bytes: a longer line is read to its end
+// and discarded, and reported long.
+func readLine(r *bufio.Reader, limit int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > limit+2 {
+			long = true
+			line = line[:0]
+		} else if !long {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if long {
+			return nil, true, nil
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) > limit {
+			return nil, true, nil
+		}
+		return line, false, err
+	}
 }
 
 type raw struct {
@@ -219,6 +268,12 @@ func (r *raw) dispatch(method string, params json.RawMessage) (any, *protocol.Er
 		}
 		if initialized && r.mode != "reinit" {
 			return nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "already initialized")
+		}
+		if r.mode == "cache-litter" {
+			os.WriteFile(filepath.Join(p.CacheDir, "litter"), []byte("x"), 0o644)
+		}
+		if r.mode == "workspace-write" {
+			os.WriteFile(filepath.Join(p.Workspace, "written-by-pm"), []byte("x"), 0o644)
 		}
 		r.mu.Lock()
 		r.initialized = true

@@ -60,7 +60,7 @@ func newSchemaLog() *schemaLog {
 		l.err = fmt.Errorf("loading the protocol schema: %w", err)
 		return l
 	}
-	defs := []string{"NullIDResponse"}
+	defs := []string{"NullIDResponse", "DiagnosticNotification"}
 	for _, m := range protocol.Methods {
 		defs = append(defs, responseDef(m))
 	}
@@ -118,9 +118,14 @@ func (l *schemaLog) received(p *proc, line []byte) {
 		return
 	}
 	var msg struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
 	}
 	json.Unmarshal(line, &msg)
+	if msg.Method != nil && msg.ID == nil {
+		l.notification(p, line)
+		return
+	}
 	key := framing.IDKey(msg.ID)
 	l.mu.Lock()
 	method, known := l.methods[p][key]
@@ -152,8 +157,52 @@ func (l *schemaLog) received(p *proc, line []byte) {
 	if err == nil {
 		return
 	}
+	l.violateLocked(def, violationCauses(err), what, line)
+}
+
+// notification validates a notification p sent: the protocol's only one is
+// the diagnostic (docs/protocol.md §4.7), which must match
+// #/$defs/DiagnosticNotification, fit in protocol.MaxDiagnosticSize, and
+// name a request in flight (sent and not answered yet: a diagnostic comes
+// before its request's response).
+func (l *schemaLog) notification(p *proc, line []byte) {
+	const def = "DiagnosticNotification"
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			Request json.RawMessage `json:"request"`
+		} `json:"params"`
+	}
+	json.Unmarshal(line, &n)
+	what := fmt.Sprintf("notification %q", n.Method)
+	key := framing.IDKey(n.Params.Request)
+	l.mu.Lock()
+	_, inFlight := l.methods[p][key]
+	l.mu.Unlock()
+	var causes string
+	if inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line)); err != nil {
+		return // not JSON: deliver reports it
+	} else if err := l.schemas[def].Validate(inst); err != nil {
+		causes = violationCauses(err)
+	}
+	switch {
+	case causes != "":
+	case len(line) > protocol.MaxDiagnosticSize:
+		causes = fmt.Sprintf("the line is %d bytes, over the limit of %d", len(line), protocol.MaxDiagnosticSize)
+	case !inFlight:
+		causes = fmt.Sprintf("at /params/request: %s names no request in flight (a diagnostic must come before the response of a request the host sent)", key)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.checked++
+	if causes != "" {
+		l.violateLocked(def, causes, what, line)
+	}
+}
+
+// violateLocked records a violation; the caller holds l.mu.
+func (l *schemaLog) violateLocked(def, causes, what string, line []byte) {
 	l.failed++
-	causes := violationCauses(err)
 	for _, v := range l.violations {
 		if v.def == def && v.causes == causes {
 			v.count++

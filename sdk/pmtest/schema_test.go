@@ -53,6 +53,28 @@ func TestSchemaLog(t *testing.T) {
 		{"null id with a result", nil, []string{
 			`{"jsonrpc":"2.0","id":null,"result":[]}`,
 		}, Fail, `response with a null id violates #/\$defs/NullIDResponse: at /: (additional properties 'result' not allowed|missing property 'error')`},
+		{"a diagnostic before its answer", []string{
+			`{"jsonrpc":"2.0","id":4,"method":"list_deps"}`,
+		}, []string{
+			`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":4,"message":"skipped a.lock","file":"/w/a.lock","line":2}}`,
+			`{"jsonrpc":"2.0","id":4,"result":[]}`,
+		}, Pass, `^all 2 messages the PM sent match`},
+		{"a malformed diagnostic", []string{
+			`{"jsonrpc":"2.0","id":4,"method":"list_deps"}`,
+		}, []string{
+			`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":4,"message":7}}`,
+			`{"jsonrpc":"2.0","id":4,"result":[]}`,
+		}, Fail, `notification "diagnostic" violates #/\$defs/DiagnosticNotification: at /params/message: got number, want string`},
+		{"a diagnostic for a request not in flight", []string{
+			`{"jsonrpc":"2.0","id":4,"method":"list_deps"}`,
+		}, []string{
+			`{"jsonrpc":"2.0","id":4,"result":[]}`,
+			`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":4,"message":"late"}}`,
+			`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":"x","message":"never sent"}}`,
+		}, Fail, `at /params/request: 4 names no request in flight.*\| .*"x" names no request in flight`},
+		{"another notification", nil, []string{
+			`{"jsonrpc":"2.0","method":"progress","params":{"request":1,"message":"m"}}`,
+		}, Fail, `violates #/\$defs/DiagnosticNotification: at /method: value must be 'diagnostic'`},
 		{"key with a slash", []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
 		}, []string{

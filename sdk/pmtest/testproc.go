@@ -1,18 +1,18 @@
 package pmtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -32,12 +32,12 @@ const DefaultProcTimeout = 90 * time.Second
 // not JSON; each failure kills the PM and reports its stderr. Like t.Fatal,
 // these methods must be called from the goroutine running the test.
 type Proc struct {
-	t       testing.TB
-	cmd     *exec.Cmd
-	timeout time.Duration
+	t            testing.TB
+	hp           *host.Process
+	timeout      time.Duration
+	closeTimeout time.Duration
 
-	wmu    sync.Mutex
-	stdin  io.WriteCloser
+	wmu    sync.Mutex // serializes Send, for its ids
 	nextID int
 
 	mu      sync.Mutex
@@ -47,10 +47,7 @@ type Proc struct {
 	arrived chan struct{}
 
 	stdout, stderr LogBuffer
-	outR           *os.File // the read end of the PM's stdout
 	readDone       chan struct{}
-	exited         chan struct{}
-	waitErr        error // the PM's exit, valid once exited is closed
 }
 
 // Response is one response line read from a Proc.
@@ -77,8 +74,9 @@ func (r Response) Code() protocol.Code {
 type ProcOption func(*procConfig)
 
 type procConfig struct {
-	env     []string
-	timeout time.Duration
+	env          []string
+	timeout      time.Duration
+	closeTimeout time.Duration
 }
 
 // ProcEnv sets the PM's whole process environment to the KEY=VALUE entries
@@ -92,6 +90,13 @@ func ProcEnv(env ...string) ProcOption {
 // PM's exit once its input is closed (default DefaultProcTimeout).
 func ProcTimeout(d time.Duration) ProcOption {
 	return func(c *procConfig) { c.timeout = d }
+}
+
+// ProcCloseTimeout sets how long Close waits for the PM to exit once its
+// input is closed (default: the ProcTimeout), so that a test of a PM that
+// does not exit need not shorten the wait for every response too.
+func ProcCloseTimeout(d time.Duration) ProcOption {
+	return func(c *procConfig) { c.closeTimeout = d }
 }
 
 // StartProc starts the PM bin with args, in workspace as its working
@@ -116,46 +121,26 @@ func StartProc(t testing.TB, bin string, args []string, workspace, cacheDir stri
 	if cacheDir, err = absPath(cacheDir); err != nil {
 		t.Fatalf("pmtest: cache dir: %v", err)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = workspace
-	cmd.Env = cfg.env
-	setProcessGroup(cmd)
 	p := &Proc{
-		t:        t,
-		cmd:      cmd,
-		timeout:  cfg.timeout,
-		arrived:  make(chan struct{}, 1),
-		readDone: make(chan struct{}),
-		exited:   make(chan struct{}),
+		t:            t,
+		timeout:      cfg.timeout,
+		closeTimeout: cmp.Or(cfg.closeTimeout, cfg.timeout),
+		arrived:      make(chan struct{}, 1),
+		readDone:     make(chan struct{}),
 	}
-	cmd.Stderr = &p.stderr
-	// The PM's children may keep its stderr open after it is gone: Wait
-	// stops copying from it a second after the PM exits.
-	cmd.WaitDelay = time.Second
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatalf("pmtest: starting %s: %v", bin, err)
-	}
-	outR, outW, err := os.Pipe()
+	p.hp, err = host.StartProcess(host.Spec{Command: bin, Args: args}, host.ProcessOptions{
+		Dir:         workspace,
+		Environ:     cfg.env, // nil: the test's own
+		StderrTo:    &p.stderr,
+		StdoutTo:    &p.stdout,
+		StderrLines: 1,
+	})
 	if err != nil {
-		p.stdin.Close()
 		t.Fatalf("pmtest: starting %s: %v", bin, err)
 	}
-	cmd.Stdout = outW
-	if err := cmd.Start(); err != nil {
-		p.stdin.Close()
-		outR.Close()
-		outW.Close()
-		t.Fatalf("pmtest: starting %s: %v", bin, err)
-	}
-	outW.Close()
-	p.outR = outR
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
 	go p.read()
 	t.Cleanup(func() {
-		killGroup(p.cmd)
+		p.hp.Kill()
 		p.reap()
 	})
 	if initEnv == nil {
@@ -181,10 +166,9 @@ func absPath(path string) (string, error) {
 // read collects the PM's output lines until it ends.
 func (p *Proc) read() {
 	defer close(p.readDone)
-	defer p.outR.Close()
-	r := framing.NewReader(io.TeeReader(p.outR, &p.stdout), framing.DefaultMaxMessage)
+	defer p.hp.CloseOutput()
 	for {
-		line, err := r.Next()
+		line, err := p.hp.ReadLine()
 		p.mu.Lock()
 		if err != nil {
 			p.readErr = err
@@ -204,8 +188,8 @@ func (p *Proc) read() {
 
 // reap waits for the PM to exit and for its output to be read to the end.
 func (p *Proc) reap() {
-	<-p.exited
-	finishReading(p.readDone, p.outR)
+	p.hp.Stop(host.Timeouts{Drain: time.Second}, nil)
+	finishReading(p.readDone, p.hp)
 }
 
 // Send writes a request for method with params (left out when nil) and
@@ -223,7 +207,7 @@ func (p *Proc) Send(method string, params any) int {
 	if err != nil {
 		p.fatalf("pmtest: encoding the %s request: %v", method, err)
 	}
-	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+	if err := p.hp.WriteLine(line); err != nil {
 		p.fatalf("pmtest: writing the %s request: %v", method, err)
 	}
 	return p.nextID
@@ -318,12 +302,10 @@ func (p *Proc) outputEnd(readErr error) error {
 	if !errors.Is(readErr, io.EOF) {
 		return fmt.Errorf("reading the PM's stdout: %w", readErr)
 	}
-	select {
-	case <-p.exited:
-		return fmt.Errorf("the PM exited (%s)", exitStatus(p.waitErr))
-	case <-time.After(time.Second):
-		return errors.New("the PM closed its stdout")
+	if waitExit(p.hp, time.Second) {
+		return fmt.Errorf("the PM exited (%s)", p.hp.ExitDescription())
 	}
+	return errors.New("the PM closed its stdout")
 }
 
 // decode parses one response line.
@@ -349,7 +331,7 @@ func (p *Proc) decode(line []byte) Response {
 // reported is complete up to the failure.
 func (p *Proc) fatalf(format string, args ...any) {
 	p.t.Helper()
-	killGroup(p.cmd)
+	p.hp.Kill()
 	p.reap()
 	p.t.Fatalf(format+"\nstderr:\n%s", append(args, p.Stderr())...)
 }
@@ -359,18 +341,12 @@ func (p *Proc) fatalf(format string, args ...any) {
 // 0), or an error saying it did not exit in time, in which case it was
 // killed. Its output, complete, stays readable with Stdout and Stderr.
 func (p *Proc) Close() error {
-	p.wmu.Lock()
-	p.stdin.Close()
-	p.wmu.Unlock()
-	select {
-	case <-p.exited:
-		p.reap()
-		return p.waitErr
-	case <-time.After(p.timeout):
-		killGroup(p.cmd)
-		p.reap()
-		return fmt.Errorf("the PM did not exit within %v of its input closing; it was killed", p.timeout)
+	byItself := p.hp.Stop(host.Timeouts{Grace: p.closeTimeout, Drain: time.Second}, nil)
+	finishReading(p.readDone, p.hp)
+	if !byItself {
+		return fmt.Errorf("the PM did not exit within %v of its input closing; it was killed", p.closeTimeout)
 	}
+	return p.hp.ExitErr()
 }
 
 // Kill ends the PM with SIGKILL, as a crash would, and waits for it,
@@ -378,11 +354,12 @@ func (p *Proc) Close() error {
 // is killed, not the processes it started: what becomes of them is the PM's
 // doing, until the test ends.
 func (p *Proc) Kill() error {
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("killing the PM: %w", err)
+	if err := p.hp.KillLeader(); err != nil {
+		return err
 	}
-	p.reap()
-	return p.waitErr
+	err := p.hp.Wait(time.Second)
+	finishReading(p.readDone, p.hp)
+	return err
 }
 
 // Stderr returns everything the PM has written to its stderr so far.

@@ -301,6 +301,7 @@ func (s *suite) noNetwork(ctx context.Context) {
 	if r, ok := step(protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: deps}); ok && r.Err == nil {
 		json.Unmarshal(r.Result, &d.offers)
 	}
+	step(protocol.MethodWorkspace, struct{}{})
 	if s.has(protocol.CapRefresh) {
 		step(protocol.MethodRefresh, protocol.RefreshParams{Update: protocol.UpdateNone})
 	}
@@ -316,7 +317,7 @@ func (s *suite) noNetwork(ctx context.Context) {
 	case d.broken != nil:
 		s.fail(name, "with proxy variables set: %v", d.broken)
 	default:
-		s.pass(name, `no connection during %s with update "none" and every proxy variable pointing at a recording listener`, summarize(calls))
+		s.pass(name, `no connection during initialize, %s with update "none" and every proxy variable pointing at a recording listener`, summarize(calls))
 	}
 }
 
@@ -379,9 +380,7 @@ func (s *suite) eofDrain(ctx context.Context) {
 		s.fail(name, "%v", err)
 		return
 	}
-	p.wmu.Lock()
-	p.stdin.Close()
-	p.wmu.Unlock()
+	p.hp.CloseInput()
 	for i, pd := range pends {
 		r, err := p.wait(ctx, pd.method, pd.ch)
 		if err != nil {
@@ -397,8 +396,8 @@ func (s *suite) eofDrain(ctx context.Context) {
 		s.fail(name, "answered all %d requests but did not exit within %v of its input ending", n+1, s.cfg.grace)
 		return
 	}
-	if p.waitErr != nil {
-		s.fail(name, "answered all %d requests, then exited with %s after its input ended; want exit status 0", n+1, exitStatus(p.waitErr))
+	if p.hp.ExitErr() != nil {
+		s.fail(name, "answered all %d requests, then exited with %s after its input ended; want exit status 0", n+1, p.hp.ExitDescription())
 		return
 	}
 	s.pass(name, "all %d piped requests answered after stdin closed, then exit status 0", n+1)

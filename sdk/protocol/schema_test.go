@@ -85,6 +85,7 @@ var wireTypes = []any{
 	protocol.FetchParams{}, protocol.FetchResult{}, protocol.RefreshParams{}, protocol.RefreshResult{},
 	protocol.WorkspaceMember{}, protocol.WorkspaceResult{},
 	protocol.Error{}, protocol.IDData{}, protocol.RegistryData{}, protocol.IntegrityData{}, protocol.ContentData{},
+	protocol.Diagnostic{},
 }
 
 // TestSchemaCoversWireTypes fails when a wire type has a field the schema
@@ -452,6 +453,50 @@ func TestSchemaAcceptsGoRequests(t *testing.T) {
 		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err := sch.Validate(inst); err != nil {
 			t.Errorf("%s: %v", b, err)
+		}
+	}
+}
+
+// TestSchemaDiagnosticNotification validates diagnostic notifications built
+// from the Go type against $defs/DiagnosticNotification and the root, and
+// refuses malformed ones.
+func TestSchemaDiagnosticNotification(t *testing.T) {
+	c := compile(t)
+	note, err := c.Compile(protocol.SchemaID + "#/$defs/DiagnosticNotification")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := c.Compile(protocol.SchemaID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []protocol.Diagnostic{
+		{Request: json.RawMessage(`3`), Message: "dropped"},
+		{Request: json.RawMessage(`"a"`), Level: protocol.LevelInfo, Message: "m", File: "/w/package.json", Line: 2,
+			Package: &protocol.PackageID{PM: "npm", Name: "x", Version: "1.0.0"}},
+	}
+	for _, d := range good {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": protocol.MethodDiagnostic, "params": d})
+		for name, sch := range map[string]*jsonschema.Schema{"DiagnosticNotification": note, "root": root} {
+			inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err := sch.Validate(inst); err != nil {
+				t.Errorf("%s: %s: %v", name, b, err)
+			}
+		}
+	}
+	bad := []string{
+		`{"jsonrpc":"2.0","method":"diagnostic","params":{"message":"no request"}}`,
+		`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1}}`,
+		`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1,"message":""}}`,
+		`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1,"message":"m","level":"loud"}}`,
+		`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1,"message":"m","line":0}}`,
+		`{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1,"message":"m","extra":true}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"diagnostic","params":{"request":1,"message":"m"}}`,
+	}
+	for _, b := range bad {
+		inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(b))
+		if err := note.Validate(inst); err == nil {
+			t.Errorf("%s matches $defs/DiagnosticNotification", b)
 		}
 	}
 }

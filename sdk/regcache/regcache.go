@@ -2,8 +2,9 @@
 // programs share: symposium-pm-gitregistry, which writes the cache, and
 // symposium-pm status, which finds a registry's cache by its name without
 // starting the PM. A registry named N is cached under
-// <cache_dir>/gitregistry/<NamePart(N)>-<hash of URL, ref and subdir>/, with
-// the commit it serves recorded in StateFile there.
+// <cache_dir>/<NamePart(N)>/<NamePart(N)>-<hash of URL, ref and subdir>/ (the
+// PM's own directory of cache_dir, as the protocol requires), with the commit
+// it serves recorded in StateFile there.
 package regcache
 
 import "strings"

@@ -75,13 +75,6 @@ func CanonicalPEP440(v string) (string, error) {
 	return pv.String(), nil
 }
 
-// IsPEP440Prerelease reports whether v is a valid PEP 440 version that is a
-// pre-release or a development release.
-func IsPEP440Prerelease(v string) bool {
-	pv, err := parsePEP440(v)
-	return err == nil && pv.isPrerelease()
-}
-
 // FilterPEP440 returns the candidates the specifier set req admits, in their
 // given order, the way pip's finder filters a project's versions: pre-releases
 // are admitted when allowPre is set or when req names a pre-release, and an

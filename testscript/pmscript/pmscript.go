@@ -6,7 +6,7 @@
 //
 //	func TestMain(m *testing.M) {
 //		testscript.Main(m, pmscript.Commands(map[string]func(){
-//			"symposium-pm-cargo": cargopm.Main,
+//			"symposium-pm-cargo": func() { cargopm.Main() },
 //		}))
 //	}
 //
@@ -17,7 +17,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -28,6 +27,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 )
 
 // Commands returns the pmscript commands merged with mains, the binaries
@@ -77,26 +79,14 @@ func PMCall(args []string, stdout, stderr io.Writer) int {
 	input := os.Expand(string(reqs), os.Getenv)
 	command := args[dash+1:]
 
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
-	cmd.Stdin = strings.NewReader(input)
-	cmd.Stderr = stderr
-	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
-	cmd.Stdout = &out
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "pmcall: %s did not finish within %v\n", command[0], *timeout)
-		code = 124
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
+	code, err := run(command, input, *timeout, &out, stderr)
+	if err != nil {
 		fmt.Fprintf(stderr, "pmcall: %v\n", err)
 		return 2
+	}
+	if code == 124 {
+		fmt.Fprintf(stderr, "pmcall: %s did not finish within %v\n", command[0], *timeout)
 	}
 	lines, err := sortResponses(out.Bytes(), *raw)
 	if err != nil {
@@ -111,6 +101,64 @@ func PMCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, l)
 	}
 	return code
+}
+
+// run starts command through the host's PM client (in a process group of
+// its own), writes input to its stdin and closes it, copies its stdout to
+// out and its stderr to stderr, and returns its exit code once it has exited
+// and its output is read: 124 when it did not exit within timeout, in which
+// case it and its process group are killed.
+func run(command []string, input string, timeout time.Duration, out, stderr io.Writer) (int, error) {
+	p, err := host.StartProcess(host.Spec{Command: command[0], Args: command[1:]},
+		host.ProcessOptions{StderrTo: stderr, StdoutTo: out, StderrLines: 1})
+	if err != nil {
+		return 0, err
+	}
+	go func() {
+		// A PM that does not read its input is killed at the timeout,
+		// which ends the write.
+		p.Write([]byte(input))
+		p.CloseInput()
+	}()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for {
+			// Every byte read is copied to out, lines over the bound too.
+			var tooLong *framing.TooLongError
+			if _, err := p.ReadLine(); err != nil && !errors.As(err, &tooLong) {
+				return
+			}
+		}
+	}()
+	// The input is closed by the writer, once written: the PM is given the
+	// timeout to answer it all and exit by itself.
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	byItself := false
+	select {
+	case <-p.Exited():
+		byItself = true
+	case <-timer.C:
+	}
+	p.Stop(host.Timeouts{Drain: time.Second}, nil) // and what it left in its group
+	// A process the PM started outside its group may hold its stdout.
+	select {
+	case <-read:
+	case <-time.After(time.Second):
+		p.CloseOutput()
+		<-read
+	}
+	if !byItself {
+		return 124, nil
+	}
+	var ee *exec.ExitError
+	if err := p.ExitErr(); errors.As(err, &ee) {
+		return ee.ExitCode(), nil
+	} else if err != nil {
+		return 0, err
+	}
+	return 0, nil
 }
 
 // sortResponses splits output into lines and orders them by id: numbers

@@ -378,23 +378,44 @@ class Server {
   }
 }
 
+// MAX_LINE is the longest request line read (64 MiB, the protocol's
+// default); a longer one is skipped to its end, never held whole.
+const MAX_LINE = 64 * 1024 * 1024;
+
 // lines calls onLine with each line of stream as raw bytes (without the
-// newline), then onEnd. Bytes, not text: a line that is not valid UTF-8 must
-// be refused, not silently repaired.
-function lines(stream, onLine, onEnd) {
+// newline), or onLong for a line over MAX_LINE, then onEnd. Bytes, not text:
+// a line that is not valid UTF-8 must be refused, not silently repaired.
+function lines(stream, onLine, onLong, onEnd) {
   let pending = [];
+  let size = 0;
+  let long = false;
+  const finish = () => {
+    if (long) onLong();
+    else onLine(Buffer.concat(pending));
+    pending = [];
+    size = 0;
+    long = false;
+  };
+  const keep = (part) => {
+    size += part.length;
+    if (size - (part.length && part[part.length - 1] === 13 ? 1 : 0) > MAX_LINE) {
+      long = true;
+      pending = [];
+    } else if (!long) {
+      pending.push(part);
+    }
+  };
   stream.on('data', (chunk) => {
     let start = 0;
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, i));
-      onLine(Buffer.concat(pending));
-      pending = [];
+      keep(chunk.subarray(start, i));
+      finish();
       start = i + 1;
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+    if (start < chunk.length) keep(chunk.subarray(start));
   });
   stream.on('end', () => {
-    if (pending.length) onLine(Buffer.concat(pending));
+    if (size > 0 || long) finish();
     onEnd();
   });
 }
@@ -422,6 +443,9 @@ function main() {
     }
     const res = Array.isArray(msg) ? server.handleBatch(msg) : server.handle(msg);
     if (res) out.write(JSON.stringify(res) + '\n');
+  }, () => {
+    out.write(JSON.stringify({ jsonrpc: '2.0', id: null,
+      error: { code: E.invalidRequest, message: `invalid request: the line is over the limit of ${MAX_LINE} bytes` } }) + '\n');
   }, () => {
     // End of input: every request read has been answered (handlers are
     // synchronous), so let the event loop drain stdout and exit 0.

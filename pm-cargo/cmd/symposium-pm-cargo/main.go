@@ -3,11 +3,6 @@
 // stdout; Symposium starts it in a cargo workspace.
 package main
 
-import (
-	"github.com/symposium-dev/symposium-pm/pm-cargo/cargopm"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
-)
+import "github.com/symposium-dev/symposium-pm/pm-cargo/cargopm"
 
-func main() {
-	pmserver.Main(cargopm.New(), pmserver.WithDescription("It lists a cargo workspace's dependencies from Cargo.toml and Cargo.lock, offers the plugins embedded in crates, and fetches crates through your cargo."))
-}
+func main() { cargopm.Main() }

@@ -10,12 +10,12 @@
 package cargolock
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // MaxVersion is the newest lockfile version this package understands.
@@ -114,21 +114,6 @@ type rawPackage struct {
 	Dependencies []string `toml:"dependencies"`
 }
 
-// Error is a problem with a lockfile, located by file and line when known.
-type Error struct {
-	File string
-	Line int // 0 when unknown
-	Msg  string
-}
-
-// Error renders the problem as file:line: message.
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
 // ReadFile reads and parses the lockfile at path.
 func ReadFile(path string) (*Lockfile, error) {
 	data, err := os.ReadFile(path)
@@ -138,23 +123,38 @@ func ReadFile(path string) (*Lockfile, error) {
 	return Parse(path, data)
 }
 
-// Parse parses lockfile data; name is used in error messages.
+// Parse parses lockfile data; name is used in error messages, which are
+// *tomlfile.Error (tomlfile.Errors for several values of the wrong type).
 func Parse(name string, data []byte) (*Lockfile, error) {
 	var raw rawLock
-	if err := toml.Unmarshal(data, &raw); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			return nil, &Error{File: name, Line: row, Msg: tomlMessage(de)}
+	if err := tomlfile.Unmarshal(name, data, &raw); err != nil {
+		return nil, err
+	}
+	var pos *tomlfile.Positions // indexed on the first problem
+	at := func(msg string, path ...string) *tomlfile.Error {
+		if pos == nil {
+			pos = tomlfile.Index(data)
 		}
-		return nil, &Error{File: name, Msg: "invalid lockfile: " + err.Error()}
+		e := tomlfile.At(name, pos, msg, path...)
+		e.Key = ""
+		return e
 	}
 	lf := &Lockfile{Packages: make([]Package, 0, len(raw.Package)), byName: make(map[string][]int, len(raw.Package))}
 	if raw.Version != nil {
 		lf.Version = *raw.Version
 		if lf.Version < 1 || lf.Version > MaxVersion {
-			return nil, &Error{File: name, Line: lineOf(data, "version"), Msg: fmt.Sprintf("unsupported lockfile version %d (this reader knows 1 to %d)", lf.Version, MaxVersion)}
+			return nil, at(fmt.Sprintf("unsupported lockfile version %d (this reader knows 1 to %d)", lf.Version, MaxVersion), "version")
 		}
+	}
+	// path locates the i-th package of raw.Package (the [root] table first).
+	path := func(i int, rest ...string) []string {
+		if raw.Root != nil {
+			if i == 0 {
+				return append([]string{"root"}, rest...)
+			}
+			i--
+		}
+		return append([]string{"package", strconv.Itoa(i)}, rest...)
 	}
 	if raw.Root != nil {
 		raw.Package = append([]rawPackage{*raw.Root}, raw.Package...)
@@ -162,19 +162,19 @@ func Parse(name string, data []byte) (*Lockfile, error) {
 	for i, rp := range raw.Package {
 		where := fmt.Sprintf("[[package]] #%d", i+1)
 		if rp.Name == "" {
-			return nil, &Error{File: name, Line: nthLine(data, "[[package]]", i), Msg: where + ": missing name"}
+			return nil, at(where+": missing name", path(i)...)
 		}
 		if rp.Version == "" {
-			return nil, &Error{File: name, Line: nthLine(data, "[[package]]", i), Msg: fmt.Sprintf("%s (%s): missing version", where, rp.Name)}
+			return nil, at(fmt.Sprintf("%s (%s): missing version", where, rp.Name), path(i)...)
 		}
 		p := Package{Name: rp.Name, Version: rp.Version, Source: rp.Source, Checksum: rp.Checksum}
 		if len(rp.Dependencies) > 0 {
 			p.Dependencies = make([]Ref, 0, len(rp.Dependencies))
 		}
-		for _, d := range rp.Dependencies {
+		for j, d := range rp.Dependencies {
 			r, err := ParseRef(d)
 			if err != nil {
-				return nil, &Error{File: name, Line: lineOf(data, fmt.Sprintf("%q", d)), Msg: fmt.Sprintf("package %s %s: %v", rp.Name, rp.Version, err)}
+				return nil, at(fmt.Sprintf("package %s %s: %v", rp.Name, rp.Version, err), path(i, "dependencies", strconv.Itoa(j))...)
 			}
 			p.Dependencies = append(p.Dependencies, r)
 		}
@@ -220,31 +220,6 @@ func guessVersion(raw *rawLock) int {
 	}
 	// Only path packages with fully spelled references: both encodings agree.
 	return 1
-}
-
-// lineOf returns the 1-based line of the first occurrence of s in data, or 0.
-func lineOf(data []byte, s string) int {
-	i := strings.Index(string(data), s)
-	if i < 0 {
-		return 0
-	}
-	return 1 + strings.Count(string(data[:i]), "\n")
-}
-
-// nthLine returns the 1-based line of the n-th (0-based) occurrence of s.
-func nthLine(data []byte, s string, n int) int {
-	str := string(data)
-	off := 0
-	for k := 0; ; k++ {
-		i := strings.Index(str[off:], s)
-		if i < 0 {
-			return 0
-		}
-		if k == n {
-			return 1 + strings.Count(str[:off+i], "\n")
-		}
-		off += i + len(s)
-	}
 }
 
 // ByName returns the locked packages named name, in file order.
@@ -307,14 +282,4 @@ func SourceMatches(ref, pkg string) bool {
 	}
 	base, _, ok := strings.Cut(pkg, "#")
 	return ok && base == ref
-}
-
-// tomlMessage words a decoding error: a syntax error, or a value of the
-// wrong type for its key.
-func tomlMessage(de *toml.DecodeError) string {
-	msg := strings.TrimPrefix(de.Error(), "toml: ")
-	if strings.HasPrefix(msg, "cannot decode") {
-		return "invalid value for " + strings.Join(de.Key(), ".") + ": " + msg
-	}
-	return "invalid TOML: " + msg
 }

@@ -109,7 +109,11 @@ func TestErrors(t *testing.T) {
 		{"noname", "version = 3\n[[package]]\nversion = \"1.0.0\"\n", "Cargo.lock:2: [[package]] #1: missing name"},
 		{"noversion", "version = 3\n[[package]]\nname = \"a\"\n", "missing version"},
 		{"badref", "version = 3\n[[package]]\nname = \"a\"\nversion = \"1.0.0\"\ndependencies = [\"b 1 2\"]\n", "Cargo.lock:5: package a 1.0.0: dependency \"b 1 2\""},
-		{"wrongtype", "version = 3\n[[package]]\nname = 7\n", "Cargo.lock"},
+		{"wrongtype", "version = 3\n[[package]]\nname = 7\n", "Cargo.lock:3: package[0].name: expected a string, found an integer"},
+		// Positions come from the parser, not from the first text that
+		// looks like the key: a comment, an earlier package.
+		{"versionInComment", "# the version key\n\nversion = 9\n", "Cargo.lock:3: unsupported lockfile version 9"},
+		{"refInComment", "version = 3\n# dependencies = [\"b 1 2\"]\n[[package]]\nname = \"a\"\nversion = \"1.0.0\"\ndependencies = [\n \"c\",\n \"b 1 2\",\n]\n", "Cargo.lock:8: package a 1.0.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,7 +35,6 @@ func FuzzParseRemote(f *testing.F) {
 		if r.password != "" && len(r.password) > 3 && strings.Contains(r.url, r.password) {
 			t.Fatalf("URL %q shows the password %q", r.url, r.password)
 		}
-		_ = Redact(raw)
 	})
 }
 

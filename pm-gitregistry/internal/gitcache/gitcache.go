@@ -4,7 +4,7 @@
 // A Cache owns one directory, <root>/<name>-<hash>/, for one (URL, ref,
 // subdir) configuration:
 //
-//	lock          shared by every process using the cache (flock); held shared
+//	lock          shared by every process using the cache (sdk/filelock); held shared
 //	              for the life of a Cache, taken exclusive at Open to collect
 //	              unreferenced commits when no other process is using them
 //	update.lock   exclusive while the repository or state.json changes
@@ -50,6 +50,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/filelock"
 	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
@@ -199,7 +201,7 @@ type Cache struct {
 	statePath  string
 	log        *slog.Logger
 
-	life *fileLock // held shared while the Cache is open
+	life *filelock.File // held shared while the Cache is open
 
 	mu   sync.Mutex // serializes updates and materialization in-process
 	auth transport.AuthMethod
@@ -278,26 +280,28 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cache directory: %w", err)
 	}
-	life, err := openLock(filepath.Join(c.dir, "lock"))
+	life, err := filelock.Open(filepath.Join(c.dir, "lock"))
 	if err != nil {
 		return nil, err
 	}
 	c.life = life
-	excl, err := life.try(true)
+	excl, err := life.TryLock(filelock.Exclusive)
+	if errors.Is(err, errors.ErrUnsupported) {
+		// No file locks on this system: never collect, since another
+		// process may be using what would go.
+		return c, nil
+	}
 	if err != nil {
-		life.close()
+		life.Close()
 		return nil, err
 	}
 	if excl {
 		c.collect()
-		// flock converts in place; another process may slip in between,
-		// which is harmless: nothing has been handed out yet.
-		if err := life.lock(ctx, false); err != nil {
-			life.close()
-			return nil, err
-		}
-	} else if err := life.lock(ctx, false); err != nil {
-		life.close()
+	}
+	// Changing the mode is not atomic; another process may slip in
+	// between, which is harmless: nothing has been handed out yet.
+	if err := life.Lock(ctx, filelock.Shared); err != nil {
+		life.Close()
 		return nil, err
 	}
 	return c, nil
@@ -306,8 +310,7 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 // Close releases the cache. Directories it handed out may be collected by a
 // later Open.
 func (c *Cache) Close() error {
-	c.life.unlock()
-	return c.life.close()
+	return c.life.Close()
 }
 
 // URL returns the remote URL without credentials.
@@ -385,21 +388,16 @@ func (c *Cache) writeState(st *state) error {
 // writeFileAtomic writes data to a temporary file beside path and renames it
 // into place.
 func (c *Cache) writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
+		return &WriteError{Dir: c.dir, Err: err}
+	}
+	defer f.Abort()
+	if _, err := (&hookWriter{w: f, path: f.Name(), hook: c.cfg.BeforeWrite}).Write(data); err != nil {
 		return &WriteError{Dir: c.dir, Err: fmt.Errorf("write %s: %w", path, err)}
 	}
-	tmp := f.Name()
-	_, err = (&hookWriter{w: f, path: tmp, hook: c.cfg.BeforeWrite}).Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return &WriteError{Dir: c.dir, Err: fmt.Errorf("write %s: %w", path, err)}
+	if err := f.Commit(); err != nil {
+		return &WriteError{Dir: c.dir, Err: err}
 	}
 	return nil
 }
@@ -625,15 +623,15 @@ func (c *Cache) updateLock(ctx context.Context) (func(), error) {
 	if err := os.MkdirAll(c.commitsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cache directory: %w", err)
 	}
-	l, err := openLock(filepath.Join(c.dir, "update.lock"))
+	l, err := filelock.Open(filepath.Join(c.dir, "update.lock"))
 	if err != nil {
 		return nil, err
 	}
-	if err := l.lock(ctx, true); err != nil {
-		l.close()
+	if err := l.Lock(ctx, filelock.Exclusive); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		l.Close()
 		return nil, err
 	}
-	return func() { l.unlock(); l.close() }, nil
+	return func() { l.Close() }, nil
 }
 
 // list asks the remote for its refs (git ls-remote), retrying once with

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 )
 
 // Limits on what one commit may materialize.
@@ -89,11 +90,12 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 	// Hand the directory out with the permissions of an ordinary checkout.
 	os.Chmod(tmp, 0o755)
 	dir := filepath.Join(c.commitsDir, id)
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, ok := c.commitDir(id); ok {
-			return Snapshot{Commit: id, Dir: dir}, nil
-		}
+	won, err := atomicfile.PublishDir(tmp, dir)
+	if err != nil {
 		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
+	}
+	if !won {
+		return Snapshot{Commit: id, Dir: dir}, nil
 	}
 	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes, "linked", w.linked, "written", w.written)
 	return Snapshot{Commit: id, Dir: dir}, nil

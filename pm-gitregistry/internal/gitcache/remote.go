@@ -14,7 +14,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"golang.org/x/net/http/httpproxy"
+	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // remote is a parsed registry URL: where to reach it, and the credentials
@@ -50,7 +51,7 @@ func parseRemote(raw string) (*remote, error) {
 		// The parser quotes the URL it could not parse, password and all,
 		// as is or Go-quoted: keep only the cause where there is one, and
 		// replace both forms elsewhere.
-		shown := Redact(raw)
+		shown := redact.URL(raw)
 		cause := err.Error()
 		if ue := (*url.Error)(nil); errors.As(err, &ue) {
 			cause = ue.Err.Error()
@@ -77,7 +78,7 @@ func parseRemote(raw string) (*remote, error) {
 		if looksSCP(raw) {
 			r.url = raw
 			if ep.Password != "" {
-				r.url = Redact(raw)
+				r.url = redact.URL(raw)
 			}
 		}
 		r.user, r.password = "", ep.Password
@@ -88,7 +89,7 @@ func parseRemote(raw string) (*remote, error) {
 			r.url = ep.Path
 		}
 	default:
-		return nil, fmt.Errorf("registry URL %s: unsupported protocol %q", Redact(raw), ep.Protocol)
+		return nil, fmt.Errorf("registry URL %s: unsupported protocol %q", redact.URL(raw), ep.Protocol)
 	}
 	return r, nil
 }
@@ -103,51 +104,6 @@ func looksSCP(s string) bool {
 	return at > 0 && colon > at && !strings.ContainsAny(s[:at], "/")
 }
 
-// Redact returns s with the password of any URL userinfo replaced, for
-// messages.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		// Unparsable, or parsed without userinfo (as "#://user:pw@" parses
-		// into a fragment): hide whatever looks like a password.
-		return redactText(s)
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
-
-// redactText hides the password of a URL that does not parse: the text
-// between the first ':' of the userinfo and its last '@'. When no userinfo
-// can be told apart (the text is not a URL at all), anything that looks
-// like one anywhere after the scheme is hidden: between the first ':' and
-// the last '@' that follows it.
-func redactText(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	authority := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		authority = rest[:i]
-	}
-	if at := strings.LastIndex(authority, "@"); at >= 0 {
-		if user, _, hasPass := strings.Cut(authority[:at], ":"); hasPass {
-			return scheme + "://" + user + ":xxxxx" + rest[at:]
-		}
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s
-	}
-	colon := strings.Index(rest[:at], ":")
-	if colon < 0 {
-		return s
-	}
-	return scheme + "://" + rest[:colon] + ":xxxxx" + rest[at:]
-}
-
 // scrub removes the remote's secrets from an error message.
 func (r *remote) scrub(err error) error {
 	if err == nil || r.password == "" {
@@ -157,7 +113,7 @@ func (r *remote) scrub(err error) error {
 	if !strings.Contains(msg, r.password) {
 		return err
 	}
-	return &scrubbedError{msg: strings.ReplaceAll(msg, r.password, "xxxxx"), err: err}
+	return &scrubbedError{msg: strings.ReplaceAll(msg, r.password, redact.Mask), err: err}
 }
 
 // scrubbedError keeps the identity of a wrapped error while hiding its text.
@@ -188,24 +144,11 @@ func (r *remote) proxy(getenv func(string) string) transport.ProxyOptions {
 	if !r.isHTTP() || getenv == nil {
 		return transport.ProxyOptions{}
 	}
-	first := func(keys ...string) string {
-		for _, k := range keys {
-			if v := getenv(k); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	cfg := httpproxy.Config{
-		HTTPProxy:  first("HTTP_PROXY", "http_proxy"),
-		HTTPSProxy: first("HTTPS_PROXY", "https_proxy"),
-		NoProxy:    first("NO_PROXY", "no_proxy"),
-	}
 	u, err := url.Parse(r.url)
 	if err != nil {
 		return transport.ProxyOptions{}
 	}
-	p, err := cfg.ProxyFunc()(u)
+	p, err := netproxy.FromEnv(getenv).For(u)
 	if err != nil || p == nil {
 		return transport.ProxyOptions{}
 	}

@@ -5,9 +5,6 @@
 // line) on stdin and stdout and is started by Symposium.
 package main
 
-import (
-	"github.com/symposium-dev/symposium-pm/pm-npm/npmpm"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
-)
+import "github.com/symposium-dev/symposium-pm/pm-npm/npmpm"
 
-func main() { pmserver.Main(npmpm.New(), pmserver.WithVersion(npmpm.Version)) }
+func main() { npmpm.Main() }

@@ -208,15 +208,6 @@ func (r *Registry) Publish(v Version) {
 	}
 }
 
-// SetDistTag points a dist-tag at a version.
-func (r *Registry) SetDistTag(name, tag, ver string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p := r.pkgs[name]; p != nil {
-		p.distTags[tag] = ver
-	}
-}
-
 // lessVersion compares plain x.y.z versions numerically (enough for
 // choosing the default latest tag).
 func lessVersion(a, b string) bool {

@@ -13,11 +13,13 @@ package packagelock
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // Lock is a parsed package-lock.json or npm-shrinkwrap.json.
@@ -65,6 +67,12 @@ const maxTolerantDepth = 8
 
 // Parse parses a package-lock.json or npm-shrinkwrap.json document.
 func Parse(data []byte) (*Lock, error) {
+	return ParseFile("package-lock.json", data)
+}
+
+// ParseFile parses the package-lock.json or npm-shrinkwrap.json named
+// file; its errors name file, with the line and column of a syntax error.
+func ParseFile(file string, data []byte) (*Lock, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	// Fastest path: the shape npm writes, scanned without building what is
 	// not kept.
@@ -87,7 +95,7 @@ func Parse(data []byte) (*Lock, error) {
 	if json.Unmarshal(data, &typed) == nil {
 		l := &Lock{Packages: typed.Packages}
 		if err := l.setVersion(typed.LockfileVersion); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		l.loadV1(typed.Dependencies)
 		return l, nil
@@ -99,11 +107,15 @@ func Parse(data []byte) (*Lock, error) {
 		Dependencies    map[string]json.RawMessage `json:"dependencies"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("invalid package lock: %w", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &jsonfile.Error{File: file, Msg: "a package lock must be a JSON object", Err: err}
+		}
+		return nil, jsonfile.Explain(file, data, err)
 	}
 	l := &Lock{}
 	if err := l.setVersion(raw.LockfileVersion); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(raw.Packages) > 0 {
 		l.Packages = make(map[string]Package, len(raw.Packages))

@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -267,6 +268,9 @@ func (l *Lock) Resolve(importer, name, spec string) (lockfile.Resolution, bool) 
 				r.Name = real
 			}
 		}
+		if real, ok := tarballName(spec, e); ok && e.Resolution == "" {
+			r.Name = real
+		}
 		if r.Link == "" {
 			if p, ok := strings.CutPrefix(spec, "link:"); ok {
 				r.Link = lockfile.JoinRel(importer, p)
@@ -275,6 +279,37 @@ func (l *Lock) Resolve(importer, name, spec string) (lockfile.Resolution, bool) 
 		return r, true
 	}
 	return lockfile.Resolution{}, false
+}
+
+// tarballName reads the package a v1 entry installed for a dependency
+// declared with a registry tarball URL ("https://host/@scope/name/-/name-1.0.0.tgz"):
+// the name the URL's path gives, when its file name agrees with that name
+// and the entry's version. Other URLs name no package.
+func tarballName(spec string, e *Entry) (string, bool) {
+	if !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://") {
+		return "", false
+	}
+	u, err := url.Parse(e.Resolved)
+	if err != nil {
+		return "", false
+	}
+	name, file, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/-/")
+	if !ok || name == "" {
+		return "", false
+	}
+	if un, err := url.PathUnescape(name); err == nil {
+		name = un
+	}
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	if file != base+"-"+e.Version+".tgz" {
+		return "", false
+	}
+	// Keep only the last path segments that make up a (scoped) name.
+	parts := strings.Split(name, "/")
+	if len(parts) >= 2 && strings.HasPrefix(parts[len(parts)-2], "@") {
+		return strings.Join(parts[len(parts)-2:], "/"), true
+	}
+	return parts[len(parts)-1], true
 }
 
 // splitResolution splits berry's "name@protocol:ref" (name may be scoped).

@@ -73,3 +73,47 @@ func FuzzParse(f *testing.F) {
 		l.Resolve("a", "x", "link:../z")
 	})
 }
+
+// TestResolveV1TarballURL: a v1 entry for a dependency declared with a
+// registry tarball URL under another name ("ms-url": "https://…/ms-2.0.0.tgz")
+// installs the package the URL names, as npm reports it; a URL of another
+// shape keeps the declared name, which is all the lock tells.
+func TestResolveV1TarballURL(t *testing.T) {
+	lock := `# yarn lockfile v1
+
+
+"left-url@http://127.0.0.1:4000/left/-/left-1.1.0.tgz":
+  version "1.1.0"
+  resolved "http://127.0.0.1:4000/left/-/left-1.1.0.tgz#262f9bad176faed7340299054c0506d9aafb3571"
+
+"widget-url@https://r.example/@acme/widget/-/widget-0.4.0.tgz":
+  version "0.4.0"
+  resolved "https://r.example/@acme/widget/-/widget-0.4.0.tgz"
+
+"other@https://files.example/pkg.tgz":
+  version "3.0.0"
+  resolved "https://files.example/pkg.tgz#abc"
+
+"mismatch@https://r.example/left/-/left-9.9.9.tgz":
+  version "1.0.0"
+  resolved "https://r.example/left/-/left-9.9.9.tgz"
+`
+	l, err := Parse([]byte(lock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, spec string
+		want       lockfile.Resolution
+	}{
+		{"left-url", "http://127.0.0.1:4000/left/-/left-1.1.0.tgz", lockfile.Resolution{Name: "left", Version: "1.1.0"}},
+		{"widget-url", "https://r.example/@acme/widget/-/widget-0.4.0.tgz", lockfile.Resolution{Name: "@acme/widget", Version: "0.4.0"}},
+		{"other", "https://files.example/pkg.tgz", lockfile.Resolution{Name: "other", Version: "3.0.0"}},
+		{"mismatch", "https://r.example/left/-/left-9.9.9.tgz", lockfile.Resolution{Name: "mismatch", Version: "1.0.0"}},
+	} {
+		got, ok := l.Resolve("", tc.name, tc.spec)
+		if !ok || got != tc.want {
+			t.Errorf("Resolve(%q, %q) = %+v, %v; want %+v", tc.name, tc.spec, got, ok, tc.want)
+		}
+	}
+}

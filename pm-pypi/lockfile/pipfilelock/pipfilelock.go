@@ -4,11 +4,13 @@ package pipfilelock
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 )
 
 // Lock is a decoded Pipfile.lock.
@@ -39,7 +41,11 @@ type rawEntry struct {
 func Parse(data []byte) (*Lock, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("Pipfile.lock: %w", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &jsonfile.Error{File: "Pipfile.lock", Msg: "a Pipfile.lock must be a JSON object", Err: err}
+		}
+		return nil, jsonfile.Explain("Pipfile.lock", data, err)
 	}
 	l := &Lock{}
 	metaRaw, ok := raw["_meta"]
@@ -50,7 +56,7 @@ func Parse(data []byte) (*Lock, error) {
 		PipfileSpec int `json:"pipfile-spec"`
 	}
 	if err := json.Unmarshal(metaRaw, &meta); err != nil {
-		return nil, fmt.Errorf("Pipfile.lock: _meta: %w", err)
+		return nil, fmt.Errorf("Pipfile.lock: _meta: %w", inTerms(err))
 	}
 	if meta.PipfileSpec > 6 {
 		return nil, fmt.Errorf("Pipfile.lock: pipfile-spec %d is not supported (this reader knows up to 6)", meta.PipfileSpec)
@@ -66,7 +72,7 @@ func Parse(data []byte) (*Lock, error) {
 	for _, c := range cats {
 		var entries map[string]rawEntry
 		if err := json.Unmarshal(raw[c], &entries); err != nil {
-			return nil, fmt.Errorf("Pipfile.lock: section %q: %w", c, err)
+			return nil, fmt.Errorf("Pipfile.lock: section %q: %w", c, inTerms(err))
 		}
 		names := make([]string, 0, len(entries))
 		for n := range entries {
@@ -83,4 +89,15 @@ func Parse(data []byte) (*Lock, error) {
 		}
 	}
 	return l, nil
+}
+
+// inTerms words an error of encoding/json about a part of the file in the
+// file's terms, without a position (which would count from the part).
+func inTerms(err error) error {
+	var je *jsonfile.Error
+	if errors.As(jsonfile.Explain("", nil, err), &je) {
+		je.Line = 0
+		return je
+	}
+	return err
 }

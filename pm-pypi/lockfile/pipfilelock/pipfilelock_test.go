@@ -48,3 +48,20 @@ func FuzzParse(f *testing.F) {
 	f.Add(data)
 	f.Fuzz(func(t *testing.T, b []byte) { _, _ = Parse(b) })
 }
+
+// TestErrorsInTheFilesTerms checks that JSON problems carry a line and
+// column, and name keys and JSON kinds rather than Go types.
+func TestErrorsInTheFilesTerms(t *testing.T) {
+	for data, want := range map[string]string{
+		"{\n  \"_meta\": {},\n}":           "Pipfile.lock:3:1: invalid JSON: invalid character '}' looking for beginning of object key string",
+		"{\"_meta\": {\n":                  "Pipfile.lock:2:1: invalid JSON: unexpected end of file",
+		"[]":                               "Pipfile.lock: a Pipfile.lock must be a JSON object",
+		`{"_meta": {"pipfile-spec": "6"}}`: "Pipfile.lock: _meta: pipfile-spec: expected a whole number, found a string",
+		`{"_meta": {}, "default": {"requests": {"version": 2}}}`: `Pipfile.lock: section "default": version: expected a string, found a number`,
+	} {
+		_, err := Parse([]byte(data))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", data, err, want)
+		}
+	}
+}

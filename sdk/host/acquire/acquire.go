@@ -8,14 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/internal/procgroup"
 )
 
 // BinariesDir is the directory under the cache dir that holds acquired PMs.
@@ -195,7 +198,7 @@ func Acquire(ctx context.Context, cacheDir string, s Source, opts Options) (*Res
 		return fail(err, "")
 	}
 	final := Dir(cacheDir, s)
-	if err := place(tmp, final); err != nil {
+	if err := atomicfile.SwapDir(tmp, final); err != nil {
 		return fail(fmt.Errorf("moving the copy into %s: %w", final, err), "")
 	}
 	if _, err := os.Stat(tmp); err == nil {
@@ -217,36 +220,6 @@ func Acquire(ctx context.Context, cacheDir string, s Source, opts Options) (*Res
 	}
 	opts.Logger.Info("acquired package manager", "pm", s.PM, "source", s.String(), "version", inst.Version, "dir", inst.Dir)
 	return res, nil
-}
-
-// place moves the finished copy tmp to final. When final exists (a floating
-// version re-acquired, or a concurrent acquisition that finished first), the
-// two are exchanged atomically where the system can, so final always names
-// a complete copy; the old copy is left in tmp, under a temporary name, for
-// the caller to remove.
-func place(tmp, final string) error {
-	err := os.Rename(tmp, final)
-	if err == nil {
-		return nil
-	}
-	if _, statErr := os.Stat(final); statErr != nil {
-		return err
-	}
-	if err := exchange(tmp, final); err == nil {
-		return nil
-	} else if !errors.Is(err, errors.ErrUnsupported) {
-		return err
-	}
-	// No atomic exchange here: move the old copy aside, then the new in.
-	aside := tmp + ".old"
-	if err := os.Rename(final, aside); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		_ = os.Rename(aside, final)
-		return err
-	}
-	return os.Rename(aside, tmp)
 }
 
 // collect removes temporary directories of acquisitions interrupted (or
@@ -282,10 +255,10 @@ func run(ctx context.Context, dir string, env []string, output io.Writer, name s
 		w = io.MultiWriter(&buf, output)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	groupKill(cmd)
+	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	out := redact(strings.TrimSpace(buf.String()))
+	out := redact.Text(strings.TrimSpace(buf.String()))
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
@@ -317,17 +290,6 @@ func (t *tail) String() string {
 		}
 	}
 	return string(b)
-}
-
-var (
-	urlUserinfo = regexp.MustCompile(`(://)[^/@\s:]+:[^/@\s]+@`)
-	tokenLike   = regexp.MustCompile(`(?i)((?:_authToken|_auth|_password|token|password)\s*[=:]\s*)\S+`)
-)
-
-// redact hides credentials in URLs and token assignments.
-func redact(s string) string {
-	s = urlUserinfo.ReplaceAllString(s, "${1}***@")
-	return tokenLike.ReplaceAllString(s, "${1}***")
 }
 
 // toolchain finds the toolchain binary: the first of the override

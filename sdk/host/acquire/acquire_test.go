@@ -223,19 +223,6 @@ func TestInstalledRejectsAnotherSource(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"GET https://user:s3cret@registry.example/x 401":  "GET https://***@registry.example/x 401",
-		"//registry.example/:_authToken=npm_abcdef found": "//registry.example/:_authToken=*** found",
-		"password: hunter2": "password: ***",
-		"plain line":        "plain line",
-	} {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestTailKeepsTheEnd(t *testing.T) {
 	var tl tail
 	for i := range 5000 {

@@ -25,9 +25,10 @@ concurrent requests; and every message the PM sends, in every check, is
 validated against the protocol's JSON Schema (docs/protocol.schema.json).
 Each check starts the PM afresh in the workspace.
 
-Prints one line per check (PASS, FAIL or SKIP, with what was seen), or with
---json the report as {"version":1,"command","pm","capabilities","checks":
-[{"name","status","message"}]}. Exit code 0 when no check failed, 1 when one did, 2
+Prints one line per check (PASS, FAIL or SKIP, the sections of
+docs/protocol.md it enforces, and what was seen), or with --json the report
+as {"version":1,"command","pm","capabilities","checks":
+[{"name","sections","status","message"}]}. Exit code 0 when no check failed, 1 when one did, 2
 for a bad command line.
 
 Without --cache-dir the PM gets a fresh temporary cache, removed afterwards.
@@ -75,6 +76,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Var(&ids, "fetch-id", "PM:NAME[@VERSION] to probe with fetch and load_plugin (repeatable)")
 	list := fs.Bool("list", false, "print the names of the checks and exit")
 	run := fs.String("run", "", "run only the checks whose names match this regular expression (the handshake always runs)")
+	lineLimit := fs.Int("line-limit", 0, "the PM's own limit on one request line in bytes, which the oversize-line check exceeds by one (default 64 MiB, the protocol's)")
 	update := fs.String("fetch-update", string(protocol.UpdateNone), "update level of the fetch probes: none, check or fetch")
 	var command []string
 	if dash := slices.Index(args, "--"); dash >= 0 {
@@ -141,6 +143,13 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cf.maxMsg > 0 {
 		opts = append(opts, pmtest.WithMaxMessageSize(cf.maxMsg))
 	}
+	if *lineLimit < 0 {
+		fmt.Fprintf(stderr, "symposium-pm check: --line-limit %d: want a positive number of bytes\n", *lineLimit)
+		return ExitUsage
+	}
+	if *lineLimit > 0 {
+		opts = append(opts, pmtest.WithLineLimit(*lineLimit))
+	}
 	done := progress(stderr, fmt.Sprintf("checking %s (%d checks)", command[0], len(pmtest.Checks())))
 	rep, err := pmtest.Check(ctx, command, opts...)
 	done()
@@ -183,7 +192,7 @@ func printReport(w io.Writer, rep *pmtest.Report) {
 	fmt.Fprintf(w, "checking %s: pm %s\n", strings.Join(rep.Command, " "), pm)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Status, r.Name, oneLine(r.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Status, r.Name, strings.Join(r.Sections, " "), oneLine(r.Message))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", rep.Count(pmtest.Pass), rep.Count(pmtest.Fail), rep.Count(pmtest.Skip))

@@ -152,7 +152,9 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		PathRegistries: s.set.PathRegistries,
 	})
 	done()
-	doc := discoverDoc{Version: JSONVersion, Plugins: []pluginJSON{}, Warnings: append(warnings, stringWarnings(res.Warnings)...)}
+	found, pmNotes := discoveryWarnings(res.Warnings)
+	notes = append(notes, pmNotes...)
+	doc := discoverDoc{Version: JSONVersion, Plugins: []pluginJSON{}, Warnings: append(warnings, found...)}
 	for _, p := range res.Plugins {
 		doc.Plugins = append(doc.Plugins, pluginJSON{ID: p.ID, Name: p.Name, Root: p.Root, Source: p.Source, State: StateID(p.State), Reason: p.Reason, Skills: p.Skills})
 		if p.State == discovery.NeedsConsent {
@@ -244,4 +246,18 @@ func progress(stderr io.Writer, msg string) func() {
 	}
 	fmt.Fprintf(f, "%s…", msg)
 	return func() { fmt.Fprintf(f, "\r\033[K") }
+}
+
+// discoveryWarnings converts discovery's structured warnings, field for
+// field; a PM's informational diagnostics (level info) become notes.
+func discoveryWarnings(ws []discovery.Warning) (warnings []Warning, notes []string) {
+	warnings = make([]Warning, 0, len(ws))
+	for _, w := range ws {
+		if w.Level == protocol.LevelInfo {
+			notes = append(notes, w.Message)
+			continue
+		}
+		warnings = append(warnings, Warning{PM: w.PM, Message: w.Message, File: w.File, Line: w.Line})
+	}
+	return warnings, notes
 }

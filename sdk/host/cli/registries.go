@@ -21,7 +21,7 @@ type cachedRegistry struct {
 }
 
 // registryState is the part of symposium-pm-gitregistry's state.json
-// (<cache>/gitregistry/<name>-<hash>/state.json) read here.
+// (<cache>/<name>/<name>-<hash>/state.json) read here.
 type registryState struct {
 	URL       string    `json:"url"`
 	Commit    string    `json:"commit"`
@@ -32,7 +32,7 @@ type registryState struct {
 // URL, without opening (or locking) it. A registry without one has never
 // been fetched.
 func registryCache(cacheDir string, r config.Registry) cachedRegistry {
-	dirs, _ := filepath.Glob(filepath.Join(cacheDir, "gitregistry", regcache.NamePart(r.Name)+"-*"))
+	dirs, _ := filepath.Glob(filepath.Join(cacheDir, regcache.NamePart(r.Name), regcache.NamePart(r.Name)+"-*"))
 	var found []registryState
 	for _, d := range dirs {
 		f, err := os.Open(filepath.Join(d, regcache.StateFile))

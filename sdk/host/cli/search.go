@@ -13,6 +13,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -61,7 +62,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	for _, pr := range s.set.PathRegistries {
 		tried++
-		entries, err := manifest.Enumerate(pr.Dir)
+		entries, err := layout.Enumerate(pr.Dir)
 		if err != nil {
 			warns = append(warns, Warning{PM: pr.Name, Message: fmt.Sprintf("registry %s: %v", pr.Name, err), File: pr.Dir})
 			continue

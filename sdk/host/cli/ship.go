@@ -15,6 +15,8 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // Ways a plugin ships, as validate infers them from the path it is given.
@@ -92,7 +94,7 @@ func inferShipping(path string) (shipping, error) {
 	case has(".symposium"):
 		return shipping{As: shipWorkspace, Origin: "workspace", Dir: path}, nil
 	}
-	if _, ok := manifest.Classify(path); ok {
+	if _, ok := layout.Classify(path); ok {
 		return shipping{As: shipPlugin, Origin: "registry", Dir: path}, nil
 	}
 	return shipping{As: shipRegistry, Origin: "registry", Dir: path}, nil
@@ -112,25 +114,25 @@ func readSmall(path string) []byte {
 // checkPackage checks the plugin a package embeds, merged from its layers
 // exactly as its PM merges them (the native declaration, then a
 // SYMPOSIUM.toml beside it), with the package origin's rules.
-func checkPackage(s shipping) []manifest.Report {
+func checkPackage(s shipping) []layout.Report {
 	if s.File == "" {
 		return checkDistribution(s.Dir, s.Dir)
 	}
-	r := manifest.Report{File: s.File, Kind: "plugin"}
+	r := layout.Report{File: s.File, Kind: "plugin"}
 	m, layerErrs, err := packageManifest(s.File, readSmall(s.File))
 	if err != nil {
 		r.Problems = append(r.Problems, problemOf(s.File, err))
-		return []manifest.Report{r}
+		return []layout.Report{r}
 	}
 	for _, e := range layerErrs {
 		r.Problems = append(r.Problems, problemOf(s.File, e))
 	}
 	if len(r.Problems) == 0 && !declaresPlugin(s) {
 		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
-			"this %s embeds no plugin: it has no %s, no %s and no skills/ directory with a %s", s.As, nativeLayer(s), manifest.ManifestFile, manifest.SkillFile)})
-		return []manifest.Report{r}
+			"this %s embeds no plugin: it has no %s, no %s and no skills/ directory with a %s", s.As, nativeLayer(s), manifest.ManifestFile, skill.File)})
+		return []layout.Report{r}
 	}
-	return []manifest.Report{finishReport(r, m, s.Dir, len(layerErrs) == 0)}
+	return []layout.Report{finishReport(r, m, s.Dir, len(layerErrs) == 0)}
 }
 
 // nativeLayer names the package file's own plugin declaration.
@@ -150,7 +152,7 @@ func declaresPlugin(s shipping) bool {
 	if _, err := os.Stat(filepath.Join(s.Dir, manifest.ManifestFile)); err == nil {
 		return true
 	}
-	if manifest.HasSkills(s.Dir) {
+	if skill.Embeds(s.Dir) {
 		return true
 	}
 	tbl, err := decodeTable(s.File, readSmall(s.File))
@@ -195,7 +197,7 @@ func problemOf(file string, err error) manifest.Problem {
 
 // finishReport validates m, the merged manifest of a package plugin rooted
 // at dir, and checks the skills of its local groups.
-func finishReport(r manifest.Report, m *manifest.Manifest, dir string, layersOK bool) manifest.Report {
+func finishReport(r layout.Report, m *manifest.Manifest, dir string, layersOK bool) layout.Report {
 	wire, err := m.WireJSON()
 	if err == nil {
 		m, err = manifest.DecodeJSON(wire)
@@ -215,9 +217,9 @@ func finishReport(r manifest.Report, m *manifest.Manifest, dir string, layersOK 
 		if g.Path == "" {
 			continue
 		}
-		for _, f := range manifest.ScanSkills(filepath.Join(dir, filepath.FromSlash(g.Path))) {
+		for _, f := range skill.Scan(filepath.Join(dir, filepath.FromSlash(g.Path))) {
 			data := readSmall(f)
-			sk, err := manifest.ParseSkillMD(data, false)
+			sk, err := skill.Parse(data, false)
 			if err != nil {
 				r.Valid, r.Plugin = false, nil
 				r.Problems = append(r.Problems, manifest.Problem{File: f, Message: err.Error()})
@@ -227,7 +229,7 @@ func finishReport(r manifest.Report, m *manifest.Manifest, dir string, layersOK 
 			if name == "" {
 				name = filepath.Base(filepath.Dir(f))
 			}
-			r.Skills = append(r.Skills, manifest.SkillReport{File: f, Name: name})
+			r.Skills = append(r.Skills, layout.SkillReport{File: f, Name: name})
 		}
 	}
 	return r
@@ -253,21 +255,21 @@ func distInfos(dir string) []string {
 // them: the import packages its entry points in group "symposium" name, or
 // else every top-level package holding a SYMPOSIUM.toml. shown replaces
 // site in the paths reported (the wheel's name for a wheel).
-func checkDistribution(site, shown string) []manifest.Report {
-	var reports []manifest.Report
+func checkDistribution(site, shown string) []layout.Report {
+	var reports []layout.Report
 	for _, di := range distInfos(site) {
 		name := strings.SplitN(strings.TrimSuffix(filepath.Base(di), ".dist-info"), "-", 2)[0]
 		name = normalizePyPI(name)
 		var dirs []string
 		eps, err := symposiumEntryPoints(readSmall(filepath.Join(di, "entry_points.txt")))
 		if err != nil {
-			reports = append(reports, manifest.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{File: filepath.Join(di, "entry_points.txt"), Message: err.Error()}}})
+			reports = append(reports, layout.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{File: filepath.Join(di, "entry_points.txt"), Message: err.Error()}}})
 		}
 		for _, ep := range eps {
 			rel := filepath.FromSlash(strings.ReplaceAll(ep.module, ".", "/"))
 			d := filepath.Join(site, rel)
 			if fi, err := os.Stat(d); !filepath.IsLocal(rel) || err != nil || !fi.IsDir() {
-				reports = append(reports, manifest.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{
+				reports = append(reports, layout.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{
 					File: filepath.Join(di, "entry_points.txt"), Line: ep.line, Field: "symposium." + ep.name,
 					Message: fmt.Sprintf("entry point %s = %q names no package directory in the distribution", ep.name, ep.value)}}})
 				continue
@@ -287,7 +289,7 @@ func checkDistribution(site, shown string) []manifest.Report {
 		}
 		for _, d := range dirs {
 			file := filepath.Join(d, manifest.ManifestFile)
-			r := manifest.Report{File: file, Kind: "plugin"}
+			r := layout.Report{File: file, Kind: "plugin"}
 			var layers []manifest.Layer
 			if data, err := os.ReadFile(file); err == nil {
 				tbl, err := decodeTable(file, data)
@@ -309,7 +311,7 @@ func checkDistribution(site, shown string) []manifest.Report {
 			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
 		}
 		if len(dirs) == 0 && len(eps) == 0 {
-			reports = append(reports, manifest.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di,
+			reports = append(reports, layout.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di,
 				Message: "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package with a " + manifest.ManifestFile}}})
 		}
 	}
@@ -364,7 +366,7 @@ func symposiumEntryPoints(data []byte) ([]entryPoint, error) {
 // checkWheel unpacks a wheel into a temporary directory, under the rules
 // and caps every PM unpacks archives with (sdk/archive), and checks it as
 // an unpacked distribution.
-func checkWheel(ctx context.Context, path string) ([]manifest.Report, error) {
+func checkWheel(ctx context.Context, path string) ([]layout.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -395,20 +397,20 @@ func checkWheel(ctx context.Context, path string) ([]manifest.Report, error) {
 
 // checkWorkspace checks a workspace's own plugin (its SYMPOSIUM.toml, or
 // its skills/ directory) with the workspace origin's rules: no dormancy.
-func checkWorkspace(dir, name string) ([]manifest.Report, error) {
+func checkWorkspace(dir, name string) ([]layout.Report, error) {
 	file := filepath.Join(dir, manifest.ManifestFile)
 	if _, err := os.Stat(file); err == nil {
-		return manifest.CheckPath(file, manifest.CheckOptions{Origin: manifest.OriginWorkspace, DefaultName: name})
+		return layout.CheckPath(file, layout.CheckOptions{Origin: manifest.OriginWorkspace, DefaultName: name})
 	}
-	if manifest.HasSkills(dir) {
+	if skill.Embeds(dir) {
 		abs, _ := filepath.Abs(dir)
 		m, _ := manifest.DecodeJSON(json.RawMessage(`{"skills":[{"source":{"path":"skills"}}]}`))
-		r := manifest.Report{File: filepath.Join(dir, manifest.DefaultSkillsPath), Kind: "plugin"}
+		r := layout.Report{File: filepath.Join(dir, manifest.DefaultSkillsPath), Kind: "plugin"}
 		r = finishReport(r, m, dir, true)
 		if r.Name == "" {
 			r.Name = cmp.Or(name, filepath.Base(abs))
 		}
-		return []manifest.Report{r}, nil
+		return []layout.Report{r}, nil
 	}
 	return nil, fmt.Errorf("%s: the workspace has no plugin of its own: no %s and no skills/ directory", dir, manifest.ManifestFile)
 }

@@ -184,7 +184,9 @@ func regexpSpaces(s string) string { return strings.Join(strings.Fields(s), " ")
 
 func TestCheckNodePM(t *testing.T) {
 	needNode(t)
-	code, out, errOut := runCmd(t, cmdCheck, "--", "node", filepath.Join(nodePMDir, "bin", "symposium-pm-node.js"), "--dir", nodeRegistry(t))
+	// A generous timeout: node starting on a loaded machine can take more
+	// than the default 10s to answer initialize; the check is of answers.
+	code, out, errOut := runCmd(t, cmdCheck, "--timeout", "2m", "--", "node", filepath.Join(nodePMDir, "bin", "symposium-pm-node.js"), "--dir", nodeRegistry(t))
 	if code != ExitOK || !strings.Contains(out, " 0 failed") {
 		t.Errorf("check of the Node PM: exit %d\n%s%s", code, out, errOut)
 	}

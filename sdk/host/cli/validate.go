@@ -14,7 +14,11 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 const validateUsage = `Usage: symposium-pm validate [--json] [--origin registry|workspace|package] PATH...
@@ -66,11 +70,11 @@ Layers that do not parse are reported on stderr and left out, as PMs do.
 
 // validateResult is the --json output of validate.
 type validateResult struct {
-	Version int               `json:"version"`
-	Valid   bool              `json:"valid"`
-	Checked []checkedPath     `json:"checked"`
-	Plugins []manifest.Report `json:"plugins"`
-	Errors  []string          `json:"errors,omitempty"`
+	Version int             `json:"version"`
+	Valid   bool            `json:"valid"`
+	Checked []checkedPath   `json:"checked"`
+	Plugins []layout.Report `json:"plugins"`
+	Errors  []string        `json:"errors,omitempty"`
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -83,7 +87,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}); !ok {
 		return code
 	}
-	opts := manifest.CheckOptions{DefaultName: *name}
+	opts := layout.CheckOptions{DefaultName: *name}
 	switch *origin {
 	case "":
 	case "registry":
@@ -96,7 +100,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "symposium-pm validate: unknown origin %q (registry, workspace or package)\n", *origin)
 		return ExitUsage
 	}
-	res := validateResult{Version: JSONVersion, Valid: true, Plugins: []manifest.Report{}, Checked: []checkedPath{}}
+	res := validateResult{Version: JSONVersion, Valid: true, Plugins: []layout.Report{}, Checked: []checkedPath{}}
 	var out bytes.Buffer
 	warnings := 0
 	for _, path := range fs.Args() {
@@ -215,14 +219,14 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 				fmt.Fprintf(stderr, "%s: warning: %v\n", file, e)
 			}
 		}
-	case base == manifest.SkillFile:
-		s, perr := manifest.ParseSkillMD(data, true)
+	case base == skill.File:
+		s, perr := skill.Parse(data, true)
 		if perr != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", file, perr)
 			return ExitFailure
 		}
 		dir, _ := filepath.Abs(filepath.Dir(file))
-		m = manifest.SynthesizeSkillPlugin(filepath.Base(dir), s)
+		m = layout.SkillPlugin(filepath.Base(dir), s)
 	case strings.EqualFold(filepath.Ext(file), ".json"):
 		m, err = manifest.DecodeJSON(data)
 	default:
@@ -266,6 +270,16 @@ func decodeTable(file string, data []byte) (map[string]any, error) {
 	var tbl map[string]any
 	if strings.EqualFold(filepath.Ext(file), ".json") {
 		if err := json.Unmarshal(data, &tbl); err != nil {
+			var je *jsonfile.Error
+			if errors.As(jsonfile.Explain("", data, err), &je) {
+				if je.Key == "" && !strings.HasPrefix(je.Msg, "invalid JSON") {
+					je.Msg = "invalid JSON: " + je.Msg
+				}
+				if je.Key == "" && strings.HasPrefix(je.Msg, "expected") {
+					je.Msg = "the document must be a JSON object" // the only type a table can be wrong in
+				}
+				return nil, manifest.Problems{{Line: je.Line, Message: fmt.Sprintf("column %d: %s", je.Column, je.Msg)}}
+			}
 			return nil, fmt.Errorf("invalid JSON: %w", err)
 		}
 		return tbl, nil
@@ -309,7 +323,7 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 		source = "Cargo.toml [package.metadata.symposium]"
 		native = sub(tbl, "package", "metadata", "symposium")
 		if v, ok := sub(tbl, "package", "metadata")["symposium"]; ok && native == nil {
-			layerErrs = append(layerErrs, fmt.Errorf("%s is %T, not a table; ignored", source, v))
+			layerErrs = append(layerErrs, fmt.Errorf("%s is %s, not a table; ignored", source, tomlfile.ValueWords(v)))
 		}
 	case "package.json":
 		name, _ = tbl["name"].(string)
@@ -372,7 +386,7 @@ func article(s string) string {
 // validatePath checks one PATH as what it is (see validateUsage). An
 // explicit origin keeps the manifest-file and plugin-directory reading
 // with those rules.
-func validatePath(ctx context.Context, path, origin string, opts manifest.CheckOptions) ([]manifest.Report, shipping, error) {
+func validatePath(ctx context.Context, path, origin string, opts layout.CheckOptions) ([]layout.Report, shipping, error) {
 	s, err := inferShipping(path)
 	if err != nil {
 		return nil, s, err
@@ -381,7 +395,7 @@ func validatePath(ctx context.Context, path, origin string, opts manifest.CheckO
 		if s.As != shipRegistry {
 			s.Origin = origin
 		}
-		r, err := manifest.CheckPath(path, opts)
+		r, err := layout.CheckPath(path, opts)
 		return r, s, err
 	}
 	switch s.As {
@@ -394,6 +408,6 @@ func validatePath(ctx context.Context, path, origin string, opts manifest.CheckO
 		r, err := checkWorkspace(s.Dir, opts.DefaultName)
 		return r, s, err
 	}
-	r, err := manifest.CheckPath(path, opts)
+	r, err := layout.CheckPath(path, opts)
 	return r, s, err
 }

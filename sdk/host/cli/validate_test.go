@@ -188,6 +188,13 @@ source.path = "skills"
 			out:   "$DIR/wire.json: hooks[0].command: references unknown installation \"missing\"\nchecked 1 plugin: 0 valid, 1 invalid, 0 warnings\n",
 		},
 		{
+			name:  "JSON syntax error with line and column",
+			files: map[string]string{"wire.json": "{\n  \"name\": \"w\",\n}\n"},
+			args:  []string{"wire.json"},
+			code:  ExitFailure,
+			out:   "$DIR/wire.json:3: column 1: invalid JSON: invalid character '}' looking for beginning of object key string\nchecked 1 plugin: 0 valid, 1 invalid, 0 warnings\n",
+		},
+		{
 			name:  "bare SKILL.md file",
 			files: map[string]string{"tokio-tips/SKILL.md": "---\nname: tokio-tips\ndescription: d\ndepends-on: tokio\n---\n"},
 			args:  []string{"tokio-tips/SKILL.md"},

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // File names.
@@ -233,7 +234,7 @@ func (c *Config) addBuiltins() {
 func (c *Config) parse(file string, data []byte) error {
 	var tree map[string]any
 	if err := toml.Unmarshal(data, &tree); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "toml: ")
+		msg := tomlfile.Words(strings.TrimPrefix(err.Error(), "toml: "))
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			line, _ := de.Position()

@@ -19,8 +19,10 @@ import (
 func scriptPM(t *testing.T, ws, name string, kind Source, answers map[string]any, cfg *config.Config) Result {
 	t.Helper()
 	dir := t.TempDir()
-	answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
-		"capabilities": []string{protocol.CapWorkspace}}
+	if _, ok := answers[protocol.MethodInitialize]; !ok {
+		answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
+			"capabilities": []string{protocol.CapWorkspace}}
+	}
 	for method, v := range answers {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -79,7 +81,7 @@ func warned(res Result, parts ...string) bool {
 	for _, w := range res.Warnings {
 		ok := true
 		for _, p := range parts {
-			ok = ok && strings.Contains(w, p)
+			ok = ok && strings.Contains(w.Message, p)
 		}
 		if ok {
 			return true
@@ -195,5 +197,126 @@ func TestDiscoverWalkBudget(t *testing.T) {
 	}
 	if !warned(res, "walking skill groups took the whole budget of 1ns; the skills of 1 more enabled plugins are not counted") {
 		t.Errorf("no budget warning in %q", res.Warnings)
+	}
+}
+
+// shell() predicates run with `sh -c` in the workspace: the host supplies
+// the runner the predicate package leaves out. A workspace plugin whose
+// gate holds is enabled; one whose command fails (also when a path is
+// meant relative to the plugin, not the workspace) stays dormant.
+func TestDiscoverShellPredicateRunsInWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	for p, c := range map[string]string{
+		"marker":              "",
+		"up/SYMPOSIUM.toml":   "name = \"up\"\npredicates = [\"shell(test -f ../marker)\"]\n",
+		"off/SYMPOSIUM.toml":  "name = \"off\"\npredicates = [\"shell(test -f ../absent)\"]\n",
+		"root/SYMPOSIUM.toml": "name = \"root\"\npredicates = [\"shell(test -f marker)\"]\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	member := func(name string) protocol.WorkspaceMember {
+		return protocol.WorkspaceMember{Name: name, Version: "1.0.0", Dir: filepath.Join(ws, name)}
+	}
+	res := scriptPM(t, ws, "eco", SourceDependency, map[string]any{
+		protocol.MethodActivePlugins: []protocol.Offer{},
+		protocol.MethodWorkspace: protocol.WorkspaceResult{Root: ws, Members: []protocol.WorkspaceMember{
+			member("up"), member("off"), member("root"),
+		}},
+	}, nil)
+	for name, want := range map[string]bool{"up": false, "off": false, "root": true} {
+		p := plugin(res, LocalPM, name)
+		if p == nil {
+			t.Fatalf("no plugin %s in %+v", name, res.Plugins)
+		}
+		if got := p.State == Enabled; got != want {
+			t.Errorf("plugin %s: state %v, want enabled=%v (%s)", name, p.State, want, p.Reason)
+		}
+	}
+}
+
+// A problem two methods of a PM run into (a broken manifest read by both
+// list_deps and workspace) is reported once.
+func TestDiscoverReportsAProblemOnce(t *testing.T) {
+	ws := tree(t, map[string]string{"package.json": "{"})
+	broken := map[string]any{"code": protocol.CodeInternalError, "message": ws + "/package.json:2:1: invalid JSON: unexpected end of file"}
+	res := scriptPM(t, ws, "npm", SourceDependency, map[string]any{
+		protocol.MethodInitialize: map[string]any{"protocol_version": protocol.Version, "name": "npm",
+			"capabilities": []string{protocol.CapListDeps, protocol.CapWorkspace}},
+		protocol.MethodListDeps + ".error":  broken,
+		protocol.MethodWorkspace + ".error": broken,
+	}, nil)
+	n := 0
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "package.json:2:1: invalid JSON") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the broken package.json is reported %d times, want once:\n%v", n, res.Warnings)
+	}
+}
+
+// A result of the wrong shape is explained in JSON's terms, without Go's
+// type names.
+func TestDiscoverWrongShapeInJSONTerms(t *testing.T) {
+	ws := tree(t, map[string]string{"x": ""})
+	res := scriptPM(t, ws, "npm", SourceDependency, map[string]any{
+		protocol.MethodInitialize: map[string]any{"protocol_version": protocol.Version, "name": "npm",
+			"capabilities": []string{protocol.CapListDeps}},
+		protocol.MethodListDeps: map[string]any{"deps": []string{"left-pad"}},
+	}, nil)
+	if !warned(res, "pm npm: list_deps: answered with a result of the wrong shape: expected an array, found an object") {
+		t.Errorf("warnings:\n%v", res.Warnings)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "Go value") || strings.Contains(w.Message, "unmarshal") {
+			t.Errorf("Go words in %q", w.Message)
+		}
+	}
+}
+
+// A PM's diagnostics become structured warnings naming the PM, with the
+// file, line and package the PM gave; an informational one keeps its level.
+func TestDiagnosticsBecomeWarnings(t *testing.T) {
+	ws := t.TempDir()
+	dir := t.TempDir()
+	diag := `{"message":"\"symposium\": hooks is not an array; the hooks are ignored","file":"/w/node_modules/brk/package.json","line":1,"package":{"pm":"eco","name":"brk","version":"1.0.0"}}
+{"level":"info","message":"offered from the editable project /src/brk"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "active_plugins.diag"), []byte(diag), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]any{
+		protocol.MethodInitialize:    map[string]any{"protocol_version": protocol.Version, "name": "eco", "capabilities": []string{}},
+		protocol.MethodActivePlugins: []any{},
+	}
+	for method, v := range answers {
+		b, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(dir, method+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := filepath.Abs("testdata/script-pm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: t.TempDir()},
+		host.Spec{Name: "eco", Command: script, Env: []string{"SCRIPT_PM_DIR=" + dir}})
+	defer pms.Close()
+	res := Discover(t.Context(), Options{Workspace: ws, Config: &config.Config{}, PMs: pms, Kinds: map[string]Source{}})
+	if len(res.Warnings) != 2 {
+		t.Fatalf("got %d warnings, want 2: %q", len(res.Warnings), res.Warnings)
+	}
+	w := res.Warnings[0]
+	want := `pm eco: eco:brk@1.0.0: "symposium": hooks is not an array; the hooks are ignored (/w/node_modules/brk/package.json:1)`
+	if w.PM != "eco" || w.File != "/w/node_modules/brk/package.json" || w.Line != 1 || w.Package == nil ||
+		w.Package.Name != "brk" || w.Level != protocol.LevelWarning || w.Message != want {
+		t.Errorf("warning: %+v\nwant message %s", w, want)
+	}
+	if i := res.Warnings[1]; i.Level != protocol.LevelInfo || i.Message != "pm eco: offered from the editable project /src/brk" {
+		t.Errorf("info: %+v", i)
 	}
 }

@@ -8,7 +8,7 @@
 // directory the user opened (a PM's workspace answer may only narrow it),
 // each offered root is opened once as an os.Root and every look inside a
 // plugin goes through it, and only enabled plugins are walked, within the
-// bounds of manifest.WalkLimits and a budget per discovery.
+// bounds of skill.Limits and a budget per discovery.
 package discovery
 
 import (
@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,9 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -79,10 +83,31 @@ type Plugin struct {
 	plugin *manifest.Plugin
 }
 
+// Warning is a problem discovery met that did not stop it: from the host
+// (a PM that failed, an offer's walk that hit a bound) or reported by a PM
+// itself while answering (a diagnostic, docs/protocol.md §4.7).
+type Warning struct {
+	// PM names the package manager or registry concerned, when one is.
+	PM string `json:"pm,omitempty"`
+	// Message is the whole text, naming the PM, package and file.
+	Message string `json:"message"`
+	// File and Line locate the problem, when known.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Package is the package concerned, when known.
+	Package *protocol.PackageID `json:"package,omitempty"`
+	// Level is protocol.LevelWarning, or protocol.LevelInfo for a PM's
+	// statement about its answer that is not a problem (shown as a note).
+	Level protocol.DiagnosticLevel `json:"level"`
+}
+
+// String returns the message.
+func (w Warning) String() string { return w.Message }
+
 // Result is the outcome of a discovery.
 type Result struct {
-	Plugins  []Plugin `json:"plugins"`
-	Warnings []string `json:"warnings"`
+	Plugins  []Plugin  `json:"plugins"`
+	Warnings []Warning `json:"warnings"`
 	// Deps are the workspace's direct dependencies, from every PM.
 	Deps []protocol.PackageID `json:"-"`
 }
@@ -108,9 +133,9 @@ type Options struct {
 	// LookupEnv is the environment predicates read (nil: the process's).
 	LookupEnv func(string) (string, bool)
 	// Limits bound the walk of each enabled plugin's skill groups; zero
-	// fields take the defaults (manifest.DefaultWalkDepth,
+	// fields take the defaults (skill.DefaultDepth,
 	// DefaultWalkEntries, DefaultWalkTime).
-	Limits manifest.WalkLimits
+	Limits skill.Limits
 	// WalkBudget bounds the time spent walking over all plugins of one
 	// discovery (zero: DefaultWalkBudget). Once it is spent, the remaining
 	// enabled plugins are not walked and a warning says how many.
@@ -166,7 +191,7 @@ func Discover(ctx context.Context, o Options) Result {
 			cmp.Or(o.WalkBudget, DefaultWalkBudget), d.unwalked)
 	}
 	if d.res.Warnings == nil {
-		d.res.Warnings = []string{}
+		d.res.Warnings = []Warning{}
 	}
 	if d.res.Plugins == nil {
 		d.res.Plugins = []Plugin{}
@@ -185,16 +210,48 @@ type discoverer struct {
 	// enabled plugins left unwalked once the budget was spent.
 	walked   time.Duration
 	unwalked int
+	// warned holds the PM problems already warned about.
+	warned map[string]bool
 }
 
+// warn adds the host's warnings; those carrying a PM's diagnostic keep its
+// level, file, line and package.
 func (d *discoverer) warn(ws []host.Warning) {
-	for _, w := range ws {
-		d.res.Warnings = append(d.res.Warnings, w.String())
+	for _, hw := range ws {
+		w := Warning{PM: hw.PM, Message: hw.String(), Level: protocol.LevelWarning}
+		if dg := hw.Diagnostic; dg != nil {
+			w.File, w.Line, w.Package = dg.File, dg.Line, dg.Package
+			if dg.Level == protocol.LevelInfo {
+				w.Level = protocol.LevelInfo
+			}
+		}
+		// The same problem reported by two methods (a member's broken
+		// manifest, from list_deps and from workspace) is shown once.
+		// A PM's error names the file; the method prefix differs.
+		key := w.PM + "\x00" + w.Message
+		if pe := (*protocol.Error)(nil); errors.As(hw.Err, &pe) {
+			key = w.PM + "\x00" + pe.Message
+		}
+		if d.warned[key] {
+			continue
+		}
+		if d.warned == nil {
+			d.warned = map[string]bool{}
+		}
+		d.warned[key] = true
+		d.res.Warnings = append(d.res.Warnings, w)
 	}
 }
 
 func (d *discoverer) warnf(format string, args ...any) {
-	d.res.Warnings = append(d.res.Warnings, fmt.Sprintf(format, args...))
+	d.warnAt(Warning{}, format, args...)
+}
+
+// warnAt adds a warning with the known fields of w set.
+func (d *discoverer) warnAt(w Warning, format string, args ...any) {
+	w.Message = fmt.Sprintf(format, args...)
+	w.Level = protocol.LevelWarning
+	d.res.Warnings = append(d.res.Warnings, w)
 }
 
 // chase loads one chained reference of the enabled plugin from.
@@ -211,12 +268,12 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 	visited[key] = true
 	offers, err := d.o.PMs.LoadPlugin(ctx, id)
 	if err != nil {
-		d.warnf("chained reference from %s: %v", from.ID, err)
+		d.warnAt(Warning{PM: id.PM, Package: &id}, "chained reference from %s: %v", from.ID, err)
 		return
 	}
 	for _, of := range offers {
 		if of.ID.PM != id.PM {
-			d.warnf("pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
+			d.warnAt(Warning{PM: id.PM}, "pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
 			continue
 		}
 		d.add(ctx, of, SourceChained, id.PM, &from, nil)
@@ -361,7 +418,7 @@ func contained(root *os.Root, rel string) error {
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil // absent: nothing to escape with
 	}
-	if manifest.LeadsOutside(err) {
+	if skill.LeadsOutside(err) {
 		return fmt.Errorf("source.path %q leads outside the plugin root", rel)
 	}
 	return fmt.Errorf("source.path %q cannot be followed inside the plugin root (%v)", rel, causeOf(err))
@@ -395,33 +452,43 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 		return 0
 	}
 	start := time.Now()
-	res := manifest.WalkSkills(ctx, root, groups, d.o.Limits)
+	res := skill.Walk(ctx, root, groups, d.o.Limits)
 	d.walked += time.Since(start)
 	for _, pr := range res.Problems {
-		d.warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s", p.ID, p.Root, pr)
 	}
 	if more := res.NProblems - len(res.Problems); more > 0 {
-		d.warnf("plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
 			p.ID, p.Root, more)
 	}
 	if res.Deep != "" {
-		d.warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
-			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, manifest.DefaultWalkDepth))
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
+			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, skill.DefaultDepth))
 	}
 	if res.Bound != "" {
-		d.warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
+		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
 			p.ID, p.Root, res.Bound)
 	}
 	return len(res.Skills)
 }
 
-func (d *discoverer) evaluator(src Source) *manifest.Evaluator {
-	return &manifest.Evaluator{
-		Deps:            manifest.Deps(d.res.Deps),
+func (d *discoverer) evaluator(src Source) *predicate.Evaluator {
+	return &predicate.Evaluator{
+		Deps:            predicate.Deps(d.res.Deps),
 		WorkspaceMember: src == SourceWorkspace,
 		Dir:             d.o.Workspace,
 		LookupEnv:       d.o.LookupEnv,
+		Shell:           d.shell,
 	}
+}
+
+// shell runs a shell() predicate's command with `sh -c` in the workspace
+// and reports whether it exited 0. The predicate package runs nothing
+// itself; the host, which decides what runs, is where the command starts.
+func (d *discoverer) shell(ctx context.Context, command string) bool {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = d.o.Workspace
+	return cmd.Run() == nil
 }
 
 // decide applies the enablement rules: disable beats everything; trusted
@@ -474,9 +541,9 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 
 // readPathRegistry offers every entry of a directory registry.
 func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
-	entries, err := manifest.Enumerate(pr.Dir)
+	entries, err := layout.Enumerate(pr.Dir)
 	if err != nil {
-		d.warnf("registry %s (%s): %v", pr.Name, pr.Dir, err)
+		d.warnAt(Warning{PM: pr.Name}, "registry %s (%s): %v", pr.Name, pr.Dir, err)
 		return nil
 	}
 	var out []protocol.Offer
@@ -484,30 +551,30 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 		dir := filepath.Join(pr.Dir, filepath.FromSlash(e.Path))
 		var m *manifest.Manifest
 		switch e.Kind {
-		case manifest.EntryPlugin:
+		case layout.EntryPlugin:
 			data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 			if err == nil {
 				m, err = manifest.DecodeTOML(data)
 			}
 			if err != nil {
-				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+				d.warnAt(Warning{PM: pr.Name}, "registry %s: entry %s: %v", pr.Name, e.Path, err)
 				continue
 			}
 		default:
-			data, err := os.ReadFile(filepath.Join(dir, manifest.SkillFile))
-			var sk *manifest.Skill
+			data, err := os.ReadFile(filepath.Join(dir, skill.File))
+			var sk *skill.Skill
 			if err == nil {
-				sk, err = manifest.ParseSkillMD(data, true)
+				sk, err = skill.Parse(data, true)
 			}
 			if err != nil {
-				d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+				d.warnAt(Warning{PM: pr.Name}, "registry %s: entry %s: %v", pr.Name, e.Path, err)
 				continue
 			}
-			m = manifest.SynthesizeSkillPlugin(filepath.Base(dir), sk)
+			m = layout.SkillPlugin(filepath.Base(dir), sk)
 		}
 		raw, err := m.WireJSON()
 		if err != nil {
-			d.warnf("registry %s: entry %s: %v", pr.Name, e.Path, err)
+			d.warnAt(Warning{PM: pr.Name}, "registry %s: entry %s: %v", pr.Name, e.Path, err)
 			continue
 		}
 		out = append(out, protocol.Offer{ID: protocol.PackageID{PM: pr.Name, Name: e.Path, Version: protocol.AnyVersion}, Root: dir, Manifest: raw})
@@ -543,7 +610,7 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 	for _, rd := range dirs {
 		rel, ok := scope.rel(rd.dir)
 		if !ok {
-			d.warnf("%s, outside the opened workspace %s; a PM may narrow the workspace, never extend it, so nothing there is trusted as a workspace plugin",
+			d.warnAt(Warning{PM: rd.pm}, "%s, outside the opened workspace %s; a PM may narrow the workspace, never extend it, so nothing there is trusted as a workspace plugin",
 				rd, scope.dir)
 			continue
 		}
@@ -554,10 +621,10 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 		root, err := scope.open(rel)
 		if err != nil {
 			switch {
-			case manifest.LeadsOutside(err):
-				d.warnf("%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
+			case skill.LeadsOutside(err):
+				d.warnAt(Warning{PM: rd.pm}, "%s, which leads outside the opened workspace %s; nothing there is trusted as a workspace plugin", rd, scope.dir)
 			case !errors.Is(err, fs.ErrNotExist):
-				d.warnf("%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",
+				d.warnAt(Warning{PM: rd.pm}, "%s, which cannot be opened inside the opened workspace %s (%v); nothing there is trusted as a workspace plugin",
 					rd, scope.dir, causeOf(err))
 			}
 			continue
@@ -581,7 +648,7 @@ func (d *discoverer) workspaceOffer(root *os.Root, dir string) (protocol.Offer, 
 	case err == nil:
 		m, err := manifest.DecodeTOML(data)
 		if err != nil {
-			d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
+			d.warnAt(Warning{File: filepath.Join(dir, manifest.ManifestFile)}, "workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), err)
 			return protocol.Offer{}, false
 		}
 		if raw, err = m.WireJSON(); err != nil {
@@ -589,7 +656,7 @@ func (d *discoverer) workspaceOffer(root *os.Root, dir string) (protocol.Offer, 
 			return protocol.Offer{}, false
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		d.warnf("workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), causeOf(err))
+		d.warnAt(Warning{File: filepath.Join(dir, manifest.ManifestFile)}, "workspace plugin %s: %v", filepath.Join(dir, manifest.ManifestFile), causeOf(err))
 		return protocol.Offer{}, false
 	default:
 		if fi, err := root.Stat(manifest.DefaultSkillsPath); err != nil || !fi.IsDir() {

@@ -1,6 +1,7 @@
 package benchreport
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -234,6 +235,9 @@ type Info struct {
 	Date, Machine, Go string
 	// Benchtime is the -benchtime the benchmarks ran with.
 	Benchtime string
+	// Plots is the directory, relative to the report, holding each growth
+	// curve's plot as <Curve.Slug>.svg; empty to link none.
+	Plots string
 }
 
 // Write renders the report for groups.
@@ -255,9 +259,15 @@ func Write(w io.Writer, info Info, groups []*Group) error {
 	p("- **tool ÷ PM**: the ecosystem's own tool on the same workspace ÷ the PM; above 1 the\n")
 	p("  PM is that many times faster than asking the tool.\n\n")
 
+	curves := Curves(groups)
+	curved := map[*Group]bool{}
+	for _, c := range curves {
+		curved[c.Group] = true
+	}
 	var hooks, harness, others []*Group
 	for _, g := range groups {
 		switch {
+		case curved[g]:
 		case g.IsHookPath() && g.PM() != "":
 			hooks = append(hooks, g)
 		case g.Module() == "sdk" && strings.HasSuffix(g.Pkg, "/benchkit"):
@@ -321,6 +331,24 @@ func Write(w io.Writer, info Info, groups []*Group) error {
 			p("\n%s\n", n)
 		}
 		p("\n")
+	}
+
+	if len(curves) > 0 {
+		p("## Growth curves\n\n")
+		p("Benchmarks measured at several sizes, each size's variants interleaved with the null PM\n")
+		p("on the same workspace: the ratio at each size is what the PM's own work costs on top\n")
+		p("of starting a process and the handshake, so a flat line means the PM keeps up as the\n")
+		p("workspace grows.\n\n")
+		for _, c := range curves {
+			p("### %s: `%s` by %s (%s)\n\n", cmp.Or(c.Group.PM(), c.Group.Module()), c.Group.Bench, c.Key, shortPkg(c.Group.Pkg))
+			if info.Plots != "" {
+				p("![%s %s by %s](%s/%s.svg)\n\n", cmp.Or(c.Group.PM(), c.Group.Module()), c.Group.Bench, c.Key, info.Plots, c.Slug())
+			}
+			if err := c.WriteTable(&b); err != nil {
+				return err
+			}
+			p("\n")
+		}
 	}
 
 	if len(harness) > 0 {

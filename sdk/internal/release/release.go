@@ -108,15 +108,6 @@ type Plan struct {
 	Modules []Module
 }
 
-// Tags returns the tags to create, in release order.
-func (p *Plan) Tags() []string {
-	var tags []string
-	for _, m := range p.Modules {
-		tags = append(tags, m.Tag(p.Version))
-	}
-	return tags
-}
-
 // Publish writes the staged modules into the file-based module proxy
 // directory dir, as the public proxy will serve them once tagged.
 func (p *Plan) Publish(dir string) error {

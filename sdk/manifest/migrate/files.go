@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // MaxFileSize bounds the files read: a manifest or SKILL.md larger than
@@ -90,7 +92,7 @@ func Collect(ctx context.Context, paths []string) ([]File, error) {
 				}
 				return nil
 			}
-			if d.Name() != manifest.ManifestFile && d.Name() != manifest.SkillFile {
+			if d.Name() != manifest.ManifestFile && d.Name() != skill.File {
 				return nil
 			}
 			info, err := d.Info()
@@ -158,35 +160,7 @@ func WriteFile(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".migrate-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := os.Rename(name, p); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return atomicfile.WriteFile(p, data, info.Mode().Perm())
 }
 
 // mentionsRetired reports whether data, the text of the file named name,
@@ -207,5 +181,5 @@ func mentionsRetired(name string, data []byte) bool {
 // isSkill reports whether the file named name is read as a SKILL.md.
 func isSkill(name string) bool {
 	base := filepath.Base(name)
-	return base == manifest.SkillFile || strings.EqualFold(filepath.Ext(base), ".md")
+	return base == skill.File || strings.EqualFold(filepath.Ext(base), ".md")
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // tomlCases pairs a manifest written with retired keys with the exact text
@@ -292,7 +294,7 @@ func checkValid(t *testing.T, file string, data []byte) {
 	if err := os.WriteFile(filepath.Join(entry, file), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	reports, err := manifest.CheckPath(dir, manifest.CheckOptions{Origin: manifest.OriginRegistry})
+	reports, err := layout.CheckPath(dir, layout.CheckOptions{Origin: manifest.OriginRegistry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +404,7 @@ func TestSkillMD(t *testing.T) {
 				t.Errorf("got:\n%q\nwant:\n%q", out, c.want)
 			}
 			if c.valid {
-				if _, err := manifest.ParseSkillMD(out, true); err != nil {
+				if _, err := skill.Parse(out, true); err != nil {
 					t.Errorf("migrated SKILL.md does not parse: %v", err)
 				}
 			}

@@ -14,7 +14,7 @@ import (
 var yamlLine = regexp.MustCompile(`^line (\d+): `)
 
 // frontMatter locates the YAML front matter of a SKILL.md the way
-// manifest.ParseSkillMD does: the byte offset of its first line and its
+// skill.Parse does: the byte offset of its first line and its
 // text. ok is false when the file has none.
 func frontMatter(data []byte) (off int, fm []byte, ok bool) {
 	text := bytes.TrimLeft(data, " \t\r\n")

@@ -12,7 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 )
 
 // keyPart is one part of a (possibly dotted) key, with its raw range.
@@ -480,7 +480,7 @@ func (r *rewriter) group(i int, t map[string]any) {
 	seen := map[string]bool{}
 	for gi, list := range [][]string{groupAtoms, plugAtoms} {
 		for _, s := range list {
-			a, err := manifest.ParseAtom(s)
+			a, err := predicate.ParseAtom(s)
 			if err != nil {
 				r.refuse(off, "%s: %q is not a dependency atom: %v", name, s, err)
 				return

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	benchreport report [-procs N] [-benchtime T] [-machine S] [-go S] < raw.txt > report.md
+//	benchreport report [-procs N] [-benchtime T] [-machine S] [-go S] [-plots DIR] < raw.txt > report.md
 //	benchreport rss -bin DIR -floors DIR -root DIR >> raw.txt
 package main
 
@@ -56,12 +56,50 @@ func report(args []string) error {
 	fs.StringVar(&info.Benchtime, "benchtime", "1s", "the -benchtime the benchmarks ran with")
 	fs.StringVar(&info.Machine, "machine", fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()), "the machine, for the header")
 	fs.StringVar(&info.Go, "go", info.Go, "the Go version, for the header")
+	plots := fs.String("plots", "", "write each growth curve's plot as DIR/<name>.svg, linked from the report as plots/<name>.svg")
 	fs.Parse(args)
 	results, err := benchreport.Parse(os.Stdin, *procs)
 	if err != nil {
 		return err
 	}
-	return benchreport.Write(os.Stdout, info, benchreport.Groups(results))
+	groups := benchreport.Groups(results)
+	if *plots != "" {
+		info.Plots = filepath.Base(*plots)
+		if err := writePlots(*plots, benchreport.Curves(groups)); err != nil {
+			return err
+		}
+	}
+	return benchreport.Write(os.Stdout, info, groups)
+}
+
+// writePlots writes each curve's SVG into dir, replacing the plots of an
+// earlier run.
+func writePlots(dir string, curves []*benchreport.Curve) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.svg"))
+	for _, f := range old {
+		os.Remove(f)
+	}
+	for _, c := range curves {
+		f, err := os.CreateTemp(dir, ".plot-*")
+		if err != nil {
+			return err
+		}
+		err = c.WriteSVG(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), filepath.Join(dir, c.Slug()+".svg"))
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return fmt.Errorf("plot %s: %w", c.Slug(), err)
+		}
+	}
+	return nil
 }
 
 func rss(ctx context.Context, args []string) error {
