@@ -7,13 +7,14 @@ import (
 	"slices"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "cargo active_plugins 1"
+const offersCacheKey = "cargo active_plugins 2"
 
 // ActivePlugins offers the plugins embedded in those of deps whose sources
 // are on disk: a crate embeds one when it has SYMPOSIUM.toml at its root, a
@@ -27,8 +28,9 @@ const offersCacheKey = "cargo active_plugins 1"
 // or not), each vendored and registry source directory listed, each
 // candidate crate's Cargo.toml, .cargo-ok and index cache, and each chosen
 // crate's directory, SYMPOSIUM.toml, skills/ tree and .crate archive. A hit
-// costs one stat per input. An answer whose computation warned is not
-// persisted, so the warning is repeated.
+// costs one stat per input. An answer whose computation logged a warning
+// or sent the host a diagnostic is not persisted, so the next hook
+// computes it again and sends the same diagnostics: a hit never hides one.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	sess := p.session()
 	paths := map[string]string{}
@@ -48,13 +50,13 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		return offers, nil
 	}
 	var rec depcache.Recorder
-	warned := p.warnings.Count()
+	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
 	offers, err := p.computeOffers(ctx, deps, paths, &rec)
 	if err != nil || cache == nil {
 		return offers, err
 	}
-	if rec.Tainted() || p.warnings.Count() != warned {
-		sess.Logger.Debug("cargo: active_plugins answer not persisted: its computation warned or an input could not be recorded")
+	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
+		sess.Logger.Debug("cargo: active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
 	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {

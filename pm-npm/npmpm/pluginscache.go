@@ -5,13 +5,14 @@ import (
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "npm active_plugins 1"
+const offersCacheKey = "npm active_plugins 2"
 
 // offersCache is where active_plugins answers are persisted, or nil (which
 // stores nothing) when the host gave no cache directory.
@@ -33,8 +34,9 @@ func (p *PM) offersCache() *depcache.Cache {
 // package.json, SYMPOSIUM.toml (present or not) and skills/ tree, the
 // workspace's package.json and pnpm-workspace.yaml and the directories its
 // member globs listed. A hit costs one stat per input and opens no
-// package file. An answer whose computation logged a warning is not
-// persisted, so the warning is repeated on the next hook.
+// package file. An answer whose computation logged a warning or sent the
+// host a diagnostic is not persisted, so the next hook computes it again
+// and sends the same diagnostics: a hit never hides one.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	cache := p.offersCache()
 	key := depcache.OffersKey(offersCacheKey, []string{p.workspace}, deps)
@@ -42,13 +44,13 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		return offers, nil
 	}
 	var rec depcache.Recorder
-	warned := p.warnings.Count()
+	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
 	offers, err := p.computeOffers(ctx, deps, &rec)
 	if err != nil || cache == nil {
 		return offers, err
 	}
-	if rec.Tainted() || p.warnings.Count() != warned {
-		p.log.Debug("active_plugins answer not persisted: its computation warned or an input could not be recorded")
+	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
+		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
 	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {

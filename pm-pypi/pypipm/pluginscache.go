@@ -8,13 +8,14 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "pypi active_plugins 1"
+const offersCacheKey = "pypi active_plugins 2"
 
 // offersCache is where active_plugins answers are persisted: nil, which
 // stores nothing, when the host gave no cache directory.
@@ -38,9 +39,9 @@ func (p *PM) offersCache() *depcache.Cache {
 // distribution's .dist-info directory and the files read in it (METADATA,
 // direct_url.json, entry_points.txt, RECORD, top_level.txt), its top-level
 // package directories and their SYMPOSIUM.toml, source trees and their
-// pyproject.toml, and cached copies. A hit costs one stat per input. An
-// answer whose computation warned (an editable install's announcement
-// included) is not persisted, so the warning is repeated.
+// pyproject.toml, and cached copies. A hit costs one stat per input. An answer whose computation logged a warning or sent the
+// host a diagnostic is not persisted, so the next hook computes it again
+// and sends the same diagnostics: a hit never hides one.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	local := p.localTrees(ctx)
 	cache := p.offersCache()
@@ -54,13 +55,13 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		return offers, nil
 	}
 	var rec depcache.Recorder
-	warned := p.warnings.Count()
+	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
 	offers, err := p.computeOffers(ctx, deps, local, &rec)
 	if err != nil || cache == nil {
 		return offers, err
 	}
-	if rec.Tainted() || p.warnings.Count() != warned {
-		p.log.Debug("active_plugins answer not persisted: its computation warned or an input could not be recorded")
+	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
+		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
 	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {
