@@ -71,7 +71,7 @@ func (c *Cache) loadEntry(key string) (Entry, error) {
 		return Entry{}, errors.New("depcache: the entry holds another key")
 	}
 	now := time.Now()
-	if !allFresh(e.Stamps, func(s Stamp) bool { return c.verified.recent(s, now) || s.Fresh() }) {
+	if !allFresh(e.Stamps, func(s Stamp) bool { return c.verified.recent(s, now) }, nil) {
 		return Entry{}, errStale
 	}
 	return e, nil
@@ -82,19 +82,44 @@ func (c *Cache) loadEntry(key string) (Entry, error) {
 // than the stats it overlaps.
 const parallelStamps = 512
 
-// allFresh reports whether fresh holds for every stamp, checking large
-// entries on every processor at once (a stat is a system call that waits
-// on the file system's locks as much as on the processor) and stopping at
-// the first stale one.
-func allFresh(stamps []Stamp, fresh func(Stamp) bool) bool {
-	workers := min(runtime.GOMAXPROCS(0), len(stamps)/(parallelStamps/2))
-	if workers < 2 || len(stamps) < parallelStamps {
-		for _, s := range stamps {
-			if !fresh(s) {
+// allFresh reports whether every stamp not skipped is still the current
+// state of its path, checking large entries on every processor at once (a
+// stat is a system call that waits on the file system's locks as much as
+// on the processor) and stopping at the first stale one. skip may be nil.
+// found, when not nil, is handed the stamps found fresh as the check goes,
+// a batch at a time, so that a check running beside this one (list_deps'
+// and active_plugins' on a pipelined hook) can trust them.
+func allFresh(stamps []Stamp, skip func(Stamp) bool, found func([]Stamp)) bool {
+	const batch = 64
+	check := func(part []Stamp, stale *atomic.Bool) bool {
+		st := newStatter(part)
+		defer st.close()
+		start := 0
+		for i, s := range part {
+			if i%batch == 0 {
+				if stale != nil && stale.Load() {
+					return false
+				}
+				if found != nil && i > start {
+					found(part[start:i])
+					start = i
+				}
+			}
+			if skip != nil && skip(s) {
+				continue
+			}
+			if st.take(s.Path) != s {
 				return false
 			}
 		}
+		if found != nil && len(part) > start {
+			found(part[start:])
+		}
 		return true
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(stamps)/(parallelStamps/2))
+	if workers < 2 || len(stamps) < parallelStamps {
+		return check(stamps, nil)
 	}
 	var stale atomic.Bool
 	var wg sync.WaitGroup
@@ -102,14 +127,8 @@ func allFresh(stamps []Stamp, fresh func(Stamp) bool) bool {
 	for lo := 0; lo < len(stamps); lo += chunk {
 		part := stamps[lo:min(lo+chunk, len(stamps))]
 		wg.Go(func() {
-			for i, s := range part {
-				if i%64 == 0 && stale.Load() {
-					return
-				}
-				if !fresh(s) {
-					stale.Store(true)
-					return
-				}
+			if !check(part, &stale) {
+				stale.Store(true)
 			}
 		})
 	}
