@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
@@ -28,6 +29,12 @@ type PM struct {
 
 	// audited keeps auditCrate's verdict per .crate (path, size, mtime).
 	audited map[string]error
+
+	// warnings counts what the session's logger warned, so that an
+	// active_plugins answer whose computation warned is not persisted.
+	warnings depcache.Warnings
+	// verified spares active_plugins the stats list_deps just made.
+	verified depcache.Verified
 }
 
 // httpTimeout bounds one registry request.
@@ -47,11 +54,10 @@ func (p *PM) Name() string { return Name }
 
 // Initialize keeps the session.
 func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
-	if s.Logger == nil {
-		s.Logger = slog.New(slog.DiscardHandler)
-	}
+	own := *s // the logger is wrapped in this PM's copy only
+	own.Logger = p.warnings.Wrap(s.Logger)
 	p.mu.Lock()
-	p.sess = s
+	p.sess = &own
 	p.mu.Unlock()
 	return nil
 }

@@ -70,7 +70,7 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 	if s, err := p.snapshot(ctx, true); err == nil {
 		paths = s.Paths
 	}
-	srcs := p.sources(ctx, paths, p.vendoredDirs(ctx))
+	srcs := p.sources(ctx, paths, p.vendoredDirs(ctx, nil))
 	switch update {
 	case protocol.UpdateNone:
 		if lc, ok := srcs.find(id.Name, req); ok {
@@ -176,7 +176,7 @@ func (p *PM) acquire(ctx context.Context, id protocol.PackageID, req string) (lo
 	if pkg == nil {
 		return localCrate{}, protocol.ErrNotFound(id, "cargo resolved %s but locked no such crate", id)
 	}
-	if lc, ok := p.sources(ctx, nil, p.vendoredDirs(ctx)).find(pkg.Name, "="+pkg.Version); ok {
+	if lc, ok := p.sources(ctx, nil, p.vendoredDirs(ctx, nil)).find(pkg.Name, "="+pkg.Version); ok {
 		return lc, nil
 	}
 	// Not where cargo usually unpacks: ask cargo where the source is.

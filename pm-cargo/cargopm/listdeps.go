@@ -133,7 +133,7 @@ func (p *PM) snapshot(ctx context.Context, full bool) (*snapshot, error) {
 	sess := p.session()
 	var cache *depcache.Cache
 	if sess.CacheDir != "" {
-		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps"))
+		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps")).Remembering(&p.verified)
 	}
 	key := cacheKey + sess.Workspace
 	if raw, ok := cache.Load(key); ok {

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -25,16 +27,11 @@ const (
 	fileLayer     = "SYMPOSIUM.toml"
 )
 
-// ActivePlugins offers the plugins embedded in those of deps whose sources
-// are on disk: a crate embeds one when it has SYMPOSIUM.toml at its root, a
-// [package.metadata.symposium] table in Cargo.toml, or skills/**/SKILL.md.
-// It never touches the network.
-func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
-	paths := map[string]string{}
-	if s, err := p.snapshot(ctx, true); err == nil {
-		paths = s.Paths
-	}
-	srcs := p.sources(ctx, paths, p.vendoredDirs(ctx))
+// computeOffers answers active_plugins (see ActivePlugins) for the
+// workspace's path dependencies paths, recording in rec every directory
+// listed and file read.
+func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, paths map[string]string, rec *depcache.Recorder) ([]protocol.Offer, error) {
+	srcs := p.recordedSources(ctx, paths, p.vendoredDirs(ctx, rec), rec)
 	offers := []protocol.Offer{}
 	seen := map[string]bool{}
 	log := p.session().Logger
@@ -61,10 +58,10 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[key] = true
-		if !embedsPlugin(lc.Dir) {
+		if !embedsPlugin(lc.Dir, rec) {
 			continue
 		}
-		offer, err := p.offer(ctx, lc)
+		offer, err := p.offer(ctx, lc, rec)
 		if err != nil {
 			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("the plugin of crate %s is not offered: %v", key, err),
 				File: filepath.Join(lc.Dir, "Cargo.toml"), Package: crateID(protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version})},
@@ -80,7 +77,11 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 // Nothing is followed out of the crate: SYMPOSIUM.toml and skills/ count by
 // their own entry (a link there is refused later by checkSource), and
 // Cargo.toml is read through an os.Root.
-func embedsPlugin(dir string) bool {
+func embedsPlugin(dir string, rec *depcache.Recorder) bool {
+	rec.ObserveDir(dir)
+	rec.Observe(filepath.Join(dir, fileLayer))
+	rec.Observe(filepath.Join(dir, "Cargo.toml"))
+	rec.ObserveTree(filepath.Join(dir, "skills"))
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return false
@@ -109,7 +110,7 @@ func embedsPlugin(dir string) bool {
 // disabled. A layer that does not parse is dropped with a warning.
 //
 // Each layer dropped is also a diagnostic of the request ctx belongs to.
-func (p *PM) offer(ctx context.Context, lc localCrate) (protocol.Offer, error) {
+func (p *PM) offer(ctx context.Context, lc localCrate, rec *depcache.Recorder) (protocol.Offer, error) {
 	id := protocol.PackageID{PM: Name, Name: lc.Name, Version: lc.Version}
 	root, err := filepath.EvalSymlinks(lc.Dir)
 	if err != nil {
@@ -118,6 +119,12 @@ func (p *PM) offer(ctx context.Context, lc localCrate) (protocol.Offer, error) {
 	root, err = filepath.Abs(root)
 	if err != nil {
 		return protocol.Offer{}, err
+	}
+	// The real directory is the offer's root; the crate's files were
+	// recorded under lc.Dir, which the stamps follow to the same files.
+	rec.ObserveDir(root)
+	if a := registryArchive(root); a != "" {
+		rec.Observe(a) // checkSource's audit verdict depends on it
 	}
 	if err := p.checkSource(id, localCrate{Name: lc.Name, Version: lc.Version, Dir: root}); err != nil {
 		return protocol.Offer{}, err
@@ -187,8 +194,14 @@ func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
 }
 
 // vendoredDirs lists the directory sources of the cargo configuration.
-// An unreadable configuration is a diagnostic of the request ctx belongs to.
-func (p *PM) vendoredDirs(ctx context.Context) []string {
+// An unreadable configuration is a diagnostic of the request ctx belongs
+// to. Every configuration file cargo could read is recorded in rec.
+func (p *PM) vendoredDirs(ctx context.Context, rec *depcache.Recorder) []string {
+	if rec != nil {
+		for _, f := range cargoconfig.Candidates(p.session().Workspace, p.cargoHome()) {
+			rec.Observe(f)
+		}
+	}
 	cfg, err := p.cargoConfig()
 	if err != nil {
 		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot read the cargo configuration (%v); vendored crate sources are not looked at", err)},
@@ -209,7 +222,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	o, err := p.offer(ctx, lc)
+	o, err := p.offer(ctx, lc, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -62,10 +63,18 @@ type sources struct {
 	vendored []string
 	srcDirs  []string            // $CARGO_HOME/registry/src/*
 	listings map[string][]string // dir -> entry names
+	// rec records what the sources were found from (nil: nothing).
+	rec *depcache.Recorder
 }
 
 func (p *PM) sources(ctx context.Context, paths map[string]string, vendored []string) *sources {
-	s := &sources{p: p, ctx: ctx, paths: paths, vendored: vendored, listings: map[string][]string{}}
+	return p.recordedSources(ctx, paths, vendored, nil)
+}
+
+// recordedSources is sources recording in rec every directory listed and
+// file read.
+func (p *PM) recordedSources(ctx context.Context, paths map[string]string, vendored []string, rec *depcache.Recorder) *sources {
+	s := &sources{p: p, ctx: ctx, paths: paths, vendored: vendored, listings: map[string][]string{}, rec: rec}
 	if home := p.cargoHome(); home != "" {
 		src := filepath.Join(home, "registry", "src")
 		for _, e := range s.list(src) {
@@ -81,6 +90,7 @@ func (s *sources) list(dir string) []string {
 		return l
 	}
 	var names []string
+	s.rec.ObserveDir(dir)
 	if f, err := os.Open(dir); err == nil {
 		names, _ = f.Readdirnames(-1)
 		f.Close()
@@ -105,6 +115,7 @@ func (s *sources) candidates(name, exact string) []localCrate {
 				continue
 			}
 			dir := filepath.Join(vd, e)
+			s.rec.Observe(filepath.Join(dir, "Cargo.toml"))
 			pi, err := readPackage(dir)
 			if err != nil {
 				if errors.Is(err, pkgfile.ErrTooLarge) || errors.Is(err, pkgfile.ErrNotRegular) || errors.Is(err, pkgfile.ErrOutside) {
@@ -122,6 +133,7 @@ func (s *sources) candidates(name, exact string) []localCrate {
 	for _, sd := range s.srcDirs {
 		if exact != "" {
 			dir := filepath.Join(sd, name+"-"+exact)
+			s.rec.Observe(filepath.Join(dir, ".cargo-ok"))
 			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err == nil {
 				out = append(out, localCrate{Name: name, Version: exact, Dir: dir})
 			}
@@ -136,6 +148,7 @@ func (s *sources) candidates(name, exact string) []localCrate {
 				continue // another crate whose name starts with name-
 			}
 			dir := filepath.Join(sd, e)
+			s.rec.Observe(filepath.Join(dir, ".cargo-ok"))
 			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err != nil {
 				continue // not completely unpacked
 			}
@@ -152,7 +165,7 @@ func (s *sources) find(name, req string) (localCrate, bool) {
 	if v, ok := pinnedVersion(req); ok {
 		return bestLocal(s.candidates(name, v), req, nil)
 	}
-	return bestLocal(s.candidates(name, ""), req, s.p.yankedOffline(name))
+	return bestLocal(s.candidates(name, ""), req, s.p.yankedOffline(name, s.rec))
 }
 
 // globEscape escapes glob metacharacters (crate names have none, but ids
@@ -166,12 +179,23 @@ func globEscape(s string) string {
 // index caches mark as yanked ($CARGO_HOME/registry/index/*/.cache/...).
 // Unreadable caches are ignored: offline, what cargo has not seen is not
 // known to be yanked.
-func (p *PM) yankedOffline(name string) map[string]bool {
+func (p *PM) yankedOffline(name string, rec *depcache.Recorder) map[string]bool {
 	home := p.cargoHome()
 	if home == "" {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(home, "registry", "index", "*", ".cache", filepath.FromSlash(registry.IndexPath(globEscape(name)))))
+	pattern := filepath.Join(home, "registry", "index", "*", ".cache", filepath.FromSlash(registry.IndexPath(globEscape(name))))
+	if rec != nil {
+		// The index caches that exist, and those that could appear.
+		idx := filepath.Join(home, "registry", "index")
+		rec.ObserveDir(idx)
+		if ents, err := os.ReadDir(idx); err == nil {
+			for _, e := range ents {
+				rec.Observe(filepath.Join(idx, e.Name(), ".cache", filepath.FromSlash(registry.IndexPath(name))))
+			}
+		}
+	}
+	files, _ := filepath.Glob(pattern)
 	var yanked map[string]bool
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -18,6 +18,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -82,11 +83,12 @@ func (p *PM) installedCopies(parents []string, name string) []candidate {
 }
 
 // cachedCopies returns the unpacked tarballs of name in the cache.
-func (p *PM) cachedCopies(name string) []candidate {
+func (p *PM) cachedCopies(rec *depcache.Recorder, name string) []candidate {
 	if p.cacheRoot == "" {
 		return nil
 	}
 	base := filepath.Join(p.cacheRoot, "pkg", url.PathEscape(name))
+	rec.ObserveDir(base)
 	ents, err := os.ReadDir(base)
 	if err != nil {
 		return nil
@@ -111,7 +113,7 @@ func (p *PM) resolveLocal(name, req string) (candidate, bool) {
 	if _, err := versions.NPM.Matches(req, "0.0.0"); err != nil {
 		return candidate{}, false
 	}
-	cands := append(p.installedCopies(p.nodeModulesParents(), name), p.cachedCopies(name)...)
+	cands := append(p.installedCopies(p.nodeModulesParents(), name), p.cachedCopies(nil, name)...)
 	vs := make([]string, 0, len(cands))
 	for _, c := range cands {
 		vs = append(vs, c.version)
@@ -181,7 +183,7 @@ func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 		return candidate{}, protocol.ErrNotFound(id, "%s: the registry's version %q is not a semver version", id, ver.Version)
 	}
 	if update == protocol.UpdateCheck {
-		for _, c := range append(p.installedCopies(p.nodeModulesParents(), id.Name), p.cachedCopies(id.Name)...) {
+		for _, c := range append(p.installedCopies(p.nodeModulesParents(), id.Name), p.cachedCopies(nil, id.Name)...) {
 			if c.version == ver.Version {
 				return c, nil
 			}

@@ -32,7 +32,7 @@ func (p *PM) listCache() *depcache.Cache {
 	if p.cacheRoot == "" {
 		return nil
 	}
-	return depcache.New(filepath.Join(p.cacheRoot, "list_deps"))
+	return depcache.New(filepath.Join(p.cacheRoot, "list_deps")).Remembering(&p.verified)
 }
 
 // ListDeps implements pmserver.DepLister.

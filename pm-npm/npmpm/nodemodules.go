@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
@@ -62,7 +63,7 @@ type installed struct {
 // member (root "workspaces" globs and pnpm-workspace.yaml), then the
 // workspace and each of its parents up to the filesystem root, as Node's
 // resolution climbs. Each directory appears once.
-func (p *PM) installedParents() []string {
+func (p *PM) installedParents(rec *depcache.Recorder) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(d string) {
@@ -72,14 +73,40 @@ func (p *PM) installedParents() []string {
 		}
 	}
 	var patterns []string
+	rec.Observe(filepath.Join(p.workspace, "package.json"))
 	if pkg, err := packagejson.Read(filepath.Join(p.workspace, "package.json")); err == nil {
 		patterns = pkg.Workspaces
 	}
+	rec.Observe(filepath.Join(p.workspace, "pnpm-workspace.yaml"))
 	if pw, err := os.ReadFile(filepath.Join(p.workspace, "pnpm-workspace.yaml")); err == nil {
 		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
 	}
 	if len(patterns) > 0 {
-		for _, d := range packagejson.ExpandWorkspaces(p.workspace, patterns).Dirs {
+		ex := packagejson.ExpandWorkspaces(p.workspace, patterns)
+		// Members come and go with the listings the globs read and with
+		// the package.json of each match.
+		for _, d := range ex.Listed {
+			rec.ObserveDir(d)
+		}
+		// A literal path segment is not listed but checked: record each
+		// directory down to the first wildcard, present or not.
+		for _, pat := range patterns {
+			dir := p.workspace
+			for _, seg := range strings.Split(strings.TrimPrefix(filepath.ToSlash(pat), "!"), "/") {
+				if seg == "" || seg == "." {
+					continue
+				}
+				if seg == ".." || strings.ContainsAny(seg, "*?[\\") {
+					break
+				}
+				dir = filepath.Join(dir, seg)
+				rec.ObserveDir(dir)
+			}
+		}
+		for _, d := range ex.Matched {
+			rec.Observe(filepath.Join(p.workspace, filepath.FromSlash(d), "package.json"))
+		}
+		for _, d := range ex.Dirs {
 			if d != "" {
 				add(filepath.Join(p.workspace, filepath.FromSlash(d)))
 			}
@@ -100,7 +127,7 @@ func (p *PM) installedParents() []string {
 // directories holding a wanted scoped name) and records where the wanted
 // names are. It costs one directory listing per parent plus one per
 // relevant scope, whatever the number of wanted names.
-func (p *PM) indexInstalled(parents []string, want map[string]bool) *installIndex {
+func (p *PM) indexInstalled(rec *depcache.Recorder, parents []string, want map[string]bool) *installIndex {
 	idx := &installIndex{parents: parents, where: map[string][]installed{}, realNM: map[int]string{}}
 	if len(want) == 0 {
 		return idx
@@ -114,6 +141,7 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 	disk := p.disk()
 	for i, d := range parents {
 		nm := filepath.Join(d, "node_modules")
+		rec.ObserveDir(nm)
 		ents, err := disk.ReadDir(nm)
 		if err != nil {
 			continue
@@ -122,6 +150,7 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 			name := e.Name()
 			link := e.Type()&fs.ModeSymlink != 0
 			if scopes[name] {
+				rec.ObserveDir(filepath.Join(nm, name))
 				subs, err := disk.ReadDir(filepath.Join(nm, name))
 				if err != nil {
 					continue
@@ -144,12 +173,13 @@ func (p *PM) indexInstalled(parents []string, want map[string]bool) *installInde
 // installedCopy returns the first copy of name in the index whose version
 // passes ok, nearest first.
 // A copy that cannot be used is skipped with a diagnostic of the request
-// ctx belongs to.
-func (p *PM) installedCopy(ctx context.Context, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
+// ctx belongs to. Each package.json looked at is recorded in rec.
+func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
 	disk := p.disk()
 	for _, at := range idx.where[name] {
 		nm := filepath.Join(idx.parents[at.parent], "node_modules")
 		dir := filepath.Join(nm, filepath.FromSlash(name))
+		rec.Observe(filepath.Join(dir, "package.json"))
 		data, err := disk.ReadFile(filepath.Join(dir, "package.json"))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {

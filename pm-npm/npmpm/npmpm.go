@@ -67,6 +67,12 @@ type PM struct {
 	// node_modules through (tests count its calls).
 	diskReader diskReader
 
+	// warnings counts what log warned, so that an answer whose computation
+	// warned is not persisted.
+	warnings depcache.Warnings
+	// verified spares active_plugins the stats list_deps just made.
+	verified depcache.Verified
+
 	clientOnce sync.Once
 	client     *registry.Client
 	clientErr  error
@@ -77,7 +83,11 @@ type PM struct {
 }
 
 // New returns an npm PM awaiting Initialize.
-func New() *PM { return &PM{log: slog.New(slog.DiscardHandler)} }
+func New() *PM {
+	p := &PM{}
+	p.log = p.warnings.Wrap(nil)
+	return p
+}
 
 // Name implements pmserver.PM.
 func (p *PM) Name() string { return Name }
@@ -107,7 +117,7 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	}
 	p.env = s.Env
 	if s.Logger != nil {
-		p.log = s.Logger
+		p.log = p.warnings.Wrap(s.Logger)
 	}
 	if p.cacheRoot != "" {
 		// What a killed process left (up to a whole tarball) goes now.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -25,11 +26,10 @@ const (
 	sourceTOML        = "SYMPOSIUM.toml"
 )
 
-// ActivePlugins implements pmserver.PM: for each npm dependency, the copy
-// installed under the workspace's node_modules (or, failing that, unpacked
-// in the cache) is offered when it embeds a plugin. It never uses the
-// network.
-func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+// computeOffers answers active_plugins (see ActivePlugins) from disk,
+// recording in rec every directory whose listing and file whose content the
+// answer depends on.
+func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *depcache.Recorder) ([]protocol.Offer, error) {
 	offers := []protocol.Offer{}
 	seen := map[protocol.PackageID]bool{}
 	want := map[string]bool{}
@@ -40,7 +40,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	}
 	// Each node_modules directory is listed once for all dependencies,
 	// rather than probed for each dependency in each member and parent.
-	idx := p.indexInstalled(p.installedParents(), want)
+	idx := p.indexInstalled(rec, p.installedParents(rec), want)
 	for _, d := range deps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -49,12 +49,12 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 			continue
 		}
 		seen[d] = true
-		c, ok := p.localCopy(ctx, idx, d)
+		c, ok := p.localCopy(ctx, rec, idx, d)
 		if !ok {
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
 		}
-		m, embeds := p.manifest(ctx, d.Name, c.version, c.root, c.pkg)
+		m, embeds := p.manifest(ctx, rec, d.Name, c.version, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
 		}
@@ -70,14 +70,14 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 // localCopy finds dep on disk: the exact version when dep names one (any
 // version for "*"), installed copies (members' node_modules first, then
 // the workspace's and its parents') before cached ones.
-func (p *PM) localCopy(ctx context.Context, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
+func (p *PM) localCopy(ctx context.Context, rec *depcache.Recorder, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
 	want := func(v string) bool {
 		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
 	}
-	if c, ok := p.installedCopy(ctx, idx, dep.Name, want); ok {
+	if c, ok := p.installedCopy(ctx, rec, idx, dep.Name, want); ok {
 		return c, true
 	}
-	for _, c := range p.cachedCopies(dep.Name) {
+	for _, c := range p.cachedCopies(rec, dep.Name) {
 		if want(c.version) {
 			return c, true
 		}
@@ -101,7 +101,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 			return nil, err
 		}
 	}
-	m, _ := p.manifest(ctx, id.Name, c.version, c.root, nil)
+	m, _ := p.manifest(ctx, nil, id.Name, c.version, c.root, nil)
 	if m == nil {
 		return []protocol.Offer{}, nil
 	}
@@ -116,16 +116,20 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 // reports whether the package embeds a plugin (SYMPOSIUM.toml, a
 // "symposium" object in package.json, or skills/**/SKILL.md). pkg is root's
 // parsed package.json when the caller has it, else nil. Layers that fail to
-// parse are dropped with a warning, as Symposium does.
+// parse are dropped with a warning, as Symposium does. The package's
+// directory, its package.json, SYMPOSIUM.toml and skills/ tree are recorded
+// in rec.
 //
 // Each layer dropped is also a diagnostic of the request ctx belongs to.
-func (p *PM) manifest(ctx context.Context, name, version, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
+func (p *PM) manifest(ctx context.Context, rec *depcache.Recorder, name, version, root string, pkg *packagejson.Manifest) (json.RawMessage, bool) {
+	rec.ObserveDir(root)
 	embeds := false
 	id := pkgID(name, version)
 	pkgPath := filepath.Join(root, "package.json")
 	var jsonLayer, tomlLayer map[string]any
 	var err error
 	if pkg == nil {
+		rec.Observe(filepath.Join(root, "package.json"))
 		pkg, err = packagejson.ReadPackage(root)
 	}
 	if err != nil {
@@ -144,6 +148,7 @@ func (p *PM) manifest(ctx context.Context, name, version, root string, pkg *pack
 		}
 	}
 	tomlPath := filepath.Join(root, "SYMPOSIUM.toml")
+	rec.Observe(tomlPath)
 	data, err := pkgfile.ReadFile(root, "SYMPOSIUM.toml", pkgfile.MaxManifest)
 	switch {
 	case err == nil:
@@ -159,6 +164,7 @@ func (p *PM) manifest(ctx context.Context, name, version, root string, pkg *pack
 		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml: layer ignored: %v", err), File: tomlPath, Package: id},
 			"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
+	rec.ObserveTree(filepath.Join(root, manifest.DefaultSkillsPath))
 	if !embeds && skill.Embeds(root) {
 		embeds = true
 	}

@@ -102,11 +102,12 @@ func TestActivePluginsLinear(t *testing.T) {
 
 // BenchmarkActivePluginsMonorepo measures active_plugins in process on a
 // workspace of 1,000 members and 300 dependencies installed at the root
-// (one in ten with a plugin).
+// (one in ten with a plugin), without the persisted cache.
 func BenchmarkActivePluginsMonorepo(b *testing.B) {
 	ws := b.TempDir()
 	ids := genMonorepo(b, ws, 1000, 300)
 	p, _ := newPM(b, ws, nil)
+	p.cacheRoot = ""
 	disk := &countingDisk{}
 	p.diskReader = disk
 	for b.Loop() {

@@ -31,6 +31,9 @@ type Metadata struct {
 // Normalized returns the PEP 503 normalized name.
 func (m Metadata) Normalized() string { return pyname.Normalize(m.Name) }
 
+// maxMetadataLine bounds one line of a METADATA header.
+const maxMetadataLine = 1 << 20
+
 // ParseMetadata reads the header block of a METADATA or PKG-INFO file.
 // Header names are case-insensitive; continuation lines are folded; the
 // first of a repeated single-use field wins; the body is ignored.
@@ -64,10 +67,21 @@ func ParseMetadata(data []byte) (Metadata, error) {
 		}
 		key, val = "", ""
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
+	// Lines are cut from data in place: no scanner buffer per file (this
+	// runs once per installed distribution).
+	var lineErr error
+	for rest := data; len(rest) > 0; {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if len(raw) >= maxMetadataLine {
+			lineErr = bufio.ErrTooLong
+			break
+		}
+		line := strings.TrimRight(string(raw), "\r")
 		if line == "" {
 			break
 		}
@@ -85,8 +99,8 @@ func ParseMetadata(data []byte) (Metadata, error) {
 		key, val = strings.TrimSpace(k), v
 	}
 	flush()
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return m, fmt.Errorf("METADATA: %w", err)
+	if lineErr != nil {
+		return m, fmt.Errorf("METADATA: %w", lineErr)
 	}
 	m.Name = strings.ToValidUTF8(m.Name, "\uFFFD")
 	m.Summary = strings.ToValidUTF8(m.Summary, "\uFFFD")

@@ -15,6 +15,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -71,10 +72,10 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 	if local {
 		if env := p.environment(); env != nil {
 			if d, ok := env.Lookup(name); ok && matches(req, d.Version) {
-				return p.fromDist(ctx, d.Name, d.Version, d.Site, d.DistInfo), nil
+				return p.fromDist(ctx, d.Name, d.Version, d.Site, d.DistInfo, nil), nil
 			}
 		}
-		if in, ok := p.cachedDist(name, req); ok {
+		if in, ok := p.cachedDist(name, req, nil); ok {
 			// An exact pin is immutable; "check" with a range asks the
 			// index whether something newer satisfies it.
 			if _, exact := exactPin(req); exact || update == protocol.UpdateNone {
@@ -83,7 +84,7 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 		}
 	}
 	if update == protocol.UpdateNone {
-		if in, ok := p.cachedDist(name, req); ok {
+		if in, ok := p.cachedDist(name, req, nil); ok {
 			return in, nil
 		}
 		return installed{}, protocol.ErrOffline(id)
@@ -92,7 +93,7 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 	if err != nil && update == protocol.UpdateCheck && protocol.CodeOf(err) == protocol.CodeRegistry {
 		// The index could not say whether something newer exists: what is
 		// cached still satisfies the requirement.
-		if cached, ok := p.cachedDist(name, req); ok {
+		if cached, ok := p.cachedDist(name, req, nil); ok {
 			p.log.Warn("package index unreachable; serving the cached copy", "id", cached.id, "err", err)
 			return cached, nil
 		}
@@ -107,8 +108,9 @@ func (p *PM) distDir(name, version string) string {
 
 // cachedDist returns the greatest cached distribution of name satisfying
 // req.
-func (p *PM) cachedDist(name, req string) (installed, bool) {
+func (p *PM) cachedDist(name, req string, rec *depcache.Recorder) (installed, bool) {
 	base := filepath.Join(p.cache, "dist", name)
+	rec.ObserveDir(base)
 	var cands []string
 	for _, v := range listDir(base) {
 		if strings.HasPrefix(v, ".") {
@@ -123,7 +125,7 @@ func (p *PM) cachedDist(name, req string) (installed, bool) {
 	}
 	versions.Sort(versions.PEP440, cands)
 	for i := len(cands) - 1; i >= 0; i-- {
-		if in, ok := p.unpacked(name, cands[i]); ok {
+		if in, ok := p.unpacked(name, cands[i], rec); ok {
 			return in, true
 		}
 	}
@@ -131,9 +133,10 @@ func (p *PM) cachedDist(name, req string) (installed, bool) {
 }
 
 // unpacked describes the cache directory of name@version.
-func (p *PM) unpacked(name, version string) (installed, bool) {
+func (p *PM) unpacked(name, version string, rec *depcache.Recorder) (installed, bool) {
 	dir := p.distDir(name, version)
-	in := installed{id: pkgID(name, version), site: dir}
+	rec.ObserveDir(dir)
+	in := installed{id: pkgID(name, version), site: dir, rec: rec}
 	for _, e := range listDir(dir) {
 		if strings.HasSuffix(e, ".dist-info") {
 			in.distInfo = filepath.Join(dir, e)
@@ -142,6 +145,7 @@ func (p *PM) unpacked(name, version string) (installed, bool) {
 	}
 	// An sdist: one directory holding PKG-INFO.
 	for _, e := range listDir(dir) {
+		rec.Observe(filepath.Join(dir, e, "PKG-INFO"))
 		if _, err := os.Stat(filepath.Join(dir, e, "PKG-INFO")); err == nil {
 			in.source = filepath.Join(dir, e)
 			return in, true
@@ -227,7 +231,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	unlock := p.lock(name + "@" + c.version)
 	defer unlock()
 	if !force {
-		if in, ok := p.unpacked(name, c.version); ok {
+		if in, ok := p.unpacked(name, c.version, nil); ok {
 			return in, nil
 		}
 	}
@@ -306,7 +310,7 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if err := swapInto(stage, dest, force); err != nil {
 		return installed{}, protocol.ErrResource(what, err)
 	}
-	in, ok := p.unpacked(name, c.version)
+	in, ok := p.unpacked(name, c.version, nil)
 	if !ok {
 		return installed{}, protocol.ErrInvalidContent(exact, "unpacked distribution has no metadata")
 	}

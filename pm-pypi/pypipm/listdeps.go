@@ -57,7 +57,7 @@ func (p *PM) depsCache() *depcache.Cache {
 	if !p.cacheSet {
 		return nil
 	}
-	return depcache.New(filepath.Join(p.cache, "deps"))
+	return depcache.New(filepath.Join(p.cache, "deps")).Remembering(&p.verified)
 }
 
 // depsHead is the first line of a persisted answer: what it depends on

@@ -13,6 +13,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -42,16 +43,17 @@ type installed struct {
 	// editable is set when source is the project directory of an
 	// editable install, corroborated by the installed files.
 	editable bool
+	// rec records what active_plugins reads about this distribution, for
+	// the persisted answer; nil elsewhere.
+	rec *depcache.Recorder
 	// editableVia names the installed file (a .pth file or __editable__
 	// finder listed in RECORD) that corroborates editable.
 	editableVia string
 }
 
-// ActivePlugins returns the plugins embedded in the given pypi dependencies,
-// as installed in the project's virtualenv (or, for an exact version the
-// virtualenv does not hold, as unpacked in the cache). It never uses the
-// network.
-func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+// computeOffers answers active_plugins (see ActivePlugins) for the source
+// trees local, recording in rec what it read.
+func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local map[string]string, rec *depcache.Recorder) ([]protocol.Offer, error) {
 	var names []string
 	reqs := map[string]string{}
 	for _, d := range deps {
@@ -63,16 +65,18 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		names = append(names, name)
 		reqs[name] = req
 	}
+	p.recordEnvironment(rec)
 	var inst map[string]installed
 	if env := p.environment(); env != nil {
 		inst = map[string]installed{}
 		for n, d := range env.LookupAll(names) {
-			inst[n] = p.fromDist(ctx, d.Name, d.Version, d.Site, d.DistInfo)
+			inst[n] = installed{id: pkgID(d.Name, canon(d.Version)), site: d.Site, distInfo: d.DistInfo}
 		}
 	}
-	local := p.localTrees(ctx)
-	// Each dependency is a handful of small file reads: overlap them.
+	// Each dependency is a handful of small file reads: overlap them, each
+	// recorded apart and merged after.
 	results := make([][]protocol.Offer, len(names))
+	recs := make([]depcache.Recorder, len(names))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(4, len(names)) {
@@ -80,7 +84,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = p.depOffers(ctx, names[i], reqs[names[i]], inst, local)
+				results[i] = p.depOffers(ctx, names[i], reqs[names[i]], inst, local, &recs[i])
 			}
 		}()
 	}
@@ -96,20 +100,22 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		return nil, err
 	}
 	offers := []protocol.Offer{}
-	for _, r := range results {
+	for i, r := range results {
 		offers = append(offers, r...)
+		rec.Merge(&recs[i])
 	}
 	return offers, nil
 }
 
 // localTree describes the source tree of a path dependency; its version is
 // the requested exact one, else the tree's own [project] version.
-func (p *PM) localTree(name, req, dir string) (installed, bool) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+func (p *PM) localTree(name, req, dir string, rec *depcache.Recorder) (installed, bool) {
+	if !rec.ObserveDir(dir) {
 		return installed{}, false
 	}
 	version, ok := exactPin(req)
 	if !ok {
+		rec.Observe(filepath.Join(dir, "pyproject.toml"))
 		data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
 		if err != nil {
 			return installed{}, false
@@ -120,15 +126,18 @@ func (p *PM) localTree(name, req, dir string) (installed, bool) {
 		}
 		version = canon(proj.Version)
 	}
-	return installed{id: pkgID(name, version), source: dir}, true
+	return installed{id: pkgID(name, version), source: dir, rec: rec}, true
 }
 
 // depOffers returns the offers of one dependency: its installed copy, an
 // exact cached version the virtualenv does not hold, or its source tree.
-func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]installed, local map[string]string) []protocol.Offer {
+func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]installed, local map[string]string, rec *depcache.Recorder) []protocol.Offer {
 	in, ok := inst[n]
+	if ok {
+		in = p.fromDist(ctx, in.id.Name, in.id.Version, in.site, in.distInfo, rec)
+	}
 	if !ok || !matches(req, in.id.Version) {
-		cached, cok := p.cachedDist(n, req)
+		cached, cok := p.cachedDist(n, req, rec)
 		switch {
 		case cok:
 			in, ok = cached, true
@@ -139,7 +148,7 @@ func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]insta
 	if dir, isLocal := local[n]; isLocal && (!ok || in.source == "") {
 		// A path or editable dependency: its source tree, even when the
 		// virtualenv holds no (or a non-editable) copy.
-		if tree, tok := p.localTree(n, req, dir); tok {
+		if tree, tok := p.localTree(n, req, dir, rec); tok {
 			in, ok = tree, true
 		}
 	}
@@ -149,8 +158,10 @@ func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]insta
 	return p.offers(ctx, in, false)
 }
 
-func (p *PM) fromDist(ctx context.Context, name, version, site, distInfo string) installed {
-	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo}
+func (p *PM) fromDist(ctx context.Context, name, version, site, distInfo string, rec *depcache.Recorder) installed {
+	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo, rec: rec}
+	rec.ObserveDir(distInfo)
+	rec.Observe(filepath.Join(distInfo, "METADATA"))
 	if dir, via, ok := p.editableProject(ctx, in); ok {
 		in.source, in.editable, in.editableVia = dir, true, via
 	}
@@ -172,6 +183,7 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 	var eps []distinfo.EntryPoint
 	var tops []string
 	if in.distInfo != "" {
+		in.rec.Observe(filepath.Join(in.distInfo, "entry_points.txt"))
 		data, err := pkgfile.ReadFile(in.distInfo, "entry_points.txt", pkgfile.MaxManifest)
 		switch {
 		case err == nil:
@@ -187,11 +199,11 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("entry_points.txt cannot be read (%v); the entry points it declares are ignored", err), File: epf, Package: idRef(in.id)},
 				"ignoring entry points", "id", in.id, "err", err)
 		}
-		tops = p.topLevel(ctx, in.id, in.distInfo)
+		tops = p.topLevel(ctx, in.id, in.distInfo, in.rec)
 	}
 	var topDirs []string
 	for _, t := range tops {
-		if d := filepath.Join(in.site, t); isDir(d) {
+		if d := filepath.Join(in.site, t); in.rec.ObserveDir(d) {
 			topDirs = append(topDirs, d)
 		}
 	}
@@ -199,6 +211,7 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 		// An sdist or source tree: its packages are its directories (or
 		// those under src/).
 		for _, base := range []string{in.source, filepath.Join(in.source, "src")} {
+			in.rec.ObserveDir(base)
 			for _, e := range listDir(base) {
 				d := filepath.Join(base, e)
 				if isDir(d) && !strings.HasPrefix(e, ".") && e != "src" {
@@ -237,6 +250,8 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 	// No entry point: a SYMPOSIUM.toml in a top-level package offers it
 	// (and, when loading on request, a skills/ directory).
 	for _, dir := range topDirs {
+		in.rec.ObserveDir(dir)
+		in.rec.Observe(filepath.Join(dir, ManifestFile))
 		_, err := os.Lstat(filepath.Join(dir, ManifestFile))
 		if err != nil && !(loose && skill.Embeds(dir)) {
 			continue
@@ -269,7 +284,7 @@ func (p *PM) packageDir(in installed, module string) (string, bool) {
 			continue
 		}
 		dir := filepath.Join(r, rel)
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if in.rec.ObserveDir(dir) {
 			return dir, true
 		}
 	}
@@ -280,7 +295,8 @@ func (p *PM) packageDir(in installed, module string) (string, bool) {
 // there is the one declared layer, merged over the defaults.
 func (p *PM) dirOffer(ctx context.Context, in installed, name, dir, what string) (protocol.Offer, bool) {
 	var layers []manifest.Layer
-	tbl, ok, refused := p.readTOML(ctx, in.id, dir)
+	in.rec.ObserveDir(dir)
+	tbl, ok, refused := p.readTOML(ctx, in.id, dir, in.rec)
 	if refused {
 		return protocol.Offer{}, false
 	}
@@ -317,6 +333,8 @@ func isDir(path string) bool {
 
 func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer, bool) {
 	var layers []manifest.Layer
+	in.rec.ObserveDir(in.source)
+	in.rec.Observe(filepath.Join(in.source, "pyproject.toml"))
 	if data, err := os.ReadFile(filepath.Join(in.source, "pyproject.toml")); err == nil {
 		proj, err := pyproject.Parse(data)
 		if err != nil {
@@ -327,7 +345,7 @@ func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer,
 			layers = append(layers, manifest.Layer{Source: "pyproject.toml [tool.symposium]", Table: proj.Symposium})
 		}
 	}
-	tbl, ok, refused := p.readTOML(ctx, in.id, in.source)
+	tbl, ok, refused := p.readTOML(ctx, in.id, in.source, in.rec)
 	if refused {
 		return protocol.Offer{}, false
 	}
@@ -350,7 +368,8 @@ func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer,
 // rules is refused (the package is not offered) with a warning naming the
 // package; one that does not decode is dropped with a warning; an absent
 // one silently.
-func (p *PM) readTOML(ctx context.Context, id protocol.PackageID, dir string) (tbl map[string]any, ok, refused bool) {
+func (p *PM) readTOML(ctx context.Context, id protocol.PackageID, dir string, rec *depcache.Recorder) (tbl map[string]any, ok, refused bool) {
+	rec.Observe(filepath.Join(dir, ManifestFile))
 	data, err := pkgfile.ReadFile(dir, ManifestFile, pkgfile.MaxManifest)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -394,7 +413,9 @@ const maxRecord = 16 << 20
 
 // topLevel lists a distribution's top-level import packages, from RECORD or
 // top_level.txt, each read with a cap.
-func (p *PM) topLevel(ctx context.Context, id protocol.PackageID, distInfo string) []string {
+func (p *PM) topLevel(ctx context.Context, id protocol.PackageID, distInfo string, rec *depcache.Recorder) []string {
+	rec.Observe(filepath.Join(distInfo, "RECORD"))
+	rec.Observe(filepath.Join(distInfo, "top_level.txt"))
 	data, err := pkgfile.ReadFile(distInfo, "RECORD", maxRecord)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("RECORD cannot be read (%v); the distribution's top-level packages are taken from top_level.txt", err),

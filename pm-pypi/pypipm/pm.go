@@ -16,6 +16,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
@@ -43,6 +44,12 @@ type PM struct {
 
 	venvOnce sync.Once
 	venv     *venv.Env
+
+	// warnings counts what log warned, so that an active_plugins answer
+	// whose computation warned is not persisted.
+	warnings depcache.Warnings
+	// verified spares active_plugins the stats list_deps just made.
+	verified depcache.Verified
 
 	depsOnce sync.Once
 	deps     []protocol.PackageID
@@ -87,6 +94,7 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	} else {
 		p.log = slog.New(redact.Handler(p.log.Handler()))
 	}
+	p.log = p.warnings.Wrap(p.log)
 	if s.CacheDir != "" {
 		p.cache = filepath.Join(s.CacheDir, Name)
 		p.cacheSet = true

@@ -178,7 +178,7 @@ func (p *PM) describe(ctx context.Context, name string) (*protocol.SearchHit, er
 			return hit, nil
 		}
 	}
-	if in, ok := p.unpacked(name, c.version); ok && in.distInfo != "" {
+	if in, ok := p.unpacked(name, c.version, nil); ok && in.distInfo != "" {
 		if data, err := pkgfile.ReadFile(in.distInfo, "METADATA", pkgfile.MaxManifest); err == nil {
 			if m, err := distinfo.ParseMetadata(data); err == nil {
 				hit.Description = m.Summary

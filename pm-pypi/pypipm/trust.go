@@ -79,6 +79,7 @@ type directURL struct {
 // direct_url.json ignored is a diagnostic of the request ctx belongs to.
 func (p *PM) editableProject(ctx context.Context, in installed) (string, string, bool) {
 	path := filepath.Join(in.distInfo, "direct_url.json")
+	in.rec.Observe(path)
 	data, err := readSmall(path, maxSmallFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", "", false
@@ -127,8 +128,10 @@ func (p *PM) editableProject(ctx context.Context, in installed) (string, string,
 // the top of site-packages (per its RECORD) is a .pth file or an editable
 // import finder naming dir (or a path under it), as setuptools, hatchling,
 // flit, pdm and uv write for editable installs.
-// It returns the name of that file.
+// It returns the name of that file. The files it reads are recorded in
+// in.rec.
 func (p *PM) pointsAt(in installed, dir string) (string, bool) {
+	in.rec.Observe(filepath.Join(in.distInfo, "RECORD"))
 	data, err := readSmall(filepath.Join(in.distInfo, "RECORD"), maxSmallFile*8)
 	if err != nil {
 		return "", false
@@ -145,6 +148,7 @@ func (p *PM) pointsAt(in installed, dir string) (string, bool) {
 		if !strings.HasSuffix(name, ".pth") && !(strings.HasPrefix(name, "__editable__") && strings.HasSuffix(name, ".py")) {
 			continue
 		}
+		in.rec.Observe(filepath.Join(in.site, name))
 		body, err := readSmall(filepath.Join(in.site, name), maxSmallFile)
 		if err != nil {
 			continue

@@ -4,7 +4,6 @@
 package venv
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -230,24 +230,42 @@ func ReadMetadata(distInfo string) (distinfo.Metadata, error) {
 		return distinfo.Metadata{}, err
 	}
 	defer f.Close()
-	// Read up to the blank line that ends the headers.
-	r := bufio.NewReaderSize(io.LimitReader(f, maxMetadataHeader), 8192)
-	var buf bytes.Buffer
-	for {
-		line, err := r.ReadSlice('\n')
-		if len(bytes.TrimRight(line, "\r\n")) == 0 && len(line) > 0 {
-			break
-		}
-		buf.Write(line)
-		if err != nil {
-			break
-		}
+	header, err := readHeader(f, maxMetadataHeader)
+	if err != nil {
+		return distinfo.Metadata{}, fmt.Errorf("%s: reading METADATA: %w", distInfo, err)
 	}
-	m, err := distinfo.ParseMetadata(buf.Bytes())
+	m, err := distinfo.ParseMetadata(header)
 	if err != nil {
 		return m, fmt.Errorf("%s: %w", distInfo, err)
 	}
 	return m, nil
+}
+
+// readHeader reads r up to the blank line ending an email-style header
+// (what follows is the description, often most of the file), at most limit
+// bytes, into one buffer sized to a typical header: no reader buffer per
+// file.
+func readHeader(r io.Reader, limit int) ([]byte, error) {
+	buf := make([]byte, 0, 2048)
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), limit-len(buf)))
+		}
+		from := max(0, len(buf)-2)
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if bytes.HasPrefix(buf, []byte("\n")) || bytes.HasPrefix(buf, []byte("\r\n")) ||
+			bytes.Contains(buf[from:], []byte("\n\n")) || bytes.Contains(buf[from:], []byte("\n\r\n")) {
+			return buf, nil
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // EntryPoints reads the dist's entry_points.txt (empty when absent), a

@@ -259,6 +259,9 @@ func HookVariants(b *testing.B, bin, workspace string, deps int) []Variant {
 func ReportRatios(b *testing.B, med map[string]float64, tool string) {
 	b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
 	b.ReportMetric(med["cold"]/med["nullpm"], "cold/nullpm")
+	if base, ok := med["baseline-cached"]; ok {
+		b.ReportMetric(base/med["nullpm"], "baseline-cached/nullpm")
+	}
 	if t, ok := med[tool]; ok {
 		b.ReportMetric(t/med["cached"], tool+"/cached")
 		b.ReportMetric(t/med["cold"], tool+"/cold")

@@ -90,7 +90,8 @@ func (s Stamp) Fresh() bool { return Take(s.Path) == s }
 // Cache is a directory of entries. A nil Cache, or one with an empty
 // directory, stores nothing and finds nothing.
 type Cache struct {
-	dir string
+	dir      string
+	verified *Verified
 }
 
 // New returns a cache keeping its entries in dir, which is created on the
@@ -116,10 +117,12 @@ func (c *Cache) Load(key string) ([]byte, bool) {
 	if err != nil || e.Key != key {
 		return nil, false
 	}
-	for _, s := range e.Stamps {
-		if !s.Fresh() {
-			return nil, false
-		}
+	var found func([]Stamp)
+	if c.verified != nil {
+		found = c.verified.note
+	}
+	if !allFresh(e.Stamps, nil, found) {
+		return nil, false
 	}
 	return e.Value, true
 }
@@ -255,28 +258,48 @@ func parseStamp(line string) (Stamp, error) {
 // Recorder collects the stamps of the inputs a computation reads, once per
 // path, in the order they were first observed. The stamp is taken before the
 // input is read, so a change racing with the read makes the entry stale
-// rather than wrong. A Recorder is not safe for concurrent use.
+// rather than wrong. A Recorder is not safe for concurrent use. A nil
+// *Recorder records nothing: code shared by cached and uncached paths takes
+// one and passes nil where nothing is persisted.
 type Recorder struct {
-	seen   map[string]bool
-	stamps []Stamp
+	seen    map[string]int // path → index in stamps
+	stamps  []Stamp
+	tainted bool
 }
 
 // Observe records path's current stamp, unless it was recorded already.
 func (r *Recorder) Observe(path string) {
-	if r.seen[path] {
+	if r == nil {
+		return
+	}
+	if _, ok := r.seen[path]; ok {
 		return
 	}
 	r.record(Take(path))
 }
 
 func (r *Recorder) record(s Stamp) {
-	if r.seen == nil {
-		r.seen = map[string]bool{}
-	}
-	if r.seen[s.Path] {
+	if r == nil {
 		return
 	}
-	r.seen[s.Path] = true
+	if r.seen == nil {
+		r.seen = map[string]int{}
+	}
+	if _, ok := r.seen[s.Path]; ok {
+		return
+	}
+	if s.Size < 0 {
+		// An absent path whose parent directory was recorded before it
+		// needs no stamp of its own: creating it changes the parent's
+		// modification time (or, for a parent that was absent or a file,
+		// the parent's whole stamp). It halves what a hit validates for
+		// packages that lack most optional files.
+		if _, ok := r.seen[filepath.Dir(s.Path)]; ok {
+			r.seen[s.Path] = -1
+			return
+		}
+	}
+	r.seen[s.Path] = len(r.stamps)
 	r.stamps = append(r.stamps, s)
 }
 
@@ -294,7 +317,12 @@ func (r *Recorder) ReadFile(path string) ([]byte, error) {
 }
 
 // Stamps returns the recorded stamps.
-func (r *Recorder) Stamps() []Stamp { return r.stamps }
+func (r *Recorder) Stamps() []Stamp {
+	if r == nil {
+		return nil
+	}
+	return r.stamps
+}
 
 // AppendDeps appends deps to b in the compact form a cached list_deps answer
 // takes, one "name version" line each, which decodes several times faster

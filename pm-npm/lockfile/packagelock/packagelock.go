@@ -74,6 +74,16 @@ func Parse(data []byte) (*Lock, error) {
 // file; its errors name file, with the line and column of a syntax error.
 func ParseFile(file string, data []byte) (*Lock, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	// Fastest path: the shape npm writes, scanned without building what is
+	// not kept.
+	if version, packages, deps, ok := scanLock(data); ok {
+		l := &Lock{Packages: packages}
+		if err := l.setVersion(version); err != nil {
+			return nil, err
+		}
+		l.loadV1(deps)
+		return l, nil
+	}
 	// Fast path: a well-formed lockfile decodes in one pass.
 	// The v1 tree is kept raw: v2 files repeat it in full, and only files
 	// without "packages" need it.

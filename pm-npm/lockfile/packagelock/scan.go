@@ -1,0 +1,449 @@
+package packagelock
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// scanLock decodes a lockfile the way Parse's typed pass does, for the
+// shape npm writes, in one pass over the bytes: the "packages" entries go
+// straight into Package values, every other value is checked and skipped
+// without being built. It reports false on anything outside that shape
+// (an escaped or differently cased key, a field of another type, a null
+// entry, invalid UTF-8, very deep nesting, a syntax error); Parse then
+// decodes the document with encoding/json, whose answer is the reference
+// (FuzzScanMatchesDecode holds the two to the same result).
+func scanLock(data []byte) (lockfileVersion json.RawMessage, packages map[string]Package, deps json.RawMessage, ok bool) {
+	// One string of the whole document: the names and versions kept are
+	// slices of it, not an allocation each.
+	s := scanner{data: data, text: string(data)}
+	s.space()
+	if !s.byte('{') {
+		return nil, nil, nil, false
+	}
+	s.space()
+	if s.byte('}') {
+		return nil, nil, nil, s.end()
+	}
+	seenPackages := false
+	for {
+		key, ok := s.plainString()
+		if !ok || !s.colon() || !isASCII(key) {
+			return nil, nil, nil, false
+		}
+		switch {
+		case key == "lockfileVersion":
+			start := s.i
+			if !s.skip(0) {
+				return nil, nil, nil, false
+			}
+			lockfileVersion = json.RawMessage(data[start:s.i])
+		case key == "packages":
+			if seenPackages {
+				return nil, nil, nil, false // encoding/json merges repeated maps
+			}
+			seenPackages = true
+			if s.peek() == 'n' {
+				if !s.literal("null") {
+					return nil, nil, nil, false
+				}
+				packages = nil
+				break
+			}
+			if packages, ok = s.packages(); !ok {
+				return nil, nil, nil, false
+			}
+		case key == "dependencies":
+			start := s.i
+			if !s.skip(0) {
+				return nil, nil, nil, false
+			}
+			deps = json.RawMessage(data[start:s.i])
+		case foldsTo(key, "lockfileVersion", "packages", "dependencies"):
+			return nil, nil, nil, false // encoding/json matches keys case-insensitively
+		default:
+			if !s.skip(0) {
+				return nil, nil, nil, false
+			}
+		}
+		s.space()
+		if s.byte(',') {
+			s.space()
+			continue
+		}
+		if s.byte('}') {
+			return lockfileVersion, packages, deps, s.end()
+		}
+		return nil, nil, nil, false
+	}
+}
+
+// foldsTo reports whether key equals one of names ignoring case, but
+// none exactly.
+func foldsTo(key string, names ...string) bool {
+	for _, n := range names {
+		if len(key) == len(n) && key != n && asciiFold(key, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiFold(a, b string) bool {
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if y >= 'A' && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// packageFields are the keys of Package, for the case-folding check.
+var packageFields = []string{"name", "version", "resolved", "integrity", "link", "dev", "optional"}
+
+type scanner struct {
+	data []byte
+	text string // data as a string
+	i    int
+}
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.data) {
+		return s.data[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) byte(c byte) bool {
+	if s.i < len(s.data) && s.data[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) colon() bool {
+	s.space()
+	if !s.byte(':') {
+		return false
+	}
+	s.space()
+	return true
+}
+
+// end reports whether only white space is left.
+func (s *scanner) end() bool {
+	s.space()
+	return s.i == len(s.data)
+}
+
+func (s *scanner) literal(lit string) bool {
+	if len(s.data)-s.i >= len(lit) && string(s.data[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// plainString reads a string without escapes, of valid UTF-8 and without
+// control characters; anything else is not plain.
+func (s *scanner) plainString() (string, bool) {
+	if !s.byte('"') {
+		return "", false
+	}
+	start := s.i
+	ascii := true
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == '"':
+			str := s.text[start:s.i]
+			s.i++
+			if !ascii && !utf8.ValidString(str) {
+				return "", false
+			}
+			return str, true
+		case c == '\\' || c < 0x20:
+			return "", false
+		case c >= 0x80:
+			ascii = false
+		}
+		s.i++
+	}
+	return "", false
+}
+
+// stringValue reads a string, decoding escapes through encoding/json.
+func (s *scanner) stringValue() (string, bool) {
+	start := s.i
+	if v, ok := s.plainString(); ok {
+		return v, true
+	}
+	s.i = start
+	if !s.skipString() {
+		return "", false
+	}
+	var v string
+	if json.Unmarshal(s.data[start:s.i], &v) != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// skipString checks and skips a string, escapes included.
+func (s *scanner) skipString() bool {
+	if !s.byte('"') {
+		return false
+	}
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			s.i++
+			switch s.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for range 4 {
+					if !isHex(s.peek()) {
+						return false
+					}
+					s.i++
+				}
+			default:
+				return false
+			}
+			continue
+		}
+		s.i++
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// skipNumber checks and skips a number by JSON's grammar.
+func (s *scanner) skipNumber() bool {
+	s.byte('-')
+	switch {
+	case s.byte('0'):
+	case s.peek() >= '1' && s.peek() <= '9':
+		for s.peek() >= '0' && s.peek() <= '9' {
+			s.i++
+		}
+	default:
+		return false
+	}
+	if s.byte('.') {
+		if !(s.peek() >= '0' && s.peek() <= '9') {
+			return false
+		}
+		for s.peek() >= '0' && s.peek() <= '9' {
+			s.i++
+		}
+	}
+	if s.peek() == 'e' || s.peek() == 'E' {
+		s.i++
+		if !s.byte('+') {
+			s.byte('-')
+		}
+		if !(s.peek() >= '0' && s.peek() <= '9') {
+			return false
+		}
+		for s.peek() >= '0' && s.peek() <= '9' {
+			s.i++
+		}
+	}
+	return true
+}
+
+// maxScanDepth bounds the nesting skip follows; deeper documents are left
+// to encoding/json.
+const maxScanDepth = 512
+
+// skip checks and skips one value.
+func (s *scanner) skip(depth int) bool {
+	if depth > maxScanDepth {
+		return false
+	}
+	switch c := s.peek(); {
+	case c == '"':
+		return s.skipString()
+	case c == '{':
+		s.i++
+		s.space()
+		if s.byte('}') {
+			return true
+		}
+		for {
+			if !s.skipString() || !s.colon() || !s.skip(depth+1) {
+				return false
+			}
+			s.space()
+			if s.byte(',') {
+				s.space()
+				continue
+			}
+			return s.byte('}')
+		}
+	case c == '[':
+		s.i++
+		s.space()
+		if s.byte(']') {
+			return true
+		}
+		for {
+			if !s.skip(depth + 1) {
+				return false
+			}
+			s.space()
+			if s.byte(',') {
+				s.space()
+				continue
+			}
+			return s.byte(']')
+		}
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	default:
+		return s.skipNumber()
+	}
+}
+
+// packages reads the "packages" object.
+func (s *scanner) packages() (map[string]Package, bool) {
+	if !s.byte('{') {
+		return nil, false
+	}
+	out := map[string]Package{}
+	s.space()
+	if s.byte('}') {
+		return out, true
+	}
+	for {
+		key, ok := s.stringValue()
+		if !ok || !s.colon() {
+			return nil, false
+		}
+		p, ok := s.pkg()
+		if !ok {
+			return nil, false
+		}
+		out[key] = p
+		s.space()
+		if s.byte(',') {
+			s.space()
+			continue
+		}
+		if s.byte('}') {
+			return out, true
+		}
+		return nil, false
+	}
+}
+
+// pkg reads one entry; a repeated key's entry replaces the earlier one,
+// as encoding/json decodes each map element from zero.
+func (s *scanner) pkg() (Package, bool) {
+	var p Package
+	if !s.byte('{') {
+		return p, false // null or another type: left to encoding/json
+	}
+	s.space()
+	if s.byte('}') {
+		return p, true
+	}
+	for {
+		key, ok := s.plainString()
+		if !ok || !s.colon() || !isASCII(key) {
+			return p, false // non-ASCII keys may fold to a field's name
+		}
+		var str *string
+		var flag *bool
+		switch key {
+		case "name":
+			str = &p.Name
+		case "version":
+			str = &p.Version
+		case "resolved":
+			str = &p.Resolved
+		case "integrity":
+			str = &p.Integrity
+		case "link":
+			flag = &p.Link
+		case "dev":
+			flag = &p.Dev
+		case "optional":
+			flag = &p.Optional
+		default:
+			if foldsTo(key, packageFields...) || !s.skip(1) {
+				return p, false
+			}
+		}
+		switch {
+		case str != nil:
+			if s.peek() != '"' {
+				return p, false
+			}
+			v, ok := s.stringValue()
+			if !ok {
+				return p, false
+			}
+			*str = v
+		case flag != nil:
+			switch {
+			case s.literal("true"):
+				*flag = true
+			case s.literal("false"):
+				*flag = false
+			default:
+				return p, false
+			}
+		}
+		s.space()
+		if s.byte(',') {
+			s.space()
+			continue
+		}
+		return p, s.byte('}')
+	}
+}

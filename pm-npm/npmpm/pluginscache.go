@@ -1,0 +1,60 @@
+package npmpm
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// offersCacheKey names the persisted active_plugins answers and versions
+// their meaning; bump it whenever what an answer holds or is read from
+// changes.
+const offersCacheKey = "npm active_plugins 2"
+
+// offersCache is where active_plugins answers are persisted, or nil (which
+// stores nothing) when the host gave no cache directory.
+func (p *PM) offersCache() *depcache.Cache {
+	if p.cacheRoot == "" {
+		return nil
+	}
+	return depcache.New(filepath.Join(p.cacheRoot, "active_plugins")).Remembering(&p.verified)
+}
+
+// ActivePlugins implements pmserver.PM: for each npm dependency, the copy
+// installed under the workspace's node_modules (or, failing that, unpacked
+// in the cache) is offered when it embeds a plugin. It never uses the
+// network.
+//
+// The answer is persisted (sdk/depcache) keyed on the requested
+// dependencies and on the stamp of everything it was read from: each
+// node_modules and scope directory listed, each package directory and
+// package.json, SYMPOSIUM.toml (present or not) and skills/ tree, the
+// workspace's package.json and pnpm-workspace.yaml and the directories its
+// member globs listed. A hit costs one stat per input and opens no
+// package file. An answer whose computation logged a warning or sent the
+// host a diagnostic is not persisted, so the next hook computes it again
+// and sends the same diagnostics: a hit never hides one.
+func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	cache := p.offersCache()
+	key := depcache.OffersKey(offersCacheKey, []string{p.workspace}, deps)
+	if offers, ok := cache.LoadOffers(key, p.log); ok {
+		return offers, nil
+	}
+	var rec depcache.Recorder
+	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
+	offers, err := p.computeOffers(ctx, deps, &rec)
+	if err != nil || cache == nil {
+		return offers, err
+	}
+	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
+		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
+		return offers, nil
+	}
+	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {
+		p.log.Debug("cannot persist the active_plugins answer", "err", err)
+	}
+	return offers, nil
+}

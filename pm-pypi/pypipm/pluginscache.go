@@ -1,0 +1,90 @@
+package pypipm
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// offersCacheKey names the persisted active_plugins answers and versions
+// their meaning; bump it whenever what an answer holds or is read from
+// changes.
+const offersCacheKey = "pypi active_plugins 2"
+
+// offersCache is where active_plugins answers are persisted: nil, which
+// stores nothing, when the host gave no cache directory.
+func (p *PM) offersCache() *depcache.Cache {
+	if !p.cacheSet {
+		return nil
+	}
+	return depcache.New(filepath.Join(p.cache, "active_plugins")).Remembering(&p.verified)
+}
+
+// ActivePlugins returns the plugins embedded in the given pypi dependencies,
+// as installed in the project's virtualenv (or, for an exact version the
+// virtualenv does not hold, as unpacked in the cache). It never uses the
+// network.
+//
+// The answer is persisted (sdk/depcache) keyed on the requested
+// dependencies, the virtualenv candidates (VIRTUAL_ENV included) and the
+// path and editable dependencies list_deps resolved from the project's
+// manifests and lockfiles, and on the stamp of everything it was read
+// from: the virtualenv's directories and site-packages listings, each
+// distribution's .dist-info directory and the files read in it (METADATA,
+// direct_url.json, entry_points.txt, RECORD, top_level.txt), its top-level
+// package directories and their SYMPOSIUM.toml, source trees and their
+// pyproject.toml, and cached copies. A hit costs one stat per input. An answer whose computation logged a warning or sent the
+// host a diagnostic is not persisted, so the next hook computes it again
+// and sends the same diagnostics: a hit never hides one.
+func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	local := p.localTrees(ctx)
+	cache := p.offersCache()
+	keyCtx := append([]string{p.ws}, venv.Candidates(p.ws, p.getenv)...)
+	keyCtx = append(keyCtx, "")
+	for _, k := range slices.Sorted(maps.Keys(local)) {
+		keyCtx = append(keyCtx, k+"="+local[k])
+	}
+	key := depcache.OffersKey(offersCacheKey, keyCtx, deps)
+	if offers, ok := cache.LoadOffers(key, p.log); ok {
+		return offers, nil
+	}
+	var rec depcache.Recorder
+	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
+	offers, err := p.computeOffers(ctx, deps, local, &rec)
+	if err != nil || cache == nil {
+		return offers, err
+	}
+	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
+		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
+		return offers, nil
+	}
+	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {
+		p.log.Debug("cannot persist the active_plugins answer", "err", err)
+	}
+	return offers, nil
+}
+
+// recordEnvironment records what finding the virtualenv read: each
+// candidate directory, its lib and lib64 listings, and the site-packages
+// directories whose listings active_plugins searches.
+func (p *PM) recordEnvironment(rec *depcache.Recorder) {
+	if rec == nil {
+		return
+	}
+	for _, c := range venv.Candidates(p.ws, p.getenv) {
+		rec.ObserveDir(c)
+		rec.ObserveDir(filepath.Join(c, "lib"))
+		rec.ObserveDir(filepath.Join(c, "lib64"))
+	}
+	if env := p.environment(); env != nil {
+		for _, s := range env.SitePackages {
+			rec.ObserveDir(s)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+//go:build unix
+
+package discovery
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/benchkit"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// combined sizes: plugins per ecosystem in the combined workspace, 1,000
+// plugins in all.
+const combinedCargo, combinedNPM, combinedPyPI = 300, 400, 300
+
+const combinedSkill = "---\nname: s\ndescription: d\n---\n"
+
+// genCombined writes a workspace that is a Rust crate with combinedCargo
+// vendored dependencies, an npm project with combinedNPM installed ones and
+// a Python project with combinedPyPI in its virtualenv, every dependency
+// embedding a plugin with one skill. It returns each PM's dependencies as
+// its list_deps reports them.
+func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
+	tb.Helper()
+	files := map[string]string{
+		".cargo/config.toml": "[source.crates-io]\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"vendor\"\n",
+		"src/lib.rs":         "",
+		".venv/pyvenv.cfg":   "version = 3.12.1\n",
+	}
+	deps := map[string][]protocol.PackageID{}
+	var cdecl, clock, cnames strings.Builder
+	for i := range combinedCargo {
+		n := fmt.Sprintf("crate-%04d", i)
+		fmt.Fprintf(&cdecl, "%s = \"1\"\n", n)
+		fmt.Fprintf(&cnames, "%q,", n)
+		fmt.Fprintf(&clock, "\n[[package]]\nname = %q\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n", n)
+		files["vendor/"+n+"/Cargo.toml"] = fmt.Sprintf("[package]\nname = %q\nversion = \"1.0.0\"\n", n)
+		files["vendor/"+n+"/skills/s/SKILL.md"] = combinedSkill
+		deps["cargo"] = append(deps["cargo"], protocol.PackageID{PM: "cargo", Name: n, Version: "1.0.0"})
+	}
+	files["Cargo.toml"] = "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\n" + cdecl.String()
+	files["Cargo.lock"] = "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [" + strings.TrimSuffix(cnames.String(), ",") + "]\n" + clock.String()
+	var ndecl []string
+	for i := range combinedNPM {
+		n := fmt.Sprintf("pkg-%04d", i)
+		files["node_modules/"+n+"/package.json"] = fmt.Sprintf(`{"name":%q,"version":"1.0.0"}`, n)
+		files["node_modules/"+n+"/skills/s/SKILL.md"] = combinedSkill
+		ndecl = append(ndecl, fmt.Sprintf("%q:\"^1\"", n))
+		deps["npm"] = append(deps["npm"], protocol.PackageID{PM: "npm", Name: n, Version: "1.0.0"})
+	}
+	files["package.json"] = `{"name":"app","version":"1.0.0","dependencies":{` + strings.Join(ndecl, ",") + `}}`
+	site := ".venv/lib/python3.12/site-packages/"
+	var pdecl []string
+	for i := range combinedPyPI {
+		n := fmt.Sprintf("dist%04d", i)
+		di := site + n + "-1.0.dist-info/"
+		files[di+"METADATA"] = "Metadata-Version: 2.1\nName: " + n + "\nVersion: 1.0\n\n"
+		files[di+"RECORD"] = n + "/__init__.py,,\n"
+		files[site+n+"/__init__.py"] = ""
+		files[site+n+"/SYMPOSIUM.toml"] = ""
+		files[site+n+"/skills/s/SKILL.md"] = combinedSkill
+		pdecl = append(pdecl, fmt.Sprintf("%q", n))
+		deps["pypi"] = append(deps["pypi"], protocol.PackageID{PM: "pypi", Name: n, Version: "1.0"})
+	}
+	files["pyproject.toml"] = "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [" + strings.Join(pdecl, ", ") + "]\n"
+	for name, data := range files {
+		p := filepath.Join(ws, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return deps
+}
+
+// BenchmarkDiscoverCombined measures discover on a combined workspace of
+// 1,000 plugins (300 cargo, 400 npm, 300 pypi) against its slowest PM:
+// each round runs discover (spawning the three PMs, all answering from
+// their persisted caches) and each PM's whole hook alone, and reports the
+// medians and discover/slowest (target ≤ 1.2 plus the host's own
+// validation, which host-ms isolates: discover minus the slowest PM).
+// Run with -cpu 1,2 to compare the host on one core with two (the PMs,
+// separate processes, keep their own GOMAXPROCS).
+func BenchmarkDiscoverCombined(b *testing.B) {
+	bins := b.TempDir()
+	for _, pm := range BuiltinPMs {
+		benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-"+pm+"/cmd/symposium-pm-"+pm, bins)
+	}
+	ws, cache, home := b.TempDir(), b.TempDir(), b.TempDir()
+	deps := genCombined(b, ws)
+	env := map[string]string{"CARGO_HOME": home, "HOME": home, "VIRTUAL_ENV": ""}
+	set := Setup(&config.Config{}, bins, cache)
+	if len(set.Specs) != 3 {
+		b.Fatalf("setup: %+v", set)
+	}
+	discover := func() benchkit.Hook {
+		pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: cache, Env: env}, set.Specs...)
+		c0, start := cpuTime(), time.Now()
+		res := Discover(b.Context(), Options{Workspace: ws, Config: &config.Config{}, PMs: pms, Kinds: set.Kinds})
+		pms.Close()
+		h := benchkit.Hook{Wall: time.Since(start), CPU: cpuTime() - c0}
+		if len(res.Plugins) != combinedCargo+combinedNPM+combinedPyPI {
+			b.Fatalf("discover found %d plugins, warnings %q", len(res.Plugins), res.Warnings)
+		}
+		return h
+	}
+	// Fill the PMs' caches (a second run persists what the first could not).
+	for range 2 {
+		discover()
+		time.Sleep(60 * time.Millisecond)
+	}
+	variants := []benchkit.Variant{{Name: "discover", Run: discover}}
+	for _, pm := range BuiltinPMs {
+		bin := filepath.Join(bins, "symposium-pm-"+pm)
+		variants = append(variants, benchkit.Variant{Name: pm, Run: func() benchkit.Hook {
+			h := benchkit.RunWholeHook(b, bin, ws, cache, env, deps[pm])
+			if _, o := h.Counts(b); o != len(deps[pm]) {
+				b.Fatalf("%s offered %d plugins, want %d", pm, o, len(deps[pm]))
+			}
+			return h
+		}})
+	}
+	med := benchkit.Interleave(b, 10, variants...)
+	slowest := max(med["cargo"], med["npm"], med["pypi"])
+	b.ReportMetric(med["discover"]/slowest, "discover/slowest")
+	b.ReportMetric(med["discover"]-slowest, "host-ms")
+	benchkit.ReportLoad(b)
+}
