@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -406,7 +407,13 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("pm %s: %s: %v", e.PM, e.Method, e.Err)
+	cause := fmt.Sprint(e.Err)
+	msg := "pm " + e.PM + ": " + cause
+	if !strings.HasPrefix(cause, e.Method+": ") {
+		// A PM built on the SDK names the method itself (as in
+		// "active_plugins: invalid params: …"); say it once.
+		msg = fmt.Sprintf("pm %s: %s: %s", e.PM, e.Method, cause)
+	}
 	if len(e.Stderr) > 0 {
 		last := e.Stderr[max(0, len(e.Stderr)-5):]
 		msg += "; last stderr lines:"

@@ -86,6 +86,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
+	fmt.Fprintf(w, "  %-10s %s\n", "version", "print symposium-pm's version (also --version)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'symposium-pm COMMAND --help' for a command's flags; flags may come before")
 	fmt.Fprintln(w, "or after the arguments. Exit codes: 0 success, 1 the command's job failed")

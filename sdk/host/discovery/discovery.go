@@ -133,8 +133,8 @@ type Options struct {
 	// LookupEnv is the environment predicates read (nil: the process's).
 	LookupEnv func(string) (string, bool)
 	// Limits bound the walk of each enabled plugin's skill groups; zero
-	// fields take the defaults (skill.DefaultDepth,
-	// DefaultWalkEntries, DefaultWalkTime).
+	// fields take the defaults (skill.DefaultDepth, skill.DefaultEntries,
+	// skill.DefaultTime).
 	Limits skill.Limits
 	// WalkBudget bounds the time spent walking over all plugins of one
 	// discovery (zero: DefaultWalkBudget). Once it is spent, the remaining
