@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
-
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 

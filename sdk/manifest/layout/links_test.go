@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
-
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
