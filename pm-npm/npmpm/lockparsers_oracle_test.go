@@ -175,6 +175,9 @@ func TestListDepsAgainstLockfileParsers(t *testing.T) {
 // versions for workspaces (the other oracle covers 1 and 3): a version 2
 // lockfile written by npm, read by npm ls and by list_deps at the root.
 func TestListDepsWorkspacesLockV2AgainstNPMLs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an oracle test that runs npm install and npm ls on a workspace for minutes: make test runs it; -short (make race) skips it")
+	}
 	needNPM(t)
 	t.Parallel()
 	reg := fakeregistry.New()

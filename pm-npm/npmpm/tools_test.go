@@ -88,6 +88,9 @@ func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, env []st
 // with SYMPOSIUM_NPM_ALL_TOOLS=1 — and checks that
 // list_deps from each lockfile alone equals npm ls on npm's own lockfile.
 func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an oracle test that installs pnpm and yarn and locks every project with each for minutes: make test runs it; -short (make race) skips it")
+	}
 	needNPM(t)
 	t.Parallel()
 	reg := fakeregistry.New()
