@@ -212,6 +212,20 @@ func (d *decoder) installRefs(v any, path string) []InstallRef {
 	return out
 }
 
+// tableList decodes v, an array of tables at path, with each: nil when v is
+// not an array (a problem is recorded), else one element per table.
+func tableList[T any](d *decoder, v any, path string, each func(t map[string]any, path string) T) []T {
+	ts := d.tables(v, path)
+	if ts == nil {
+		return nil
+	}
+	out := make([]T, 0, len(ts))
+	for i, t := range ts {
+		out = append(out, each(t, indexPath(path, i)))
+	}
+	return out
+}
+
 // keys returns the table's keys in a stable order.
 func keys(t map[string]any) []string {
 	return slices.Sorted(maps.Keys(t))
@@ -240,37 +254,13 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 				m.Defaults = d.defaults(tt, p)
 			}
 		case keyInstallations:
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Installations = make([]Installation, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Installations = append(m.Installations, *d.installation(tt, indexPath(p, i)))
-			}
+			m.Installations = tableList(d, v, p, func(t map[string]any, p string) Installation { return *d.installation(t, p) })
 		case keyHooks:
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Hooks = make([]Hook, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Hooks = append(m.Hooks, d.hook(tt, indexPath(p, i)))
-			}
+			m.Hooks = tableList(d, v, p, d.hook)
 		case keySkills:
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Skills = make([]SkillGroup, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Skills = append(m.Skills, d.skillGroup(tt, indexPath(p, i)))
-			}
+			m.Skills = tableList(d, v, p, d.skillGroup)
 		case keyMCPServers:
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.MCPServers = make([]MCPServer, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.MCPServers = append(m.MCPServers, d.mcpServer(tt, indexPath(p, i)))
-			}
+			m.MCPServers = tableList(d, v, p, d.mcpServer)
 		case keySubcommand:
 			tt := d.table(v, p)
 			if tt != nil {
@@ -283,21 +273,9 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 				}
 			}
 		case keyPredicate:
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Predicate = make([]PredicateDef, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Predicate = append(m.Predicate, d.predicateDef(tt, indexPath(p, i)))
-			}
+			m.Predicate = tableList(d, v, p, d.predicateDef)
 		case keyPlugins:
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Plugins = make([]PluginRef, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Plugins = append(m.Plugins, d.pluginRef(tt, indexPath(p, i)))
-			}
+			m.Plugins = tableList(d, v, p, d.pluginRef)
 		default:
 			setExtra(&m.Extra, k, v)
 		}
