@@ -38,6 +38,11 @@ func rawPM(mode string) int {
 			if mode == "dies-on-long-line" {
 				return 2
 			}
+			if mode == "slow-long-line" {
+				// A loaded machine reading a long line: longer than the
+				// timeout and its grace, well within the slow timeout.
+				time.Sleep(7 * time.Second)
+			}
 			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "line too long"))
 			continue
 		}
