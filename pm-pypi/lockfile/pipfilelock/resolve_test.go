@@ -28,12 +28,6 @@ func TestResolve(t *testing.T) {
 // candidates when the lock names the package.
 func FuzzResolve(f *testing.F) {
 	locktest.FuzzResolve(f, Parse, func(l *Lock) []string {
-		var names []string
-		for _, p := range l.Packages {
-			if p.Name != "" {
-				names = append(names, p.Name)
-			}
-		}
-		return names
+		return locktest.Names(l.Packages, func(p Package) string { return p.Name })
 	}, locktest.ReadFile(f, "testdata/Pipfile.lock"))
 }

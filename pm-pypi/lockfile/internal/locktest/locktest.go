@@ -35,6 +35,18 @@ func ReadFile(tb testing.TB, path string) []byte {
 	return data
 }
 
+// Names returns the non-empty names name gives for the packages, in order:
+// the names a fuzzed lock must resolve.
+func Names[P any](packages []P, name func(P) string) []string {
+	var out []string
+	for _, p := range packages {
+		if n := name(p); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // FuzzResolve fuzzes a reader: for every input parse accepts, Resolve
 // answers without panicking, with candidates for each name locked returns
 // (the packages the lock must resolve), and with nil for a name no lock
