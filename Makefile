@@ -26,10 +26,19 @@ test: build
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED in:$$failed"; exit 1; fi
 
-## race: go test -race in every module (slower; CI runs it after test); each
-## module runs even when an earlier one fails, as in test
+## race: go test -race -short in every module (CI runs it after test): every
+## package's tests under the race detector, the testscript scenarios with the
+## host and the PMs race-built. -short skips only the oracle and simulation
+## tests that drive cargo, npm, pnpm or yarn for minutes (each
+## says so; test runs them). Each module runs even when an earlier one fails
+## and prints its time; RACEFLAGS adds flags (e.g. -p 1 on a small machine)
 race: build
-	@$(MAKE) --no-print-directory test TESTFLAGS="-race -timeout 30m $(TESTFLAGS)"
+	@failed=""; for m in $(MODULES); do \
+		echo "== race $$m"; start=$$(date +%s); \
+		(cd $$m && $(GO) test -race -short -timeout 30m $(RACEFLAGS) ./...) || failed="$$failed $$m"; \
+		echo "== race $$m: $$(( $$(date +%s) - start ))s"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED in:$$failed"; exit 1; fi
 
 ## lint: staticcheck in every module and deadcode over the workspace, with
 ## the tools pinned and installed into ./bin/tools (see scripts/lint.sh)

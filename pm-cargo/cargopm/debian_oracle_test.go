@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -52,335 +54,75 @@ serde = { version = "1.0.100", features = ["derive", "std"] }
 static_assertions = "1"
 `
 
-// debianCase is one generated layout: its files (slash paths under a
-// temporary directory; GIT:<repo> and REV:<repo> are replaced by the URL
-// and head commit of a local git repository the test makes), and the
-// directories the workspace is opened from.
+// debianCase is one generated layout, read from testdata/debian/cases: its
+// files (slash paths under a temporary directory; GIT:<repo> and
+// REV:<repo> are replaced by the URL and head commit of a local git
+// repository the test makes), and the directories the workspace is opened
+// from (the archive comment's "starts:" line).
 type debianCase struct {
 	files  map[string]string
 	starts []string
 }
 
-// debianGitRepos are the local git repositories the cases depend on: each
-// holds the files given, committed on "main"; a "dev" branch adds one more
-// commit and a tag "v0.3.0" marks the first.
-var debianGitRepos = map[string]map[string]string{
-	"plain": {
-		"Cargo.toml": "[package]\nname = \"gplain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nitoa = \"1\"\n",
-		"src/lib.rs": "",
-	},
-	"branchy": {
-		"Cargo.toml": "[package]\nname = \"gbranch\"\nversion = \"0.2.0\"\nedition = \"2021\"\n",
-		"src/lib.rs": "",
-	},
-	"tagged": {
-		"Cargo.toml": "[package]\nname = \"gtag\"\nversion = \"0.3.0\"\nedition = \"2021\"\n\n[dependencies]\nfnv = \"1\"\n",
-		"src/lib.rs": "",
-	},
-	"pinned": {
-		"Cargo.toml": "[package]\nname = \"grev\"\nversion = \"0.4.0\"\nedition = \"2021\"\n",
-		"src/lib.rs": "",
-	},
-	// The same name and version as a crate in the directory source: the
-	// lockfile must name each by source.
-	"cfgif": {
-		"Cargo.toml": "[package]\nname = \"cfg-if\"\nversion = \"1.0.0\"\nedition = \"2018\"\n",
-		"src/lib.rs": "",
-	},
-	// A repository holding a workspace; the dependency picks one crate.
-	"multi": {
-		"Cargo.toml":              "[workspace]\nmembers = [\"crates/*\"]\n",
-		"crates/one/Cargo.toml":   "[package]\nname = \"gone\"\nversion = \"1.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhex = \"0.4\"\n",
-		"crates/one/src/lib.rs":   "",
-		"crates/other/Cargo.toml": "[package]\nname = \"gother\"\nversion = \"1.2.0\"\nedition = \"2021\"\n",
-		"crates/other/src/lib.rs": "",
-	},
-	// A patch of a registry crate with a newer version.
-	"ryufork": {
-		"Cargo.toml": "[package]\nname = \"ryu\"\nversion = \"1.0.3\"\nedition = \"2018\"\n",
-		"src/lib.rs": "",
-	},
+// debianCases reads the generated shapes, by name; the archive comments
+// say what each covers.
+func debianCases(t *testing.T) map[string]debianCase {
+	t.Helper()
+	cases := map[string]debianCase{}
+	for name, ar := range readArchives(t, filepath.Join("testdata", "debian", "cases")) {
+		var starts []string
+		for _, line := range strings.Split(string(ar.Comment), "\n") {
+			if rest, ok := strings.CutPrefix(line, "starts:"); ok {
+				starts = strings.Fields(rest)
+			}
+		}
+		if len(starts) == 0 {
+			t.Fatalf("testdata/debian/cases/%s.txtar: no \"starts:\" line naming the directories to open", name)
+		}
+		cases[name] = debianCase{files: archiveFiles(ar), starts: starts}
+	}
+	return cases
 }
 
-const pkgEd = "version = \"0.1.0\"\nedition = \"2021\"\n"
+// debianGitRepos reads the local git repositories the cases depend on
+// (testdata/debian/repos), by name: each holds the files given, committed
+// on "main"; a "dev" branch adds one more commit and a tag "v0.3.0" marks
+// the first.
+func debianGitRepos(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	repos := map[string]map[string]string{}
+	for name, ar := range readArchives(t, filepath.Join("testdata", "debian", "repos")) {
+		repos[name] = archiveFiles(ar)
+	}
+	return repos
+}
 
-// debianCases are the generated shapes. Every case is written by this test.
-var debianCases = map[string]debianCase{
-	// Renames, optional dependencies and features, every dependency table
-	// and target tables, in a lone package.
-	"features": {files: map[string]string{
-		"ws/Cargo.toml": `[package]
-name = "feat"
-version = "0.2.0"
-edition = "2021"
+// readArchives parses every .txtar file of dir, by name without the
+// extension, failing when there is none.
+func readArchives(t *testing.T, dir string) map[string]*txtar.Archive {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no txtar archives in %s: %v", dir, err)
+	}
+	out := make(map[string]*txtar.Archive, len(paths))
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(p), ".txtar")] = ar
+	}
+	return out
+}
 
-[dependencies]
-serde = { version = "1", features = ["derive"], optional = true }
-either = { version = "1", optional = true, default-features = false }
-num = { package = "itoa", version = "1" }
-
-[features]
-default = []
-fmt = ["dep:either", "serde?/std"]
-
-[dev-dependencies]
-static_assertions = "1"
-
-[build-dependencies]
-autocfg = "1"
-
-[target.'cfg(windows)'.dependencies]
-scopeguard = "1"
-
-[target.'cfg(target_os = "macos")'.dev-dependencies]
-fnv = "1"
-
-[target.x86_64-pc-windows-gnu.build-dependencies]
-hex = "0.4"
-`,
-		"ws/src/lib.rs": "",
-	}, starts: []string{"ws", "ws/src"}},
-
-	// Workspace inheritance (package version, dependencies with a rename and
-	// a path), [patch] to a path, a root package with a
-	// member and default-members.
-	"inherit": {files: map[string]string{
-		"ws/Cargo.toml": `[package]
-name = "top"
-version.workspace = true
-edition = "2021"
-
-[dependencies]
-corelib = { workspace = true }
-mc = { workspace = true, optional = true }
-
-[dev-dependencies]
-app = { path = "crates/app" }
-
-[workspace]
-members = ["crates/*"]
-default-members = ["crates/app"]
-resolver = "2"
-
-[workspace.package]
-version = "1.2.3"
-
-[workspace.dependencies]
-serde = { version = "1.0.100", default-features = false }
-bytes_hex = { package = "hex", version = "0.4" }
-mc = { package = "memchr", version = "2" }
-corelib = { path = "crates/corelib" }
-
-[patch.crates-io]
-itoa = { path = "patches/itoa" }
-`,
-		"ws/src/lib.rs": "",
-		"ws/crates/corelib/Cargo.toml": `[package]
-name = "corelib"
-version.workspace = true
-edition = "2021"
-
-[dependencies]
-serde = { workspace = true, features = ["derive"] }
-bytes_hex = { workspace = true }
-itoa = "1"
-fnv = "1"
-`,
-		"ws/crates/corelib/src/lib.rs": "",
-		"ws/crates/app/Cargo.toml": `[package]
-name = "app"
-version = "0.9.0"
-edition = "2021"
-
-[dependencies]
-corelib = { workspace = true }
-memchr = "2"
-hexa = { package = "hex", version = "0.4", optional = true }
-
-[build-dependencies]
-ryu = "1"
-`,
-		"ws/crates/app/src/lib.rs":     "",
-		"ws/patches/itoa/Cargo.toml":   "[package]\nname = \"itoa\"\nversion = \"1.0.5\"\nedition = \"2018\"\n",
-		"ws/patches/itoa/src/lib.rs":   "",
-		"ws/crates/corelib/src/a/b.rs": "",
-	}, starts: []string{"ws", "ws/crates/app", "ws/crates/corelib/src/a", "ws/patches/itoa"}},
-
-	// [replace] of a registry crate by a path outside the root and of
-	// another by a git repository.
-	"replace": {files: map[string]string{
-		"ws/Cargo.toml": "[package]\nname = \"rep\"\n" + pkgEd + `
-[dependencies]
-fnv = "1"
-cfg-if = "1"
-hex = "0.4"
-
-[replace]
-"fnv:1.0.7" = { path = "../fnv" }
-"cfg-if:1.0.0" = { git = "GIT:cfgif" }
-`,
-		"ws/src/lib.rs":  "",
-		"fnv/Cargo.toml": "[package]\nname = \"fnv\"\nversion = \"1.0.7\"\nedition = \"2018\"\n",
-		"fnv/src/lib.rs": "",
-	}, starts: []string{"ws", "ws/src", "fnv"}},
-
-	// Git dependencies of every reference kind, a git [patch], and one name
-	// and version from two sources (the directory source and a git
-	// repository; one repository's default branch and another branch),
-	// across two members.
-	"git": {files: map[string]string{
-		"ws/Cargo.toml": `[workspace]
-members = ["m1", "m2"]
-
-[patch.crates-io]
-ryu = { git = "GIT:ryufork" }
-`,
-		"ws/m1/Cargo.toml": "[package]\nname = \"m1\"\n" + pkgEd + `
-[dependencies]
-gplain = { git = "GIT:plain" }
-gbranch = { git = "GIT:branchy", branch = "dev" }
-gtag = { git = "GIT:tagged", tag = "v0.3.0" }
-grev = { git = "GIT:pinned", rev = "REV:pinned" }
-cfg-if = "1"
-ryu = "1"
-`,
-		"ws/m1/src/lib.rs": "",
-		"ws/m2/Cargo.toml": "[package]\nname = \"m2\"\n" + pkgEd + `
-[dependencies]
-cfgif_git = { package = "cfg-if", git = "GIT:cfgif" }
-gone = { git = "GIT:multi" }
-gplain = { git = "GIT:plain" }
-gplain_dev = { package = "gplain", git = "GIT:plain", branch = "dev" }
-
-[dev-dependencies]
-cfg-if = "1.0"
-`,
-		"ws/m2/src/lib.rs": "",
-	}, starts: []string{"ws", "ws/m2", "ws/m1/src"}},
-
-	// Members listed explicitly under a broader exclude, an excluded
-	// package opened on its own, a glob with an exclude, a path dependency
-	// outside the root.
-	"excludes": {files: map[string]string{
-		"ws/Cargo.toml": `[workspace]
-members = ["crates/a", "crates/b", "tools/*"]
-exclude = ["crates", "tools/off"]
-`,
-		"ws/crates/a/Cargo.toml":  "[package]\nname = \"a\"\n" + pkgEd + "\n[dependencies]\neither = \"1\"\nb = { path = \"../b\" }\nc = { path = \"../c\" }\n",
-		"ws/crates/a/src/lib.rs":  "",
-		"ws/crates/b/Cargo.toml":  "[package]\nname = \"b\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\noutside = { path = \"../../../outside\" }\n",
-		"ws/crates/b/src/lib.rs":  "",
-		"ws/crates/c/Cargo.toml":  "[package]\nname = \"c\"\nversion = \"0.5.0\"\nedition = \"2021\"\n\n[dependencies]\nfnv = \"1\"\n",
-		"ws/crates/c/src/lib.rs":  "",
-		"ws/tools/on/Cargo.toml":  "[package]\nname = \"on\"\n" + pkgEd + "\n[dependencies]\nitoa = \"1\"\n",
-		"ws/tools/on/src/lib.rs":  "",
-		"ws/tools/off/Cargo.toml": "[package]\nname = \"off\"\n" + pkgEd + "\n[dependencies]\nryu = \"1\"\n",
-		"ws/tools/off/src/lib.rs": "",
-		"outside/Cargo.toml":      "[package]\nname = \"outside\"\nversion = \"3.0.0\"\nedition = \"2021\"\n\n[dependencies]\nmemchr = \"2\"\n",
-		"outside/src/lib.rs":      "",
-	}, starts: []string{"ws", "ws/crates/a", "ws/crates/a/src", "ws/crates/b", "ws/crates/c", "ws/tools/on", "ws/tools/off", "outside"}},
-
-	// A workspace nested inside another one's directory, and an excluded
-	// vendor directory.
-	"nested": {files: map[string]string{
-		"ws/Cargo.toml": `[package]
-name = "outer"
-version = "0.1.0"
-edition = "2021"
-
-[dependencies]
-m1 = { path = "m1" }
-either = "1"
-
-[workspace]
-members = ["m1"]
-exclude = ["vendor"]
-`,
-		"ws/src/lib.rs":                 "",
-		"ws/m1/Cargo.toml":              "[package]\nname = \"m1\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n",
-		"ws/m1/src/lib.rs":              "",
-		"ws/inner/Cargo.toml":           "[workspace]\nmembers = [\"x\", \"y\"]\n",
-		"ws/inner/x/Cargo.toml":         "[package]\nname = \"x\"\n" + pkgEd + "\n[dependencies]\nitoa = \"1\"\ny = { path = \"../y\" }\n",
-		"ws/inner/x/src/lib.rs":         "",
-		"ws/inner/y/Cargo.toml":         "[package]\nname = \"y\"\n" + pkgEd + "\n[dependencies]\nryu = \"1\"\n",
-		"ws/inner/y/src/lib.rs":         "",
-		"ws/vendor/lib/Cargo.toml":      "[package]\nname = \"vlib\"\n" + pkgEd + "\n[dependencies]\nfnv = \"1\"\n",
-		"ws/vendor/lib/src/lib.rs":      "",
-		"ws/vendor/lib/src/deep/mod.rs": "",
-	}, starts: []string{"ws", "ws/m1", "ws/inner", "ws/inner/x", "ws/inner/y/src", "ws/vendor/lib", "ws/vendor/lib/src/deep"}},
-
-	// package.workspace: a member outside the root naming it, a package
-	// under that member inheriting its choice, and a path dependency outside
-	// the root pointing back.
-	"pointers": {files: map[string]string{
-		"ws/Cargo.toml":          "[workspace]\nmembers = [\"crates/m\", \"../pa\", \"../pa/inner\"]\n",
-		"ws/crates/m/Cargo.toml": "[package]\nname = \"m\"\n" + pkgEd + "\n[dependencies]\next = { path = \"../../../ext\" }\nhex = \"0.4\"\n",
-		"ws/crates/m/src/lib.rs": "",
-		"pa/Cargo.toml":          "[package]\nname = \"pa\"\nversion = \"0.2.0\"\nedition = \"2021\"\nworkspace = \"../ws\"\n\n[dependencies]\neither = \"1\"\n",
-		"pa/src/lib.rs":          "",
-		"pa/inner/Cargo.toml":    "[package]\nname = \"inner\"\n" + pkgEd + "\n[dependencies]\nfnv = \"1\"\n",
-		"pa/inner/src/lib.rs":    "",
-		"ext/Cargo.toml":         "[package]\nname = \"ext\"\nversion = \"0.7.0\"\nedition = \"2021\"\nworkspace = \"../ws\"\n\n[dependencies]\nitoa = \"1\"\n",
-		"ext/src/lib.rs":         "",
-	}, starts: []string{"ws", "ws/crates/m", "pa", "pa/inner", "pa/inner/src", "ext"}},
-
-	// Member globs over hidden directories and target/.
-	"hidden": {files: map[string]string{
-		"ws/Cargo.toml":                       "[workspace]\nmembers = [\"crates/*\", \"more/**/leaf\"]\n",
-		"ws/crates/.hidden/Cargo.toml":        "[package]\nname = \"hidden\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n",
-		"ws/crates/.hidden/src/lib.rs":        "",
-		"ws/crates/target/Cargo.toml":         "[package]\nname = \"tgt\"\n" + pkgEd + "\n[dependencies]\nitoa = \"1\"\n",
-		"ws/crates/target/src/lib.rs":         "",
-		"ws/crates/vis/Cargo.toml":            "[package]\nname = \"vis\"\n" + pkgEd + "\n[dependencies]\nfnv = \"1\"\n",
-		"ws/crates/vis/src/lib.rs":            "",
-		"ws/more/.dot/leaf/Cargo.toml":        "[package]\nname = \"dotleaf\"\n" + pkgEd + "\n[dependencies]\nryu = \"1\"\n",
-		"ws/more/.dot/leaf/src/lib.rs":        "",
-		"ws/more/target/deep/leaf/Cargo.toml": "[package]\nname = \"deepleaf\"\n" + pkgEd + "\n[dependencies]\neither = \"1\"\n",
-		"ws/more/target/deep/leaf/src/lib.rs": "",
-	}, starts: []string{"ws", "ws/crates/.hidden", "ws/crates/target/src", "ws/more/target/deep/leaf"}},
-
-	// A root with both [replace] and [patch], which cargo refuses from the
-	// root and from inside a member (it parses the root to find the
-	// workspace); a lone package with both, under no workspace.
-	"replacepatch": {files: map[string]string{
-		"ws/Cargo.toml": "[package]\nname = \"rp\"\n" + pkgEd + `
-[dependencies]
-fnv = "1"
-itoa = "1"
-
-[workspace]
-members = ["m"]
-
-[patch.crates-io]
-itoa = { path = "patches/itoa" }
-
-[replace]
-"fnv:1.0.7" = { path = "../fnv" }
-`,
-		"ws/src/lib.rs":              "",
-		"ws/m/Cargo.toml":            "[package]\nname = \"m\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n",
-		"ws/m/src/lib.rs":            "",
-		"ws/patches/itoa/Cargo.toml": "[package]\nname = \"itoa\"\nversion = \"1.0.5\"\nedition = \"2018\"\n",
-		"ws/patches/itoa/src/lib.rs": "",
-		"fnv/Cargo.toml":             "[package]\nname = \"fnv\"\nversion = \"1.0.7\"\nedition = \"2018\"\n",
-		"fnv/src/lib.rs":             "",
-		"lone/Cargo.toml":            "[package]\nname = \"lone\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n\n[patch.crates-io]\n\n[replace]\n",
-		"lone/src/lib.rs":            "",
-	}, starts: []string{"ws", "ws/m", "ws/m/src", "lone"}},
-
-	// Layouts cargo refuses: a package under a workspace that does not list
-	// it, and a member glob matching a directory without a Cargo.toml.
-	"refused": {files: map[string]string{
-		"ws/Cargo.toml":          "[workspace]\nmembers = [\"a\"]\n",
-		"ws/a/Cargo.toml":        "[package]\nname = \"a\"\n" + pkgEd + "\n[dependencies]\nhex = \"0.4\"\n",
-		"ws/a/src/lib.rs":        "",
-		"ws/stray/Cargo.toml":    "[package]\nname = \"stray\"\n" + pkgEd + "\n[dependencies]\nfnv = \"1\"\n",
-		"ws/stray/src/lib.rs":    "",
-		"bad/Cargo.toml":         "[workspace]\nmembers = [\"libs/*\"]\n",
-		"bad/libs/ok/Cargo.toml": "[package]\nname = \"ok\"\n" + pkgEd,
-		"bad/libs/ok/src/lib.rs": "",
-		"bad/libs/docs/README":   "not a crate\n",
-	}, starts: []string{"ws", "ws/a", "ws/stray", "ws/stray/src", "bad", "bad/libs/ok"}},
+// archiveFiles returns an archive's files as path → content.
+func archiveFiles(ar *txtar.Archive) map[string]string {
+	files := make(map[string]string, len(ar.Files))
+	for _, f := range ar.Files {
+		files[f.Name] = string(f.Data)
+	}
+	return files
 }
 
 // debianEnv returns a cargo environment whose CARGO_HOME replaces crates-io
@@ -429,7 +171,7 @@ func debianEnv(t *testing.T) *cargotest.Env {
 func makeGitRepos(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	repl := map[string]string{}
-	for name, files := range debianGitRepos {
+	for name, files := range debianGitRepos(t) {
 		repo := filepath.Join(dir, name)
 		cargotest.WriteFiles(t, repo, files)
 		git := func(args ...string) string {
@@ -541,16 +283,12 @@ func TestDebianSourcesMatchCargoMetadata(t *testing.T) {
 	repos := makeGitRepos(t, t.TempDir())
 	// The cases run in parallel with --offline against one CARGO_HOME:
 	// fetch the git repositories into it once, first.
+	cases := debianCases(t)
 	scratch := t.TempDir()
-	cargotest.WriteFiles(t, scratch, substitute(debianCases["git"].files, repos))
+	cargotest.WriteFiles(t, scratch, substitute(cases["git"].files, repos))
 	env.Run(t, filepath.Join(scratch, "ws"), "generate-lockfile")
-	names := make([]string, 0, len(debianCases))
-	for n := range debianCases {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		c := debianCases[name]
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			base, err := filepath.EvalSymlinks(t.TempDir())

@@ -1,8 +1,6 @@
 package cargopm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // warning is a problem found while reading the workspace, kept in the
@@ -63,6 +62,7 @@ func unknownTables(path string) []warning {
 	}
 	slices.Sort(keys)
 	var out []warning
+	pos := tomlfile.Index(data)
 	for _, k := range keys {
 		what := fmt.Sprintf("key %q", k)
 		if _, ok := top[k].(map[string]any); ok {
@@ -73,45 +73,14 @@ func unknownTables(path string) []warning {
 			msg += fmt.Sprintf(" (did you mean [%s]?)", near)
 		}
 		msg += "; cargo ignores it, so no dependency in it is listed"
-		line := keyLine(data, k)
+		at, _ := pos.Find(k) // the first header or key naming it
+		line := at.Line
 		if line > 0 {
 			msg = fmt.Sprintf("%s:%d:%s", path, line, strings.TrimPrefix(msg, path+":"))
 		}
 		out = append(out, warning{Message: msg, File: path, Line: line})
 	}
 	return out
-}
-
-// keyLine finds the line of the first table header or key naming the
-// top-level key k ("[k]", "[k.x]", "[[k]]", "k = ", "k.x = ", quoted or
-// not), or 0.
-func keyLine(data []byte, k string) int {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), pkgfile.MaxManifest)
-	for n := 1; sc.Scan(); n++ {
-		l := strings.TrimLeft(sc.Text(), " \t")
-		header := strings.HasPrefix(l, "[")
-		l = strings.TrimLeft(strings.TrimLeft(l, "["), " \t")
-		quoted := strings.HasPrefix(l, `"`)
-		l = strings.TrimPrefix(l, `"`)
-		rest, ok := strings.CutPrefix(l, k)
-		if !ok {
-			continue
-		}
-		if quoted {
-			if rest, ok = strings.CutPrefix(rest, `"`); !ok {
-				continue
-			}
-		}
-		rest = strings.TrimLeft(rest, " \t")
-		if rest == "" {
-			continue
-		}
-		if c := rest[0]; c == '.' || (header && c == ']') || (!header && c == '=') {
-			return n
-		}
-	}
-	return 0
 }
 
 // closest returns the known key nearest to k by edit distance, when it is

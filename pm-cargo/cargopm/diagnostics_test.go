@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 func TestUnknownTables(t *testing.T) {
@@ -28,13 +30,15 @@ func TestUnknownTables(t *testing.T) {
 	}
 }
 
-// FuzzKeyLine: any manifest text and key give a line within the text, or 0.
+// FuzzKeyLine: any manifest text and key give a line within the text, or 0,
+// where unknownTables looks a key up.
 func FuzzKeyLine(f *testing.F) {
 	f.Add("[package]\n[dependncies]\nserde = \"1\"\n", "dependncies")
 	f.Add("\"quoted.key\" = 1\n", "quoted.key")
 	f.Add("a.b = 1\n[[c]]\n", "c")
 	f.Fuzz(func(t *testing.T, data, key string) {
-		n := keyLine([]byte(data), key)
+		at, _ := tomlfile.Index([]byte(data)).Find(key)
+		n := at.Line
 		if n < 0 || n > strings.Count(data, "\n")+1 {
 			t.Fatalf("line %d outside %d lines", n, strings.Count(data, "\n")+1)
 		}

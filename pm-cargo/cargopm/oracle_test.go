@@ -283,6 +283,9 @@ func metadataDirect(t *testing.T, out []byte) []protocol.PackageID {
 }
 
 func TestListDepsMatchesCargoMetadata(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an oracle test that runs cargo metadata on every generated workspace for minutes: make test runs it; -short (make race) skips it")
+	}
 	reg, err := fakeregistry.New(oracleCrates()...)
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,23 @@ func needNPM(t testing.TB) {
 	}
 }
 
+// oracleRegistry begins an oracle test that drives npm (or tools installed
+// with it) for minutes, as what says: it skips without npm, and with -short,
+// which make race passes (make test runs it); it runs in parallel, and
+// returns a fake registry serving the universe.
+func oracleRegistry(t *testing.T, what string) *fakeregistry.Registry {
+	t.Helper()
+	needNPM(t)
+	if testing.Short() {
+		t.Skip("an oracle test that " + what + " for minutes: make test runs it; -short (make race) skips it")
+	}
+	t.Parallel()
+	reg := fakeregistry.New()
+	t.Cleanup(reg.Close)
+	publishUniverse(reg)
+	return reg
+}
+
 // runNPM runs npm against reg in dir and returns its stdout.
 func runNPM(t testing.TB, reg *fakeregistry.Registry, dir string, args ...string) []byte {
 	t.Helper()

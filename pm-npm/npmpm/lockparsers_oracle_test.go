@@ -74,14 +74,7 @@ func lockParserDeps(t *testing.T, nodePath, kind, dir string, member ...string) 
 // list_deps must give that member's own dependencies, read through the
 // root's lockfile as each tool does.
 func TestListDepsAgainstLockfileParsers(t *testing.T) {
-	needNPM(t)
-	if testing.Short() {
-		t.Skip("installs package managers from the npm registry")
-	}
-	t.Parallel()
-	reg := fakeregistry.New()
-	t.Cleanup(reg.Close)
-	publishUniverse(reg)
+	reg := oracleRegistry(t, "installs pnpm and yarn from the npm registry and locks every project with each")
 	// "b" is a member's name that the registry publishes too.
 	reg.Publish(fakeregistry.Version{Name: "b", Version: "9.0.0"})
 	nodePath := installLibs(t, "@yarnpkg/lockfile@1", "@yarnpkg/parsers@3", "js-yaml@4")
@@ -202,11 +195,7 @@ func TestListDepsAgainstLockfileParsers(t *testing.T) {
 // versions for workspaces (the other oracle covers 1 and 3): a version 2
 // lockfile written by npm, read by npm ls and by list_deps at the root.
 func TestListDepsWorkspacesLockV2AgainstNPMLs(t *testing.T) {
-	needNPM(t)
-	t.Parallel()
-	reg := fakeregistry.New()
-	t.Cleanup(reg.Close)
-	publishUniverse(reg)
+	reg := oracleRegistry(t, "runs npm install and npm ls on a workspace")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"package.json": `{"name":"mono","version":"0.0.0","private":true,"workspaces":["packages/*"],

@@ -96,11 +96,7 @@ func publishUniverse(reg *fakeregistry.Registry) {
 }
 
 func TestListDepsAgainstNPMLs(t *testing.T) {
-	needNPM(t)
-	t.Parallel()
-	reg := fakeregistry.New()
-	t.Cleanup(reg.Close)
-	publishUniverse(reg)
+	reg := oracleRegistry(t, "runs npm install and npm ls on every project")
 
 	rootPkg := `{"name":"app","version":"1.0.0",
 	  "dependencies":{"right":"^2.0.0","lefty":"npm:left@~1.1.0","@acme/widget":"~0.3.0","tagged":"next"},

@@ -21,11 +21,7 @@ import (
 // does not (a peer already declared as a dependency), a tarball URL under
 // another name, and a workspace: link.
 func TestListDepsAgainstPnpmLs(t *testing.T) {
-	needNPM(t)
-	t.Parallel()
-	reg := fakeregistry.New()
-	t.Cleanup(reg.Close)
-	publishUniverse(reg)
+	reg := oracleRegistry(t, "installs pnpm and runs pnpm install and pnpm ls")
 	bins := installTools(t, map[string]string{"pnpm9": "pnpm@9"})
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -88,11 +88,7 @@ func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, env []st
 // with SYMPOSIUM_NPM_ALL_TOOLS=1 — and checks that
 // list_deps from each lockfile alone equals npm ls on npm's own lockfile.
 func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
-	needNPM(t)
-	t.Parallel()
-	reg := fakeregistry.New()
-	t.Cleanup(reg.Close)
-	publishUniverse(reg)
+	reg := oracleRegistry(t, "installs pnpm and yarn and locks every project with each")
 	projects := map[string]map[string]string{
 		"app": {"package.json": `{"name":"app","version":"1.0.0",
 		  "dependencies":{"right":"^2.0.0","lefty":"npm:left@~1.1.0","@acme/widget":"~0.3.0","tagged":"next"},

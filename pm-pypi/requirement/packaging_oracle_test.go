@@ -208,6 +208,9 @@ json.dump(rows, sys.stdout)
 // same requirements in the same order, from the same files, with the
 // version of an exact pin.
 func TestParseFilePipFileOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an oracle test that runs pip's requirements-file parser on every case for minutes: make test runs it; -short (make race) skips it")
+	}
 	var pys []string
 	for _, c := range []string{"/usr/bin/python3", "python3"} {
 		p, err := exec.LookPath(c)

@@ -114,6 +114,9 @@ json.dump(out, sys.stdout)
 // its name, with the version of an exact "==" pin (none for a legacy one);
 // a line pip refuses is never listed with a version.
 func TestParseFilePipOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an oracle test that runs pip's requirements-file parser on every line for minutes: make test runs it; -short (make race) skips it")
+	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed: pip's parser is the oracle")

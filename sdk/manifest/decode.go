@@ -212,6 +212,20 @@ func (d *decoder) installRefs(v any, path string) []InstallRef {
 	return out
 }
 
+// tableList decodes v, an array of tables at path, with each: nil when v is
+// not an array (a problem is recorded), else one element per table.
+func tableList[T any](d *decoder, v any, path string, each func(t map[string]any, path string) T) []T {
+	ts := d.tables(v, path)
+	if ts == nil {
+		return nil
+	}
+	out := make([]T, 0, len(ts))
+	for i, t := range ts {
+		out = append(out, each(t, indexPath(path, i)))
+	}
+	return out
+}
+
 // keys returns the table's keys in a stable order.
 func keys(t map[string]any) []string {
 	return slices.Sorted(maps.Keys(t))
@@ -229,49 +243,25 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 	for _, k := range keys(t) {
 		v, p := t[k], k
 		switch k {
-		case "name":
+		case keyName:
 			m.Name = d.str(v, p)
-		case "depends-on":
+		case keyDependsOn:
 			m.DependsOn = d.dependsOn(v, p)
-		case "predicates":
+		case keyPredicates:
 			m.Predicates = d.strs(v, p)
-		case "defaults":
+		case keyDefaults:
 			if tt := d.table(v, p); tt != nil {
 				m.Defaults = d.defaults(tt, p)
 			}
-		case "installations":
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Installations = make([]Installation, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Installations = append(m.Installations, *d.installation(tt, indexPath(p, i)))
-			}
-		case "hooks":
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Hooks = make([]Hook, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Hooks = append(m.Hooks, d.hook(tt, indexPath(p, i)))
-			}
-		case "skills":
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Skills = make([]SkillGroup, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Skills = append(m.Skills, d.skillGroup(tt, indexPath(p, i)))
-			}
-		case "mcp_servers":
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.MCPServers = make([]MCPServer, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.MCPServers = append(m.MCPServers, d.mcpServer(tt, indexPath(p, i)))
-			}
-		case "subcommand":
+		case keyInstallations:
+			m.Installations = tableList(d, v, p, func(t map[string]any, p string) Installation { return *d.installation(t, p) })
+		case keyHooks:
+			m.Hooks = tableList(d, v, p, d.hook)
+		case keySkills:
+			m.Skills = tableList(d, v, p, d.skillGroup)
+		case keyMCPServers:
+			m.MCPServers = tableList(d, v, p, d.mcpServer)
+		case keySubcommand:
 			tt := d.table(v, p)
 			if tt != nil {
 				m.Subcommand = make(map[string]Subcommand, len(tt))
@@ -282,22 +272,10 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 					m.Subcommand[name] = d.subcommand(body, sp)
 				}
 			}
-		case "predicate":
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Predicate = make([]PredicateDef, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Predicate = append(m.Predicate, d.predicateDef(tt, indexPath(p, i)))
-			}
-		case "plugins":
-			ts := d.tables(v, p)
-			if ts != nil {
-				m.Plugins = make([]PluginRef, 0, len(ts))
-			}
-			for i, tt := range ts {
-				m.Plugins = append(m.Plugins, d.pluginRef(tt, indexPath(p, i)))
-			}
+		case keyPredicate:
+			m.Predicate = tableList(d, v, p, d.predicateDef)
+		case keyPlugins:
+			m.Plugins = tableList(d, v, p, d.pluginRef)
 		default:
 			setExtra(&m.Extra, k, v)
 		}
@@ -308,7 +286,7 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 	df := &Defaults{}
 	for _, k := range keys(t) {
-		if k == "skills" {
+		if k == keySkills {
 			df.Skills = d.boolean(t[k], joinPath(path, k))
 			continue
 		}
@@ -322,29 +300,29 @@ func (d *decoder) installation(t map[string]any, path string) *Installation {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "name":
+		case keyName:
 			in.Name = d.str(v, p)
-		case "source":
+		case keySource:
 			in.Source = d.str(v, p)
-		case "crate":
+		case keyCrate:
 			in.Crate = d.str(v, p)
-		case "version":
+		case keyVersion:
 			in.Version = d.str(v, p)
-		case "git":
+		case keyGit:
 			in.Git = d.str(v, p)
-		case "global":
+		case keyGlobal:
 			in.Global = d.boolean(v, p)
-		case "url":
+		case keyURL:
 			in.URL = d.str(v, p)
-		case "executable":
+		case keyExecutable:
 			in.Executable = d.str(v, p)
-		case "script":
+		case keyScript:
 			in.Script = d.str(v, p)
-		case "args":
+		case keyArgs:
 			in.Args = d.strs(v, p)
-		case "requirements":
+		case keyRequirements:
 			in.Requirements = d.installRefs(v, p)
-		case "install_commands":
+		case keyInstallCommands:
 			in.InstallCommands = d.strs(v, p)
 		default:
 			setExtra(&in.Extra, k, v)
@@ -358,27 +336,27 @@ func (d *decoder) hook(t map[string]any, path string) Hook {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "name":
+		case keyName:
 			h.Name = d.str(v, p)
-		case "event":
+		case keyEvent:
 			h.Event = d.str(v, p)
-		case "agent":
+		case keyAgent:
 			h.Agent = d.str(v, p)
-		case "matcher":
+		case keyMatcher:
 			h.Matcher = d.str(v, p)
-		case "command":
+		case keyCommand:
 			h.Command = d.installRef(v, p)
-		case "executable":
+		case keyExecutable:
 			h.Executable = d.str(v, p)
-		case "script":
+		case keyScript:
 			h.Script = d.str(v, p)
-		case "args":
+		case keyArgs:
 			h.Args = d.strs(v, p)
-		case "requirements":
+		case keyRequirements:
 			h.Requirements = d.installRefs(v, p)
-		case "format":
+		case keyFormat:
 			h.Format = d.str(v, p)
-		case "predicates":
+		case keyPredicates:
 			h.Predicates = d.strs(v, p)
 		default:
 			setExtra(&h.Extra, k, v)
@@ -392,11 +370,11 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "depends-on":
+		case keyDependsOn:
 			g.DependsOn = d.dependsOn(v, p)
-		case "predicates":
+		case keyPredicates:
 			g.Predicates = d.strs(v, p)
-		case "source":
+		case keySource:
 			switch v := v.(type) {
 			case string:
 				g.Source = &SkillSource{Scalar: v}
@@ -405,9 +383,9 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 				for _, sk := range keys(v) {
 					sv, sp := v[sk], joinPath(p, sk)
 					switch sk {
-					case "path":
+					case keyPath:
 						src.Path = d.str(sv, sp)
-					case "git":
+					case keyGit:
 						src.Git = d.str(sv, sp)
 					default:
 						setExtra(&src.Extra, sk, sv)
@@ -429,11 +407,11 @@ func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "depends-on":
+		case keyDependsOn:
 			r.DependsOn = d.dependsOn(v, p)
-		case "predicates":
+		case keyPredicates:
 			r.Predicates = d.strs(v, p)
-		case "source":
+		case keySource:
 			st := d.table(v, p)
 			if st == nil {
 				continue
@@ -442,11 +420,11 @@ func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 			for _, sk := range keys(st) {
 				sv := st[sk]
 				switch sk {
-				case "cargo":
+				case keyCargo:
 					src.Cargo = cargoRef(sv)
-				case "git":
+				case keyGit:
 					src.Git = sv
-				case "path":
+				case keyPath:
 					src.Path = sv
 				default:
 					setExtra(&src.Extra, sk, sv)
@@ -467,12 +445,12 @@ func cargoRef(v any) *CargoRef {
 	case string:
 		return &CargoRef{Atom: v}
 	case map[string]any:
-		name, nameOK := v["name"].(string)
-		version, versionOK := v["version"].(string)
-		_, hasVersion := v["version"]
+		name, nameOK := v[keyName].(string)
+		version, versionOK := v[keyVersion].(string)
+		_, hasVersion := v[keyVersion]
 		valid := nameOK && (!hasVersion || versionOK)
 		for k := range v {
-			if k != "name" && k != "version" {
+			if k != keyName && k != keyVersion {
 				valid = false
 			}
 		}
@@ -488,25 +466,25 @@ func (d *decoder) mcpServer(t map[string]any, path string) MCPServer {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "depends-on":
+		case keyDependsOn:
 			s.DependsOn = d.dependsOn(v, p)
-		case "predicates":
+		case keyPredicates:
 			s.Predicates = d.strs(v, p)
-		case "type":
+		case keyType:
 			s.Type = d.str(v, p)
-		case "name":
+		case keyName:
 			s.Name = d.str(v, p)
-		case "command":
+		case keyCommand:
 			s.Command = d.str(v, p)
-		case "args":
+		case keyArgs:
 			s.Args = d.strs(v, p)
-		case "env":
+		case keyEnv:
 			s.Env = d.nameValues(v, p)
-		case "url":
+		case keyURL:
 			s.URL = d.str(v, p)
-		case "headers":
+		case keyHeaders:
 			s.Headers = d.nameValues(v, p)
-		case "_meta":
+		case keyMeta:
 			s.Meta = v
 		default:
 			setExtra(&s.Extra, k, v)
@@ -527,11 +505,11 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 		for _, k := range keys(t) {
 			v, p := t[k], joinPath(ip, k)
 			switch k {
-			case "name":
+			case keyName:
 				nv.Name = d.str(v, p)
-			case "value":
+			case keyValue:
 				nv.Value = d.str(v, p)
-			case "_meta":
+			case keyMeta:
 				nv.Meta = v
 			default:
 				setExtra(&nv.Extra, k, v)
@@ -547,15 +525,15 @@ func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "description":
+		case keyDescription:
 			s.Description = d.str(v, p)
-		case "audience":
+		case keyAudience:
 			s.Audience = d.str(v, p)
-		case "command":
+		case keyCommand:
 			s.Command = d.installRef(v, p)
-		case "depends-on":
+		case keyDependsOn:
 			s.DependsOn = d.dependsOn(v, p)
-		case "predicates":
+		case keyPredicates:
 			s.Predicates = d.strs(v, p)
 		default:
 			setExtra(&s.Extra, k, v)
@@ -569,11 +547,11 @@ func (d *decoder) predicateDef(t map[string]any, path string) PredicateDef {
 	for _, k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
-		case "name":
+		case keyName:
 			pd.Name = d.str(v, p)
-		case "command":
+		case keyCommand:
 			pd.Command = d.installRef(v, p)
-		case "args":
+		case keyArgs:
 			pd.Args = d.strs(v, p)
 		default:
 			setExtra(&pd.Extra, k, v)

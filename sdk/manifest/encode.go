@@ -303,7 +303,7 @@ func putNameValues(t map[string]any, k string, nvs []NameValue) {
 	for i, nv := range nvs {
 		nt := extra(nv.Extra)
 		nt[keyName] = nv.Name
-		nt["value"] = nv.Value
+		nt[keyValue] = nv.Value
 		if nv.Meta != nil {
 			nt[keyMeta] = nv.Meta
 		}

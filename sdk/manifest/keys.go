@@ -1,8 +1,7 @@
 package manifest
 
-// The schema's key names, each spelled once: encoding, validation and the
-// hint tables use these constants. (The decoder still spells them in its
-// switch statements.)
+// The schema's key names, each spelled once: decoding, encoding, validation
+// and the hint tables use these constants.
 const (
 	keyName            = "name"
 	keyDependsOn       = "depends-on"
@@ -34,6 +33,7 @@ const (
 	keyPath            = "path"
 	keyType            = "type"
 	keyEnv             = "env"
+	keyValue           = "value"
 	keyHeaders         = "headers"
 	keyMeta            = "_meta"
 	keyDescription     = "description"

@@ -701,9 +701,9 @@ func (v *validator) chained(i int, r PluginRef) {
 	src := r.Source
 	sp := joinPath(path, keySource)
 	if src.Git != nil || src.Path != nil {
-		k := "git"
+		k := keyGit
 		if src.Git == nil {
-			k = "path"
+			k = keyPath
 		}
 		v.add(joinPath(sp, k), "only source.cargo is supported; git and path chained plugins are not yet implemented")
 		return

@@ -177,8 +177,9 @@ func (s *suite) pipe(ctx context.Context, input ...[]byte) (*transcript, error) 
 
 // pipeOpts adjusts one piped run.
 type pipeOpts struct {
-	env    []string  // added to the PM's process environment
-	stderr io.Writer // also receives everything the PM writes to stderr
+	env    []string      // added to the PM's process environment
+	stderr io.Writer     // also receives everything the PM writes to stderr
+	wait   time.Duration // how long the PM may take to answer and exit; the timeout when zero
 }
 
 // processWriter writes to a PM's stdin.
@@ -223,7 +224,11 @@ func (s *suite) pipeFrom(ctx context.Context, in io.Reader, o pipeOpts) (*transc
 			}
 		}
 	}()
-	timer := time.NewTimer(s.cfg.timeout + s.cfg.grace)
+	wait := s.cfg.timeout
+	if o.wait > 0 {
+		wait = o.wait
+	}
+	timer := time.NewTimer(wait + s.cfg.grace)
 	defer timer.Stop()
 	select {
 	case <-hp.Exited():

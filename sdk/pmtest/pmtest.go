@@ -211,7 +211,8 @@ func WithInitializeTimeout(d time.Duration) Option { return func(c *config) { c.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithSlowTimeout bounds each request that may reach a registry: fetch,
-// load_plugin, search and refresh (default 60s).
+// load_plugin, search and refresh, and the oversize-line check's reading of
+// its long line (default 60s).
 func WithSlowTimeout(d time.Duration) Option { return func(c *config) { c.slowTimeout = d } }
 
 // WithMaxMessageSize bounds one response line (default 64 MiB, the

@@ -32,11 +32,17 @@ func rawPM(mode string) int {
 		limit = v
 	}
 	var wg sync.WaitGroup
+	eof := make(chan struct{}) // closed when the input has ended
 	for {
 		line, long, err := readLine(in, limit)
 		if long {
 			if mode == "dies-on-long-line" {
 				return 2
+			}
+			if mode == "slow-long-line" {
+				// A loaded machine reading a long line: longer than the
+				// timeout and its grace, well within the slow timeout.
+				time.Sleep(7 * time.Second)
 			}
 			pm.reply(json.RawMessage("null"), nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "line too long"))
 			continue
@@ -93,16 +99,24 @@ func rawPM(mode string) int {
 			continue // the second request with an id is dropped
 		}
 		if mode == "no-drain" && m.Method != protocol.MethodInitialize {
+			// Answered a moment later unless the input ends first: a PM
+			// that drops what it has read when it exits. (A race-built
+			// binary lingers a second in os.Exit, so the answer must not
+			// be written once the input has ended.)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				time.Sleep(20 * time.Millisecond)
-				pm.handle(m.ID, m.Method, m.Params)
+				select {
+				case <-time.After(200 * time.Millisecond):
+					pm.handle(m.ID, m.Method, m.Params)
+				case <-eof:
+				}
 			}()
 			continue
 		}
 		pm.handle(m.ID, m.Method, m.Params)
 	}
+	close(eof)
 	switch mode {
 	case "no-drain":
 		return 0 // without waiting for the requests in flight

@@ -66,6 +66,9 @@ func TestPackumentShapes(t *testing.T) {
 
 // TestRealNPMInstall proves the fake against the real npm CLI.
 func TestRealNPMInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an oracle test that runs npm install against the fake for minutes: make test runs it; -short (make race) skips it")
+	}
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm not installed")
 	}

@@ -9,8 +9,13 @@ import (
 	"testing"
 )
 
+// pip returns a python3 with pip, for the tests that prove the fake against
+// pip itself; it skips them without one, and with -short.
 func pip(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("an oracle test that runs pip against the fake index for minutes: make test runs it; -short (make race) skips it")
+	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")

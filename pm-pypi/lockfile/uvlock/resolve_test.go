@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/internal/locktest"
 )
 
 // forked locks numpy twice, split by the Python version; the root project
@@ -60,30 +61,23 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name string
-		want []lockfile.Locked
-	}{
+	locktest.Resolve(t, l, map[string][]lockfile.Locked{
 		// Several versions: the root project's references, with their markers.
-		{"numpy", []lockfile.Locked{
+		"numpy": []lockfile.Locked{
 			{Version: "1.26.4", Markers: []string{"python_full_version < '3.12'"}},
 			{Version: "2.1.0", Markers: []string{"python_full_version >= '3.12'"}},
-		}},
+		},
 		// One version: no markers, whatever its resolution-markers.
-		{"scipy", []lockfile.Locked{{Version: "1.13.0"}}},
+		"scipy": []lockfile.Locked{{Version: "1.13.0"}},
 		// Several versions nobody in the workspace names: their resolution-markers.
-		{"tzdata", []lockfile.Locked{
+		"tzdata": []lockfile.Locked{
 			{Version: "2024.1", Markers: []string{"sys_platform == 'win32'"}},
 			{Version: "2023.4", Markers: []string{"sys_platform != 'win32'"}},
-		}},
+		},
 		// The root project is the workspace, not a dependency.
-		{"app", nil},
-		{"absent", nil},
-	} {
-		if got := l.Resolve(tc.name); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Resolve(%q) = %+v, want %+v", tc.name, got, tc.want)
-		}
-	}
+		"app":    nil,
+		"absent": nil,
+	})
 }
 
 func TestWorkspace(t *testing.T) {
@@ -112,22 +106,13 @@ func TestWorkspace(t *testing.T) {
 // candidates when the lock names the package (the root project is the
 // workspace, not a locked package).
 func FuzzResolve(f *testing.F) {
-	data, _ := os.ReadFile("testdata/uv.lock")
-	f.Add(data)
-	f.Add([]byte(forked))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := Parse(b)
-		if err != nil {
-			return
-		}
-		l.Workspace()
+	locktest.FuzzResolve(f, Parse, func(l *Lock) []string {
+		var names []string
 		for _, p := range l.Packages {
-			if len(l.Resolve(p.Name)) == 0 && !p.IsRoot() {
-				t.Errorf("Resolve(%q) found nothing for a locked package", p.Name)
+			if !p.IsRoot() {
+				names = append(names, p.Name)
 			}
 		}
-		if got := l.Resolve("-not-a-name-"); got != nil {
-			t.Errorf("Resolve of an absent name = %+v", got)
-		}
-	})
+		return names
+	}, locktest.ReadFile(f, "testdata/uv.lock"), []byte(forked))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/symposium-dev/symposium-pm/sdk/internal/oneline"
 	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -224,13 +225,8 @@ func printReport(w io.Writer, rep *pmtest.Report) {
 	fmt.Fprintf(w, "checking %s: pm %s\n", strings.Join(rep.Command, " "), pm)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Status, r.Name, strings.Join(r.Sections, " "), oneLine(r.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Status, r.Name, strings.Join(r.Sections, " "), oneline.Flatten(r.Message))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", rep.Count(pmtest.Pass), rep.Count(pmtest.Fail), rep.Count(pmtest.Skip))
-}
-
-// oneLine keeps a message on its table row.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
 }

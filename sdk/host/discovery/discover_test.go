@@ -11,6 +11,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -45,27 +46,10 @@ func scriptPM(t *testing.T, ws, name string, kind Source, answers map[string]any
 	return Discover(t.Context(), Options{Workspace: ws, Config: cfg, PMs: pms, Kinds: map[string]Source{name: kind}})
 }
 
-// tree builds files (path → content; content "->target" makes a symbolic
-// link) under a new directory.
+// tree builds files under a new directory (see [disktree.Write]).
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if target, ok := strings.CutPrefix(c, "->"); ok {
-			err = os.Symlink(target, full)
-		} else {
-			err = os.WriteFile(full, []byte(c), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return disktree.Write(t, files)
 }
 
 func plugin(res Result, pm, name string) *Plugin {

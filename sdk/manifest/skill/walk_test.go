@@ -9,40 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
 )
 
-// tree builds files (path → content; content "->target" makes a symbolic
-// link, "dir" an empty directory, "fifo" a named pipe) under a new root.
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		switch {
-		case strings.HasPrefix(c, "->"):
-			err = os.Symlink(strings.TrimPrefix(c, "->"), full)
-		case c == "dir":
-			err = os.MkdirAll(full, 0o755)
-		case c == "fifo":
-			err = syscall.Mkfifo(full, 0o644)
-		default:
-			err = os.WriteFile(full, []byte(c), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 func TestWalkSkills(t *testing.T) {
-	outside := tree(t, map[string]string{"a/SKILL.md": "x", "SKILL.md": "x"})
+	outside := disktree.Write(t, map[string]string{"a/SKILL.md": "x", "SKILL.md": "x"})
 	const skill = "---\nname: s\ndescription: d\n---\n"
 	tests := []struct {
 		name     string
@@ -93,7 +66,7 @@ func TestWalkSkills(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := tree(t, tt.files)
+			dir := disktree.Write(t, tt.files)
 			root, err := os.OpenRoot(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -144,7 +117,7 @@ func TestWalkSkillsOfTheWholeMachineStops(t *testing.T) {
 func TestWalkSkillsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	root, err := os.OpenRoot(tree(t, manySkills(3)))
+	root, err := os.OpenRoot(disktree.Write(t, manySkills(3)))
 	if err != nil {
 		t.Fatal(err)
 	}
