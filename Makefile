@@ -17,14 +17,20 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ $(CMDS)
 
-## test: go vet and go test in every module, including the testscript scenarios;
-## every module runs even when an earlier one fails, then the failures are listed
+## test: go vet (alongside) and go test over every module's packages in one go (the go
+## command schedules them all together, so one slow package does not hold up
+## the others), including the testscript scenarios; every package runs even
+## when another fails, and every failure is listed
+## TESTP test binaries run at once: more than the cores, since several
+## packages spend most of their time waiting on PM processes and timeouts
+PKGS     := $(patsubst %,./%/...,$(MODULES))
+TESTP    ?= 4
 test: build
-	@failed=""; for m in $(MODULES); do \
-		echo "== $$m"; \
-		(cd $$m && $(GO) vet ./... && $(GO) test $(TESTFLAGS) ./...) || failed="$$failed $$m"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "FAILED in:$$failed"; exit 1; fi
+	@failed=""; \
+	$(GO) vet $(PKGS) & vet=$$!; \
+	$(GO) test -p $(TESTP) $(TESTFLAGS) $(PKGS) || failed="$$failed test"; \
+	wait $$vet || failed="$$failed vet"; \
+	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 
 ## race: go test -race -short in every module (CI runs it after test): every
 ## package's tests under the race detector, the testscript scenarios with the
