@@ -17,7 +17,7 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ $(CMDS)
 
-## test: go vet (alongside) and go test over every module's packages in one go (the go
+## test: go vet and go test over every module's packages in one go (the go
 ## command schedules them all together, so one slow package does not hold up
 ## the others), including the testscript scenarios; every package runs even
 ## when another fails, and every failure is listed
@@ -27,9 +27,8 @@ PKGS     := $(patsubst %,./%/...,$(MODULES))
 TESTP    ?= 4
 test: build
 	@failed=""; \
-	$(GO) vet $(PKGS) & vet=$$!; \
+	$(GO) vet $(PKGS) || failed="$$failed vet"; \
 	$(GO) test -p $(TESTP) $(TESTFLAGS) $(PKGS) || failed="$$failed test"; \
-	wait $$vet || failed="$$failed vet"; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 
 ## race: go test -race -short in every module (CI runs it after test): every
