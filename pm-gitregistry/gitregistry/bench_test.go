@@ -1,7 +1,6 @@
 package gitregistry_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -83,30 +82,15 @@ func runHook(b *testing.B, bin string, args []string, workspace, cacheDir string
 // offers decodes the active_plugins answer of a hook's output and returns
 // the number of offers, failing b on any error response.
 func offers(b *testing.B, h benchkit.Hook) int {
-	n := -1
-	sc := bufio.NewScanner(bytes.NewReader(h.Out))
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
-		var rsp struct {
-			ID     int             `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *protocol.Error `json:"error"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rsp); err != nil {
-			b.Fatalf("bad response: %v", err)
-		}
-		if rsp.Error != nil {
-			b.Fatalf("request %d: %v", rsp.ID, rsp.Error)
-		}
-		if rsp.ID == 2 {
-			var result []protocol.Offer
-			if err := json.Unmarshal(rsp.Result, &result); err != nil {
-				b.Fatalf("active_plugins result: %v", err)
-			}
-			n = len(result)
-		}
+	r, ok := h.Results(b)[2]
+	if !ok {
+		return -1
 	}
-	return n
+	var result []protocol.Offer
+	if err := json.Unmarshal(r, &result); err != nil {
+		b.Fatalf("active_plugins result: %v", err)
+	}
+	return len(result)
 }
 
 // refresh populates cacheDir the way a host's refresh would.

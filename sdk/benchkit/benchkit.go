@@ -110,11 +110,11 @@ func RunHook(tb testing.TB, bin string, args []string, workspace, cacheDir strin
 	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
-// Deps decodes the list_deps answer in h's output, failing tb if any
-// response is an error.
-func (h Hook) Deps(tb testing.TB) []protocol.PackageID {
+// Results decodes h's output into each response's result, by id, failing
+// tb on a line that is not a response or on any error response.
+func (h Hook) Results(tb testing.TB) map[int]json.RawMessage {
 	tb.Helper()
-	var deps []protocol.PackageID
+	results := map[int]json.RawMessage{}
 	sc := bufio.NewScanner(bytes.NewReader(h.Out))
 	sc.Buffer(nil, 256<<20)
 	for sc.Scan() {
@@ -129,10 +129,19 @@ func (h Hook) Deps(tb testing.TB) []protocol.PackageID {
 		if rsp.Error != nil {
 			tb.Fatalf("request %d failed: %v", rsp.ID, rsp.Error)
 		}
-		if rsp.ID == 2 {
-			if err := json.Unmarshal(rsp.Result, &deps); err != nil {
-				tb.Fatalf("list_deps result: %v", err)
-			}
+		results[rsp.ID] = rsp.Result
+	}
+	return results
+}
+
+// Deps decodes the list_deps answer (id 2) in h's output, failing tb if any
+// response is an error.
+func (h Hook) Deps(tb testing.TB) []protocol.PackageID {
+	tb.Helper()
+	var deps []protocol.PackageID
+	if r, ok := h.Results(tb)[2]; ok {
+		if err := json.Unmarshal(r, &deps); err != nil {
+			tb.Fatalf("list_deps result: %v", err)
 		}
 	}
 	return deps

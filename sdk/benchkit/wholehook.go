@@ -1,7 +1,6 @@
 package benchkit
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -60,28 +59,15 @@ func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string
 // error.
 func (h Hook) Counts(tb testing.TB) (deps, offers int) {
 	tb.Helper()
-	sc := bufio.NewScanner(bytes.NewReader(h.Out))
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
-		var rsp struct {
-			ID     int             `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *protocol.Error `json:"error"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rsp); err != nil {
-			tb.Fatalf("bad response line: %v", err)
-		}
-		if rsp.Error != nil {
-			tb.Fatalf("request %d failed: %v", rsp.ID, rsp.Error)
-		}
-		if rsp.ID != 2 && rsp.ID != 3 {
+	for id, r := range h.Results(tb) {
+		if id != 2 && id != 3 {
 			continue
 		}
 		var list []json.RawMessage
-		if err := json.Unmarshal(rsp.Result, &list); err != nil {
-			tb.Fatalf("request %d: result is not a list: %v", rsp.ID, err)
+		if err := json.Unmarshal(r, &list); err != nil {
+			tb.Fatalf("request %d: result is not a list: %v", id, err)
 		}
-		if rsp.ID == 2 {
+		if id == 2 {
 			deps = len(list)
 		} else {
 			offers = len(list)
