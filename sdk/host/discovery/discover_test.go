@@ -19,26 +19,7 @@ import (
 // method with answers[method] (a value encoded as JSON).
 func scriptPM(t *testing.T, ws, name string, kind Source, answers map[string]any, cfg *config.Config) Result {
 	t.Helper()
-	dir := t.TempDir()
-	if _, ok := answers[protocol.MethodInitialize]; !ok {
-		answers[protocol.MethodInitialize] = map[string]any{"protocol_version": protocol.Version, "name": name,
-			"capabilities": []string{protocol.CapWorkspace}}
-	}
-	for method, v := range answers {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, method+".json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	script, err := filepath.Abs("testdata/script-pm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: t.TempDir()},
-		host.Spec{Name: name, Command: script, Env: []string{"SCRIPT_PM_DIR=" + dir}})
+	pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: t.TempDir()}, scriptSpec(t, name, answers))
 	defer pms.Close()
 	if cfg == nil {
 		cfg = &config.Config{}

@@ -15,9 +15,9 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// hostilePM writes the answers of one testdata/script-pm PM (method →
+// scriptSpec writes the answers of one testdata/script-pm PM (method →
 // value encoded as JSON) and returns its spec.
-func hostilePM(t *testing.T, name string, answers map[string]any) host.Spec {
+func scriptSpec(t *testing.T, name string, answers map[string]any) host.Spec {
 	t.Helper()
 	dir := t.TempDir()
 	if _, ok := answers[protocol.MethodInitialize]; !ok {
@@ -85,7 +85,7 @@ func TestDiscoverHostileWorkspace(t *testing.T) {
 	member := func(name, dir string) protocol.WorkspaceMember {
 		return protocol.WorkspaceMember{Name: name, Version: "1.0.0", Dir: dir}
 	}
-	outside := hostilePM(t, "outside", map[string]any{
+	outside := scriptSpec(t, "outside", map[string]any{
 		protocol.MethodActivePlugins: []any{},
 		protocol.MethodWorkspace: protocol.WorkspaceResult{Root: filepath.Join(base, "elsewhere"), Members: []protocol.WorkspaceMember{
 			member("far", filepath.Join(base, "elsewhere", "far")),
@@ -93,10 +93,10 @@ func TestDiscoverHostileWorkspace(t *testing.T) {
 			member("inner", filepath.Join(ws, "inner")),
 		}},
 	})
-	rooty := hostilePM(t, "rooty", map[string]any{
+	rooty := scriptSpec(t, "rooty", map[string]any{
 		protocol.MethodActivePlugins: []any{offer("rooty", "everything", "/", []any{map[string]any{"source": map[string]any{"path": "."}}})},
 	})
-	deps := hostilePM(t, "eco", map[string]any{
+	deps := scriptSpec(t, "eco", map[string]any{
 		protocol.MethodActivePlugins: []any{
 			offer("eco", "used", filepath.Join(base, "pkgs", "used"), skills),
 			offer("eco", "unused", filepath.Join(base, "pkgs", "unused"), skills),
