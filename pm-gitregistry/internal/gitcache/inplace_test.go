@@ -53,6 +53,23 @@ func change(t *testing.T, repo *gittest.Repo, bare string) (string, string) {
 	return c, changed
 }
 
+// fetchAndClose fetches bare into a cache at root from one process that then
+// closes the cache, as a refresh run does, and returns the snapshot.
+func fetchAndClose(t *testing.T, root, bare string) Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	first, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := first.Update(ctx, Fetch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	return s
+}
+
 // TestUpdateInPlace is issue 19 item 3: a refresh in a process that handed
 // out no root, with no other process on the cache, turns the previous
 // commit's directory into the new one, touching only what changed (as git
@@ -61,15 +78,7 @@ func TestUpdateInPlace(t *testing.T) {
 	repo, bare := inPlaceRepo(t)
 	root := t.TempDir()
 	ctx := context.Background()
-	first, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1, _, err := first.Update(ctx, Fetch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Close()
+	s1 := fetchAndClose(t, root, bare)
 
 	c2, changed := change(t, repo, bare)
 	count := &writeCounter{}
@@ -161,15 +170,7 @@ func TestUpdateInPlaceDiskFull(t *testing.T) {
 	repo, bare := inPlaceRepo(t)
 	root := t.TempDir()
 	ctx := context.Background()
-	first, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1, _, err := first.Update(ctx, Fetch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Close()
+	s1 := fetchAndClose(t, root, bare)
 	before := files(t, s1.Dir)
 	c2, _ := change(t, repo, bare)
 
@@ -216,15 +217,7 @@ func TestUpdateInPlaceSymlinks(t *testing.T) {
 	repo.Push(bare)
 	root := t.TempDir()
 	ctx := context.Background()
-	first, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1, _, err := first.Update(ctx, Fetch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Close()
+	s1 := fetchAndClose(t, root, bare)
 	repo.Remove("d/x")
 	c2 := repo.Commit("the link's target removed")
 	repo.Push(bare)
