@@ -2,6 +2,7 @@ package cargopm
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,43 @@ const offersCacheKey = "cargo active_plugins 2"
 // costs one stat per input. An answer whose computation logged a warning
 // or sent the host a diagnostic is not persisted, so the next hook
 // computes it again and sends the same diagnostics: a hit never hides one.
+//
+// Answering a request, the answer is persisted as it is sent, keyed on the
+// request's params byte for byte rather than on deps, for ActivePluginsRaw
+// to serve with the same stamps; called directly, it is persisted decoded,
+// keyed on deps.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	sess := p.session()
+	paths, cache, keyCtx := p.offersCache(ctx)
+	key := depcache.OffersKey(offersCacheKey, keyCtx, deps)
+	// Answering a request, the answer is persisted encoded and looked up by
+	// ActivePluginsRaw, which declined: no decoded answer is looked for.
+	if pmserver.Params(ctx) == nil {
+		if offers, ok := cache.LoadOffers(key, sess.Logger); ok {
+			return offers, nil
+		}
+	}
+	var rec depcache.Recorder
+	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
+	offers, err := p.computeOffers(ctx, deps, paths, &rec)
+	if err != nil || cache == nil {
+		return offers, err
+	}
+	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
+		sess.Logger.Debug("cargo: active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
+		return offers, nil
+	}
+	if err := storeOffers(ctx, cache, key, keyCtx, rec.Stamps(), offers); err != nil {
+		sess.Logger.Debug("cargo: cannot persist the active_plugins answer", "err", err)
+	}
+	return offers, nil
+}
+
+// offersCache returns the path dependencies list_deps resolved, where
+// active_plugins answers are persisted (nil, which stores nothing, without
+// a cache directory) and the context their keys name besides the request:
+// the workspace, CARGO_HOME and those path dependencies.
+func (p *PM) offersCache(ctx context.Context) (map[string]string, *depcache.Cache, []string) {
 	sess := p.session()
 	paths := map[string]string{}
 	if s, err := p.snapshot(ctx, true); err == nil {
@@ -45,22 +82,36 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	for _, k := range slices.Sorted(maps.Keys(paths)) {
 		keyCtx = append(keyCtx, k+"="+paths[k])
 	}
-	key := depcache.OffersKey(offersCacheKey, keyCtx, deps)
-	if offers, ok := cache.LoadOffers(key, sess.Logger); ok {
-		return offers, nil
+	return paths, cache, keyCtx
+}
+
+// storeOffers persists an answer: encoded, under the request's params,
+// when it answers a request (for ActivePluginsRaw); decoded, under key,
+// otherwise.
+func storeOffers(ctx context.Context, cache *depcache.Cache, key string, keyCtx []string, stamps []depcache.Stamp, offers []protocol.Offer) error {
+	params := pmserver.Params(ctx)
+	if params == nil {
+		return cache.StoreOffers(key, stamps, offers)
 	}
-	var rec depcache.Recorder
-	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
-	offers, err := p.computeOffers(ctx, deps, paths, &rec)
-	if err != nil || cache == nil {
-		return offers, err
+	enc, err := pmserver.EncodeOffers(ctx, offers)
+	if err != nil {
+		return err
 	}
-	if rec.Tainted() || p.warnings.Count() != warned || pmserver.DiagnosticsSent(ctx) != sent {
-		sess.Logger.Debug("cargo: active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
-		return offers, nil
+	return cache.StoreRawOffers(depcache.RawOffersKey(offersCacheKey, keyCtx, params), stamps, enc)
+}
+
+// ActivePluginsRaw implements pmserver.RawActivePlugins: an active_plugins
+// request whose params are byte for byte those of an answer ActivePlugins
+// persisted, in the same context, is answered with that answer as it was
+// sent, while every input it was read from is unchanged (the same stamps
+// as ActivePlugins' own cache). A hit neither decodes the params nor
+// decodes and encodes the offers; anything else declines, and the harness
+// calls ActivePlugins.
+func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, bool, error) {
+	_, cache, keyCtx := p.offersCache(ctx)
+	if cache == nil || params == nil {
+		return nil, false, nil
 	}
-	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {
-		sess.Logger.Debug("cargo: cannot persist the active_plugins answer", "err", err)
-	}
-	return offers, nil
+	res, ok := cache.LoadRawOffers(depcache.RawOffersKey(offersCacheKey, keyCtx, params), p.session().Logger)
+	return res, ok, nil
 }

@@ -2,6 +2,7 @@ package npmpm
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
@@ -37,11 +38,20 @@ func (p *PM) offersCache() *depcache.Cache {
 // package file. An answer whose computation logged a warning or sent the
 // host a diagnostic is not persisted, so the next hook computes it again
 // and sends the same diagnostics: a hit never hides one.
+//
+// Answering a request, the answer is persisted as it is sent, keyed on the
+// request's params byte for byte rather than on deps, for ActivePluginsRaw
+// to serve with the same stamps; called directly, it is persisted decoded,
+// keyed on deps.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	cache := p.offersCache()
 	key := depcache.OffersKey(offersCacheKey, []string{p.workspace}, deps)
-	if offers, ok := cache.LoadOffers(key, p.log); ok {
-		return offers, nil
+	// Answering a request, the answer is persisted encoded and looked up by
+	// ActivePluginsRaw, which declined: no decoded answer is looked for.
+	if pmserver.Params(ctx) == nil {
+		if offers, ok := cache.LoadOffers(key, p.log); ok {
+			return offers, nil
+		}
 	}
 	var rec depcache.Recorder
 	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
@@ -53,8 +63,42 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
-	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {
+	if err := p.storeOffers(ctx, cache, key, rec.Stamps(), offers); err != nil {
 		p.log.Debug("cannot persist the active_plugins answer", "err", err)
 	}
 	return offers, nil
+}
+
+// storeOffers persists an answer: encoded, under the request's params,
+// when it answers a request (for ActivePluginsRaw); decoded, under key,
+// otherwise.
+func (p *PM) storeOffers(ctx context.Context, cache *depcache.Cache, key string, stamps []depcache.Stamp, offers []protocol.Offer) error {
+	params := pmserver.Params(ctx)
+	if params == nil {
+		return cache.StoreOffers(key, stamps, offers)
+	}
+	enc, err := pmserver.EncodeOffers(ctx, offers)
+	if err != nil {
+		return err
+	}
+	return cache.StoreRawOffers(p.rawOffersKey(params), stamps, enc)
+}
+
+func (p *PM) rawOffersKey(params json.RawMessage) string {
+	return depcache.RawOffersKey(offersCacheKey, []string{p.workspace}, params)
+}
+
+// ActivePluginsRaw implements pmserver.RawActivePlugins: an active_plugins
+// request whose params are byte for byte those of an answer ActivePlugins
+// persisted is answered with that answer as it was sent, while every input
+// it was read from is unchanged (the same stamps as ActivePlugins' own
+// cache). A hit neither decodes the params nor decodes and encodes the
+// offers; anything else declines, and the harness calls ActivePlugins.
+func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, bool, error) {
+	cache := p.offersCache()
+	if cache == nil || params == nil {
+		return nil, false, nil
+	}
+	res, ok := cache.LoadRawOffers(p.rawOffersKey(params), p.log)
+	return res, ok, nil
 }

@@ -2,6 +2,7 @@ package pypipm
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -39,20 +40,25 @@ func (p *PM) offersCache() *depcache.Cache {
 // distribution's .dist-info directory and the files read in it (METADATA,
 // direct_url.json, entry_points.txt, RECORD, top_level.txt), its top-level
 // package directories and their SYMPOSIUM.toml, source trees and their
-// pyproject.toml, and cached copies. A hit costs one stat per input. An answer whose computation logged a warning or sent the
-// host a diagnostic is not persisted, so the next hook computes it again
-// and sends the same diagnostics: a hit never hides one.
+// pyproject.toml, and cached copies. A hit costs one stat per input. An
+// answer whose computation logged a warning or sent the host a diagnostic
+// is not persisted, so the next hook computes it again and sends the same
+// diagnostics: a hit never hides one.
+//
+// Answering a request, the answer is persisted as it is sent, keyed on the
+// request's params byte for byte rather than on deps, for ActivePluginsRaw
+// to serve with the same stamps; called directly, it is persisted decoded,
+// keyed on deps.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
-	local := p.localTrees(ctx)
+	local, keyCtx := p.offersContext(ctx)
 	cache := p.offersCache()
-	keyCtx := append([]string{p.ws}, venv.Candidates(p.ws, p.getenv)...)
-	keyCtx = append(keyCtx, "")
-	for _, k := range slices.Sorted(maps.Keys(local)) {
-		keyCtx = append(keyCtx, k+"="+local[k])
-	}
 	key := depcache.OffersKey(offersCacheKey, keyCtx, deps)
-	if offers, ok := cache.LoadOffers(key, p.log); ok {
-		return offers, nil
+	// Answering a request, the answer is persisted encoded and looked up by
+	// ActivePluginsRaw, which declined: no decoded answer is looked for.
+	if pmserver.Params(ctx) == nil {
+		if offers, ok := cache.LoadOffers(key, p.log); ok {
+			return offers, nil
+		}
 	}
 	var rec depcache.Recorder
 	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
@@ -64,10 +70,56 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
-	if err := cache.StoreOffers(key, rec.Stamps(), offers); err != nil {
+	if err := storeOffers(ctx, cache, key, keyCtx, rec.Stamps(), offers); err != nil {
 		p.log.Debug("cannot persist the active_plugins answer", "err", err)
 	}
 	return offers, nil
+}
+
+// offersContext returns the path and editable dependencies list_deps
+// resolved, and the context active_plugins answers' keys name besides the
+// request: the workspace, the virtualenv candidates and those
+// dependencies.
+func (p *PM) offersContext(ctx context.Context) (map[string]string, []string) {
+	local := p.localTrees(ctx)
+	keyCtx := append([]string{p.ws}, venv.Candidates(p.ws, p.getenv)...)
+	keyCtx = append(keyCtx, "")
+	for _, k := range slices.Sorted(maps.Keys(local)) {
+		keyCtx = append(keyCtx, k+"="+local[k])
+	}
+	return local, keyCtx
+}
+
+// storeOffers persists an answer: encoded, under the request's params,
+// when it answers a request (for ActivePluginsRaw); decoded, under key,
+// otherwise.
+func storeOffers(ctx context.Context, cache *depcache.Cache, key string, keyCtx []string, stamps []depcache.Stamp, offers []protocol.Offer) error {
+	params := pmserver.Params(ctx)
+	if params == nil {
+		return cache.StoreOffers(key, stamps, offers)
+	}
+	enc, err := pmserver.EncodeOffers(ctx, offers)
+	if err != nil {
+		return err
+	}
+	return cache.StoreRawOffers(depcache.RawOffersKey(offersCacheKey, keyCtx, params), stamps, enc)
+}
+
+// ActivePluginsRaw implements pmserver.RawActivePlugins: an active_plugins
+// request whose params are byte for byte those of an answer ActivePlugins
+// persisted, in the same context, is answered with that answer as it was
+// sent, while every input it was read from is unchanged (the same stamps
+// as ActivePlugins' own cache). A hit neither decodes the params nor
+// decodes and encodes the offers; anything else declines, and the harness
+// calls ActivePlugins.
+func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, bool, error) {
+	cache := p.offersCache()
+	if cache == nil || params == nil {
+		return nil, false, nil
+	}
+	_, keyCtx := p.offersContext(ctx)
+	res, ok := cache.LoadRawOffers(depcache.RawOffersKey(offersCacheKey, keyCtx, params), p.log)
+	return res, ok, nil
 }
 
 // recordEnvironment records what finding the virtualenv read: each

@@ -1,0 +1,102 @@
+package npmpm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// countingPM counts the active_plugins requests the harness answers through
+// ActivePlugins rather than from an encoded answer (ActivePluginsRaw).
+type countingPM struct {
+	*PM
+	computed atomic.Int32
+}
+
+func (c *countingPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	c.computed.Add(1)
+	return c.PM.ActivePlugins(ctx, deps)
+}
+
+// rawHook runs the hook once over the harness, as a new PM process would:
+// list_deps, then active_plugins for deps. It returns the offers and
+// how many active_plugins requests were computed rather than served
+// encoded.
+func rawHook(t *testing.T, ws, cache string, deps []protocol.PackageID) ([]protocol.Offer, int32) {
+	t.Helper()
+	pm := &countingPM{PM: New()}
+	c, err := host.NewLocal(t.Context(), pm, host.Options{Workspace: ws, CacheDir: cache, Env: map[string]string{
+		"HOME": t.TempDir(), "npm_config_globalconfig": filepath.Join(t.TempDir(), "npmrc"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var listed []protocol.PackageID
+	if err := c.Call(t.Context(), protocol.MethodListDeps, struct{}{}, &listed); err != nil {
+		t.Fatal(err)
+	}
+	var offers []protocol.Offer
+	if err := c.Call(t.Context(), protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: deps}, &offers); err != nil {
+		t.Fatal(err)
+	}
+	return offers, pm.computed.Load()
+}
+
+// TestRawAnswerInvalidation: the second hook is answered from the encoded
+// answer the first persisted (ActivePlugins is not called); after each
+// in-place edit of what a plugin is read from, the next hook computes the
+// answer again and it is exactly what a PM without a cache answers.
+func TestRawAnswerInvalidation(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, ws string)
+	}{
+		{"SYMPOSIUM.toml edited in place", func(t *testing.T, ws string) {
+			writeFiles(t, ws, map[string]string{"node_modules/toml/SYMPOSIUM.toml": "[defaults]\nskills = true\n"})
+		}},
+		{"SYMPOSIUM.toml added", func(t *testing.T, ws string) {
+			writeFiles(t, ws, map[string]string{"node_modules/@s/scoped/SYMPOSIUM.toml": ""})
+		}},
+		{"SYMPOSIUM.toml removed", func(t *testing.T, ws string) {
+			if err := os.Remove(filepath.Join(ws, "node_modules/toml/SYMPOSIUM.toml")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"package.json gains a symposium object in place", func(t *testing.T, ws string) {
+			writeFiles(t, ws, map[string]string{"node_modules/plain/package.json": `{"name":"plain","version":"1.0.0","symposium":{}}`})
+		}},
+		{"SKILL.md added deep in skills", func(t *testing.T, ws string) {
+			writeFiles(t, ws, map[string]string{"node_modules/plain/skills/x/SKILL.md": "---\nname: x\ndescription: d\n---\n"})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, cache := t.TempDir(), t.TempDir()
+			deps := cacheWorkspace(t, ws)
+			settle()
+			first, computed := rawHook(t, ws, cache, deps)
+			if computed != 1 {
+				t.Fatalf("first hook computed %d answers, want 1", computed)
+			}
+			second, computed := rawHook(t, ws, cache, deps)
+			if computed != 0 || !reflect.DeepEqual(offerSet(first), offerSet(second)) {
+				t.Fatalf("second hook computed %d answers (want 0, served encoded) and offered %v, first %v", computed, offerSet(second), offerSet(first))
+			}
+			tc.change(t, ws)
+			got, computed := rawHook(t, ws, cache, deps)
+			want, _ := rawHook(t, ws, "", deps)
+			if computed != 1 || !reflect.DeepEqual(offerSet(got), offerSet(want)) {
+				t.Errorf("after the change the cached PM computed %d answers and offers\n%v\nwant 1 and\n%v", computed, offerSet(got), offerSet(want))
+			}
+			if reflect.DeepEqual(offerSet(want), offerSet(first)) {
+				t.Errorf("the change did not change the answer: the case tests nothing")
+			}
+		})
+	}
+}
