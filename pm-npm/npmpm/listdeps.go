@@ -38,7 +38,10 @@ func (p *PM) listCache() *depcache.Cache {
 // ListDeps implements pmserver.DepLister.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 	cache, key := p.listCache(), listCacheKey+p.workspace
-	if raw, ok := cache.Load(key); ok {
+	p.listCheck.Lock()
+	raw, ok := cache.Load(key)
+	p.listCheck.Unlock()
+	if ok {
 		if deps, err := depcache.ParseDeps(raw, Name); err == nil {
 			return deps, nil
 		}

@@ -99,6 +99,12 @@ func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json
 	if cache == nil || params == nil {
 		return nil, false, nil
 	}
+	// A list_deps check running alongside (the hook pipelines both
+	// requests) covers the installed package.json files this answer also
+	// depends on: once it is done, verified spares their stats.
+	p.listCheck.Lock()
+	//lint:ignore SA2001 an empty critical section, on purpose: waiting is the point
+	p.listCheck.Unlock()
 	res, ok := cache.LoadRawOffers(p.rawOffersKey(params), p.log)
 	return res, ok, nil
 }
