@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"time"
-
-	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 // An active_plugins answer may also be persisted already encoded, as the
@@ -63,17 +62,32 @@ func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bo
 }
 
 // checkRawRoots decodes the roots of the encoded offers and reports one
-// that is not a recorded directory (see checkRoots).
+// that is not a recorded directory, absolute and clean (the rule of
+// checkRoots, which it follows without building a set of every recorded
+// directory: the offers are far fewer than the stamps).
 func checkRawRoots(encoded []byte, stamps []Stamp) error {
 	var roots []rootOnly
 	if err := json.Unmarshal(encoded, &roots); err != nil {
 		return fmt.Errorf("depcache: the cached offers do not decode: %w", err)
 	}
-	offers := make([]protocol.Offer, len(roots))
+	want := make(map[string]bool, len(roots))
 	for i, r := range roots {
-		offers[i].Root = r.Root
+		if !filepath.IsAbs(r.Root) || filepath.Clean(r.Root) != r.Root {
+			return fmt.Errorf("depcache: cached offer %d has root %q, which is not an absolute clean path", i+1, r.Root)
+		}
+		want[r.Root] = false
 	}
-	return checkRoots(offers, stamps)
+	for _, s := range stamps {
+		if seen, ok := want[s.Path]; ok && !seen && s.Dir && s.Size >= 0 {
+			want[s.Path] = true
+		}
+	}
+	for i, r := range roots {
+		if !want[r.Root] {
+			return fmt.Errorf("depcache: cached offer %d has root %q, which is not a directory the answer was read from", i+1, r.Root)
+		}
+	}
+	return nil
 }
 
 // StoreRawOffers persists encoded, an active_plugins answer encoded
