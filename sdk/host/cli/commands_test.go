@@ -11,8 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // scriptPMCommand is a PM in a few lines of shell that answers each method
@@ -406,5 +409,399 @@ func TestLoad(t *testing.T) {
 				t.Errorf("document %+v", d)
 			}
 		})
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	chain := offerIn(t, "cargo", "chain", `{"name":"chain"}`, map[string]string{"SYMPOSIUM.toml": "name = \"chain\"\n"})
+	dep := offerIn(t, "cargo", "dep", `{"name":"dep","plugins":[{"source":{"cargo":"chain"}}],"skills":[{"source":{"path":"skills"}}]}`, map[string]string{
+		"SYMPOSIUM.toml":    "name = \"dep\"\n",
+		"skills/s/SKILL.md": fmt.Sprintf(skillMD, "s"),
+		"skills/t/SKILL.md": fmt.Sprintf(skillMD, "t"),
+	})
+	cargo := pmEntry(t, "cargo", "", scriptPM(t, "cargo", []string{protocol.CapListDeps}, map[string]any{
+		protocol.MethodListDeps:             []protocol.PackageID{{PM: "cargo", Name: "dep", Version: "1.0.0"}},
+		protocol.MethodActivePlugins:        []protocol.Offer{dep},
+		protocol.MethodLoadPlugin:           []protocol.Offer{chain},
+		protocol.MethodLoadPlugin + ".diag": diagLines(protocol.MethodLoadPlugin),
+	}))
+
+	// Without consent: the dependency's plugin waits for it, and a note
+	// holds the snippet that gives it.
+	ws, common := cliEnv(t, cargo)
+	code, out, errOut := runMain(t, append([]string{"discover", "--json"}, common...)...)
+	doc := decode[discoverDoc](t, "discover --json", out)
+	if code != ExitOK || doc.Version != 1 || len(doc.Plugins) != 1 || len(doc.Warnings) != 0 {
+		t.Fatalf("discover --json: exit %d\n%s%s", code, out, errOut)
+	}
+	if p := doc.Plugins[0]; p.ID != dep.ID || p.State != "needs-consent" || p.Source != "dependency" || p.Root != dep.Root || p.Skills != 0 {
+		t.Errorf("plugin %+v", p)
+	}
+	var snippet string
+	for _, n := range doc.Notes {
+		if _, s, ok := strings.Cut(n, "(or merge into its [plugins] table):\n"); ok {
+			snippet = s
+		}
+	}
+	if want := "[plugins]\nauto-enable = [\n  { pm = \"cargo\", name = \"dep\" },\n]"; snippet != want {
+		t.Fatalf("consent note %q, want the snippet %q", doc.Notes, want)
+	}
+	code, out, _ = runMain(t, append([]string{"discover"}, common...)...)
+	for _, want := range []string{"PM NAME VERSION SOURCE STATE SKILLS REASON cargo dep 1.0.0 dependency needs-consent - embedded in a dependency", "\nNotes:\n", "\n  - to consent to the plugins that need it, add to ", "\n      [plugins]\n      auto-enable = [\n        { pm = \"cargo\", name = \"dep\" },\n      ]\n"} {
+		if !strings.Contains(out, want) && !strings.Contains(regexpSpaces(out), want) {
+			t.Errorf("discover: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+
+	// The snippet pasted into the configuration consents: the plugin is
+	// enabled, its chained reference loaded, and what the PM said while
+	// loading it is a warning (and a note), with its place.
+	_, common = cliEnv(t, cargo+snippet+"\n")
+	code, out, errOut = runMain(t, append([]string{"discover", "--json", "--workspace", ws}, common[2:]...)...)
+	doc = decode[discoverDoc](t, "discover --json with consent", out)
+	states := map[string]string{}
+	for _, p := range doc.Plugins {
+		states[p.Name+" "+string(p.Source)] = p.State
+		if p.Name == "dep" && p.Skills != 2 {
+			t.Errorf("dep counts %d skills, want 2", p.Skills)
+		}
+	}
+	if code != ExitOK || states["dep dependency"] != "enabled" || states["chain chained"] != "enabled" || len(states) != 2 {
+		t.Fatalf("discover with consent: exit %d, states %v\n%s%s", code, states, out, errOut)
+	}
+	if len(doc.Warnings) != 1 || doc.Warnings[0].PM != "cargo" || doc.Warnings[0].File != "/w/Cargo.toml" || doc.Warnings[0].Line != 3 ||
+		!strings.Contains(doc.Warnings[0].Message, "load_plugin: [dependncies]") || !slices.Contains(doc.Notes, "pm cargo: load_plugin: served from an editable project") {
+		t.Errorf("the chained load's diagnostics: warnings %+v, notes %q", doc.Warnings, doc.Notes)
+	}
+	code, out, errOut = runMain(t, append([]string{"discover", "--strict"}, common...)...)
+	if code != ExitFailure || !strings.Contains(errOut, "symposium-pm discover: 1 warning(s) and --strict\n") ||
+		!strings.Contains(out, "\nWarnings (1):\n  - pm cargo: load_plugin: [dependncies]") {
+		t.Errorf("discover --strict: exit %d\n%s%s", code, out, errOut)
+	}
+
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		code         int
+		stderr       string
+	}{
+		{"bad configuration", "[plugins]\nauto-enabel = []\n", []string{"--json"}, ExitFailure, "symposium-pm discover: configuration errors:\n  "},
+		{"workspace missing", "", []string{"--json", "--workspace", filepath.Join(ws, "nope")}, ExitFailure, "symposium-pm discover: workspace " + filepath.Join(ws, "nope") + " does not exist\n"},
+		{"bad --env", "", []string{"--env", "X"}, ExitUsage, "symposium-pm discover: --env \"X\": want KEY=VALUE\n"},
+		{"an argument", "", []string{"extra"}, ExitUsage, "symposium-pm discover: unexpected argument \"extra\": this command takes no arguments, only flags\n"},
+	} {
+		_, common := cliEnv(t, tc.config)
+		code, out, errOut := runMain(t, append(append([]string{"discover"}, common...), tc.args...)...)
+		if code != tc.code || !strings.HasPrefix(errOut, tc.stderr) {
+			t.Errorf("%s: exit %d, want %d; stderr %q, want it to start with %q", tc.name, code, tc.code, errOut, tc.stderr)
+		}
+		if tc.code == ExitFailure {
+			if d := decode[errorDoc](t, tc.name, out); d.Version != 1 || len(d.Problems) != 1 {
+				t.Errorf("%s: error document %+v", tc.name, d)
+			}
+		}
+	}
+}
+
+// fakeGitRegistry puts a symposium-pm-gitregistry on PATH that is the
+// script PM answering from dir, for the git registries of the
+// configuration (the process environment carries its SCRIPT_PM_DIR).
+func fakeGitRegistry(t *testing.T, dir string) {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.Symlink(scriptCommand(t), filepath.Join(bin, "symposium-pm-gitregistry")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	t.Setenv("SCRIPT_PM_DIR", dir)
+}
+
+// A git registry never fetched is named in a note saying how to fetch it;
+// discover --refresh asks it to refresh instead, and its failure is a
+// warning; a [[registry]] path that is no directory and a [plugins]
+// selector naming no pm are warnings.
+func TestDiscoverRegistries(t *testing.T) {
+	config := "[[registry]]\nname = \"team\"\ngit = \"https://example.invalid/team.git\"\n\n" +
+		"[[registry]]\nname = \"gone\"\npath = \"/no/such/dir\"\n\n" +
+		"[plugins]\nuse = [{ pm = \"crago\", name = \"x\" }]\n"
+	_, common := cliEnv(t, config)
+	fakeGitRegistry(t, scriptPM(t, "team", []string{protocol.CapRefresh}, map[string]any{
+		protocol.MethodActivePlugins:      []protocol.Offer{},
+		protocol.MethodRefresh + ".error": map[string]any{"code": -32000, "message": "network unreachable"},
+	}))
+	for _, tc := range []struct {
+		args  []string
+		warns []string
+		notes []string
+	}{
+		{nil, []string{`names pm "crago"`, `registry "gone": /no/such/dir is not a directory`},
+			[]string{"registry team (https://example.invalid/team.git) has never been fetched, so it offers nothing yet; run `symposium-pm discover --refresh` to fetch it"}},
+		{[]string{"--refresh"}, []string{`names pm "crago"`, `registry "gone": /no/such/dir is not a directory`, "pm team: refresh: network unreachable"}, nil},
+	} {
+		code, out, errOut := runMain(t, append(append([]string{"discover", "--json"}, common...), tc.args...)...)
+		doc := decode[discoverDoc](t, "discover", out)
+		doc.Notes = slices.DeleteFunc(doc.Notes, func(n string) bool { return strings.HasSuffix(n, "dependencies are not examined") })
+		if code != ExitOK || len(doc.Warnings) != len(tc.warns) || len(doc.Notes) != len(tc.notes) {
+			t.Errorf("discover %q: exit %d, warnings %+v, notes %q\n%s", tc.args, code, doc.Warnings, doc.Notes, errOut)
+			continue
+		}
+		for i, w := range tc.warns {
+			if !strings.Contains(doc.Warnings[i].Message, w) {
+				t.Errorf("discover %q: warning %d is %q, want %q in it", tc.args, i, doc.Warnings[i].Message, w)
+			}
+		}
+		for i, n := range tc.notes {
+			if doc.Notes[i] != n {
+				t.Errorf("discover %q: note %d is %q, want %q", tc.args, i, doc.Notes[i], n)
+			}
+		}
+	}
+}
+
+// writeRegistryState records in cache that registry name was fetched at
+// commit from url, at at, as symposium-pm-gitregistry does.
+func writeRegistryState(t *testing.T, cache, name, url, commit string, at time.Time) {
+	t.Helper()
+	dir := filepath.Join(cache, regcache.NamePart(name), regcache.NamePart(name)+"-0123abcd")
+	b, _ := json.Marshal(registryState{URL: url, Commit: commit, FetchedAt: at})
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, regcache.StateFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	eco := pmEntry(t, "eco", "", scriptPM(t, "eco", []string{protocol.CapListDeps, protocol.CapSearch}, nil))
+	reg := t.TempDir()
+	commit := strings.Repeat("c0ffee12", 5)
+	config := eco + "[[package-manager]]\nname = \"ghost\"\ncommand = \"no-such-pm\"\n\n" +
+		fmt.Sprintf("[[registry]]\nname = \"reg\"\npath = %q\n\n", reg) +
+		"[[registry]]\nname = \"gone\"\npath = \"/no/such/dir\"\n\n" +
+		"[[registry]]\nname = \"team\"\ngit = \"https://example.invalid/team.git\"\nref = \"main\"\n\n" +
+		"[[registry]]\nname = \"fresh\"\ngit = \"https://example.invalid/fresh.git\"\n\n" +
+		"[plugins]\nuse = [{ pm = \"crago\", name = \"x\" }]\n"
+	_, common := cliEnv(t, config)
+	writeRegistryState(t, common[3], "team", "https://example.invalid/team.git", commit, time.Now().Add(-3*time.Hour))
+
+	code, out, errOut := runMain(t, append([]string{"status", "--json"}, common...)...)
+	doc := decode[statusDoc](t, "status --json", out)
+	if code != ExitFailure || doc.Version != 1 {
+		t.Fatalf("status --json: exit %d, want 1 (ghost does not answer, gone does not exist)\n%s%s", code, out, errOut)
+	}
+	pms := map[string]pmStatus{}
+	for _, r := range doc.PackageManagers {
+		pms[r.Name] = r
+	}
+	if e := pms["eco"]; !e.Answers || e.PMName != "eco" || e.PMVersion != "0.1.0" || e.ProtocolVersion != protocol.Version ||
+		!slices.Equal(e.Capabilities, []string{"list_deps", "search"}) || e.Origin != "command script-pm" || !strings.HasSuffix(e.ConfiguredAt, "config.toml:5") {
+		t.Errorf("eco: %+v", e)
+	}
+	if g := pms["ghost"]; g.Answers || g.Error != `command "no-such-pm" not found` || g.Capabilities == nil {
+		t.Errorf("ghost: %+v", g)
+	}
+	if c := pms["cargo"]; c.Origin != "built in" || c.Answers || c.Error != "symposium-pm-cargo is not installed" {
+		t.Errorf("cargo: %+v", c)
+	}
+	regs := map[string]registryStatus{}
+	for _, r := range doc.Registries {
+		regs[r.Name] = r
+	}
+	if r := regs["reg"]; r.Kind != "path" || r.Location != reg || r.Error != "" {
+		t.Errorf("reg: %+v", r)
+	}
+	if r := regs["gone"]; r.Error != "/no/such/dir is not a directory" {
+		t.Errorf("gone: %+v", r)
+	}
+	if r := regs["team"]; r.Kind != "git" || r.Location != "https://example.invalid/team.git@main" || r.Commit != commit || r.FetchedAt == nil || r.Error != "" {
+		t.Errorf("team: %+v", r)
+	}
+	if r := regs["fresh"]; r.Commit != "" || r.Error != "never fetched; run `symposium-pm discover --refresh` to fetch it" {
+		t.Errorf("fresh: %+v", r)
+	}
+	if len(doc.Warnings) != 1 || !strings.Contains(doc.Warnings[0].Message, `names pm "crago"`) || doc.Warnings[0].Line != 32 {
+		t.Errorf("warnings: %+v", doc.Warnings)
+	}
+
+	// The tables, without starting the PMs.
+	code, out, _ = runMain(t, append([]string{"status", "--no-start"}, common...)...)
+	if code != ExitFailure {
+		t.Errorf("status --no-start: exit %d, want 1 (gone does not exist)", code)
+	}
+	for _, want := range []string{
+		"NAME ORIGIN ACQUIRED ANSWERS VERSION CAPABILITIES",
+		"cargo built in - - - -",
+		"eco command script-pm - not started - -",
+		"ghost command no-such-pm - no - -",
+		"Problems: - cargo: symposium-pm-cargo is not installed",
+		`- ghost: command "no-such-pm" not found`,
+		"REGISTRY KIND LOCATION COMMIT FETCHED",
+		"reg path " + reg + " - -",
+		"team git https://example.invalid/team.git@main c0ffee12c0ff 3 hours ago",
+		"fresh git https://example.invalid/fresh.git - -",
+		"Registry problems: - registry gone: /no/such/dir is not a directory - registry fresh: never fetched",
+		`Warnings (1): - ` + common[3][:len(common[3])-len("cache")] + `config.toml:32: [plugins] use names pm "crago"`,
+	} {
+		if !strings.Contains(regexpSpaces(out), want) {
+			t.Errorf("status --no-start lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Only what works: exit 0.
+	_, common = cliEnv(t, eco+fmt.Sprintf("[[registry]]\nname = \"reg\"\npath = %q\n", reg))
+	code, out, _ = runMain(t, append([]string{"status"}, common...)...)
+	if code != ExitOK || !strings.Contains(regexpSpaces(out), "eco command script-pm - yes 0.1.0 list_deps,search") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+	_, common = cliEnv(t, "[defaults]\n")
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"extra"}, ExitUsage, "symposium-pm status: unexpected argument \"extra\""},
+		{[]string{"--json"}, ExitFailure, "symposium-pm status: configuration errors:"},
+	} {
+		if code, _, errOut := runMain(t, append(append([]string{"status"}, tc.args...), common...)...); code != tc.code || !strings.HasPrefix(errOut, tc.stderr) {
+			t.Errorf("status %q: exit %d, stderr %q", tc.args, code, errOut)
+		}
+	}
+}
+
+// A registry's cache is found under its name; one cached under another
+// URL (as the registry PM may record it) is it when it is the only one.
+func TestRegistryCache(t *testing.T) {
+	cache := t.TempDir()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c1, c2 := strings.Repeat("1", 40), strings.Repeat("2", 40)
+	writeRegistryState(t, cache, "one", "https://x/one", c1, at)
+	writeRegistryState(t, cache, "moved", "/abs/moved", c2, at)
+	os.MkdirAll(filepath.Join(cache, "two", "two-a"), 0o755)
+	os.MkdirAll(filepath.Join(cache, "two", "two-b"), 0o755)
+	os.WriteFile(filepath.Join(cache, "two", "two-a", regcache.StateFile), []byte(`{"url":"u1","commit":"`+c1+`"}`), 0o644)
+	os.WriteFile(filepath.Join(cache, "two", "two-b", regcache.StateFile), []byte(`{"url":"u2","commit":"`+c2+`"}`), 0o644)
+	writeRegistryState(t, cache, "short", "https://x/short", "abc", at)
+	for _, tc := range []struct {
+		name, url string
+		want      cachedRegistry
+	}{
+		{"one", "https://x/one", cachedRegistry{true, c1, at}},
+		{"moved", "moved", cachedRegistry{true, c2, at}},
+		{"two", "u3", cachedRegistry{}},
+		{"two", "u2", cachedRegistry{Fetched: true, Commit: c2}},
+		{"short", "https://x/short", cachedRegistry{}},
+		{"never", "https://x/never", cachedRegistry{}},
+	} {
+		if got := registryCache(cache, config.Registry{Name: tc.name, Git: tc.url}); got != tc.want {
+			t.Errorf("registryCache(%s, %s) = %+v, want %+v", tc.name, tc.url, got, tc.want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		ago  time.Duration
+		want string
+	}{
+		{30 * time.Second, "just now"},
+		{time.Minute, "1 minute ago"},
+		{59 * time.Minute, "59 minutes ago"},
+		{time.Hour, "1 hour ago"},
+		{47 * time.Hour, "47 hours ago"},
+		{48 * time.Hour, "2 days ago"},
+		{400 * 24 * time.Hour, "400 days ago"},
+	} {
+		if got := age(now, now.Add(-tc.ago)); got != tc.want {
+			t.Errorf("age of %v = %q, want %q", tc.ago, got, tc.want)
+		}
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	const legacy = "name = \"legacy\"\ncrates = [\"serde\"]\n"
+	dir := writeFiles(t, map[string]string{
+		"reg/legacy/SYMPOSIUM.toml": legacy,
+		"reg/good/SYMPOSIUM.toml":   "name = \"good\"\n",
+		"reg/broken/SYMPOSIUM.toml": "name = \n",
+		"odd/custom/SYMPOSIUM.toml": "name = \"custom\"\ncrates = [\"gizmo\"]\n\n[[skills]]\nsource.crate_path = \"docs/skills\"\n",
+	})
+	reg, odd := filepath.Join(dir, "reg"), filepath.Join(dir, "odd")
+	legacyPath, broken, custom := filepath.Join(reg, "legacy", "SYMPOSIUM.toml"), filepath.Join(reg, "broken", "SYMPOSIUM.toml"), filepath.Join(odd, "custom", "SYMPOSIUM.toml")
+	unchanged := func(what string) {
+		t.Helper()
+		if b, _ := os.ReadFile(legacyPath); string(b) != legacy {
+			t.Errorf("%s changed %s:\n%s", what, legacyPath, b)
+		}
+	}
+
+	// --check --json: what would change, and the file skipped.
+	code, out, errOut := runMain(t, "migrate", "--check", reg, "--json")
+	doc := decode[migrateDoc](t, "migrate --check --json", out)
+	if code != ExitFailure || doc.Version != 1 || doc.Mode != "check" || doc.Checked != 3 || doc.Migrated != 1 || doc.Changes != 1 || len(doc.Files) != 1 {
+		t.Fatalf("migrate --check --json: exit %d\n%s%s", code, out, errOut)
+	}
+	if f := doc.Files[0]; f.Path != legacyPath || len(f.Changes) != 1 || f.Changes[0].Line != 2 || f.Changes[0].Old != `crates = ["serde"]` ||
+		!strings.Contains(f.Changes[0].New, "serde") || f.Diff != "" {
+		t.Errorf("file %+v", f)
+	}
+	if len(doc.Warnings) != 1 || doc.Warnings[0].File != broken || !strings.HasPrefix(doc.Warnings[0].Message, "skipped: ") {
+		t.Errorf("warnings %+v", doc.Warnings)
+	}
+	if !strings.Contains(errOut, broken) || !strings.HasSuffix(errOut, "symposium-pm migrate: would migrate 1 of 3 files (1 changes)\n") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	unchanged("--check")
+
+	// --diff --json: the diff in the document, nothing written.
+	code, out, _ = runMain(t, "migrate", "--diff", "--json", reg)
+	doc = decode[migrateDoc](t, "migrate --diff --json", out)
+	if code != ExitOK || doc.Mode != "diff" || len(doc.Files) != 1 || !strings.HasPrefix(doc.Files[0].Diff, "--- "+legacyPath+"\n") ||
+		!strings.Contains(doc.Files[0].Diff, "\n-crates = [\"serde\"]\n") {
+		t.Errorf("migrate --diff --json: exit %d\n%s", code, out)
+	}
+	unchanged("--diff --json")
+	code, out, _ = runMain(t, "migrate", "--diff", reg)
+	if code != ExitOK || out != doc.Files[0].Diff {
+		t.Errorf("migrate --diff: exit %d, printed\n%s\nwant the diff of --json\n%s", code, out, doc.Files[0].Diff)
+	}
+	unchanged("--diff")
+
+	// A refusal: the file, its line and the reason; nothing written there.
+	code, out, errOut = runMain(t, "migrate", "--json", odd)
+	doc = decode[migrateDoc](t, "migrate --json of a refusal", out)
+	if code != ExitFailure || doc.Mode != "write" || len(doc.Files) != 0 || len(doc.Warnings) != 1 ||
+		doc.Warnings[0].File != custom || doc.Warnings[0].Line != 4 || !strings.HasPrefix(doc.Warnings[0].Message, "cannot migrate: ") ||
+		!strings.Contains(errOut, custom+":4: cannot migrate: ") {
+		t.Errorf("migrate --json %s: exit %d\n%s%s", odd, code, out, errOut)
+	}
+
+	// Writing: each change on stdout, then nothing is left to do.
+	code, out, errOut = runMain(t, "migrate", reg)
+	if code != ExitOK || !strings.HasPrefix(out, legacyPath+`:2: crates = ["serde"] → `) || strings.Count(out, "\n") != 1 ||
+		!strings.HasSuffix(errOut, "symposium-pm migrate: migrated 1 of 3 files (1 changes)\n") {
+		t.Errorf("migrate: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(legacyPath); string(b) == legacy {
+		t.Errorf("migrate left %s as it was", legacyPath)
+	}
+	if code, out, _ := runMain(t, "migrate", "--check", reg); code != ExitOK || out != "" {
+		t.Errorf("migrate --check after migrate: exit %d\n%s", code, out)
+	}
+
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{filepath.Join(dir, "nope")}, ExitFailure, filepath.Join(dir, "nope") + ": cannot migrate: no such file or directory\n"},
+		{nil, ExitUsage, "symposium-pm migrate: no PATH given\n"},
+		{[]string{"--check", "--diff", reg}, ExitUsage, "symposium-pm migrate: --check and --diff cannot be used together\n"},
+		{[]string{"--nope", reg}, ExitUsage, "flag provided but not defined: -nope\n"},
+	} {
+		if code, _, errOut := runMain(t, append([]string{"migrate"}, tc.args...)...); code != tc.code || !strings.HasPrefix(errOut, tc.stderr) {
+			t.Errorf("migrate %q: exit %d, stderr %q", tc.args, code, errOut)
+		}
 	}
 }
