@@ -805,3 +805,15 @@ func TestMigrate(t *testing.T) {
 		}
 	}
 }
+
+// Every command that prints results takes --json (issue 16, item 4), but
+// manifest, whose output is a manifest's wire JSON already.
+func TestEveryCommandHasJSON(t *testing.T) {
+	for name := range commands() {
+		code, _, usage := runMain(t, name, "--help")
+		has := strings.Contains(usage, "\n  -json\n")
+		if code != ExitOK || has != (name != "manifest") {
+			t.Errorf("%s --help: exit %d, lists -json: %v\n%s", name, code, has, usage)
+		}
+	}
+}
