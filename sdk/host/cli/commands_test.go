@@ -817,3 +817,59 @@ func TestEveryCommandHasJSON(t *testing.T) {
 		}
 	}
 }
+
+// validate reads a plugin the way it ships and says how it read it: npm
+// packages (the "symposium" field, then SYMPOSIUM.toml), crates, Python
+// source trees and workspaces (their own plugin, workspace rules).
+func TestValidateShips(t *testing.T) {
+	skill := fmt.Sprintf(skillMD, "s")
+	dir := writeFiles(t, map[string]string{
+		"npm-good/package.json":            `{"name": "npm-good", "version": "1.0.0", "symposium": {"depends-on": "react"}}`,
+		"npm-good/skills/s/SKILL.md":       skill,
+		"npm-layer/package.json":           `{"name": "npm-layer", "version": "1.0.0"}`,
+		"npm-layer/SYMPOSIUM.toml":         "name = \"layered\"\n",
+		"npm-skills/package.json":          `{"name": "npm-skills", "version": "1.0.0"}`,
+		"npm-skills/skills/s/SKILL.md":     skill,
+		"npm-broken/package.json":          `{"name": "npm-broken", "version": "1.0.0", "symposium": {"skills": "skills", "hooks": 5}}`,
+		"npm-none/package.json":            `{"name": "left-pad", "version": "1.3.0"}`,
+		"npm-bad-json/package.json":        `{"name": "x",}`,
+		"crate-none/Cargo.toml":            "[package]\nname = \"plain\"\nversion = \"0.1.0\"\n",
+		"py-none/pyproject.toml":           "[project]\nname = \"plain\"\nversion = \"1\"\n",
+		"ws/.symposium/config.toml":        "",
+		"ws/SYMPOSIUM.toml":                "name = \"house-style\"\n",
+		"ws-skills/.symposium/config.toml": "",
+		"ws-skills/skills/s/SKILL.md":      skill,
+		"ws-empty/.symposium/config.toml":  "",
+	})
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+	}{
+		{"npm-good", ExitOK, []string{"npm-good: checked as an npm package (origin package)", "checked 1 plugin: 1 valid"}},
+		{"npm-layer", ExitOK, []string{"checked as an npm package", "checked 1 plugin: 1 valid"}},
+		{"npm-skills", ExitOK, []string{"checked as an npm package", "checked 1 plugin: 1 valid"}},
+		{"npm-broken", ExitFailure, []string{"checked as an npm package", "hooks"}},
+		{"npm-none", ExitFailure, []string{`this npm package embeds no plugin: it has no "symposium" field in package.json, no SYMPOSIUM.toml and no skills/ directory`}},
+		{"npm-bad-json", ExitFailure, []string{"package.json:1"}},
+		{"crate-none", ExitFailure, []string{"this crate embeds no plugin: it has no [package.metadata.symposium] in Cargo.toml, no SYMPOSIUM.toml"}},
+		{"py-none", ExitFailure, []string{"embeds no plugin: it has no [tool.symposium] in pyproject.toml, no SYMPOSIUM.toml"}},
+		{"ws", ExitOK, []string{"ws: checked as a workspace (origin workspace)", "checked 1 plugin: 1 valid"}},
+		{"ws-skills", ExitOK, []string{"ws-skills: checked as a workspace (origin workspace)", "checked 1 plugin: 1 valid"}},
+		{"ws-empty", ExitFailure, []string{"the workspace has no plugin of its own: no SYMPOSIUM.toml and no skills/ directory"}},
+	} {
+		code, out, errOut := runMain(t, "validate", filepath.Join(dir, tc.path))
+		all := out + errOut
+		if code != tc.code {
+			t.Errorf("validate %s: exit %d, want %d\n%s", tc.path, code, tc.code, all)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("validate %s: output lacks %q:\n%s", tc.path, w, all)
+			}
+		}
+		if strings.Contains(all, `unknown key "version"`) || strings.Contains(all, "dormant") {
+			t.Errorf("validate %s: read with the wrong rules:\n%s", tc.path, all)
+		}
+	}
+}
