@@ -873,3 +873,51 @@ func TestValidateShips(t *testing.T) {
 		}
 	}
 }
+
+// check's own flags written after COMMAND (without --) go to the PM, and a
+// note says so and where to put them; the PM's own flags do not get one.
+func TestNoteCheckFlagsAfter(t *testing.T) {
+	var out bytes.Buffer
+	fs := flagSet("check", "", &out)
+	fs.Bool("json", false, "")
+	fs.String("run", "", "")
+	for _, tc := range []struct {
+		command []string
+		want    string
+	}{
+		{[]string{"pm"}, ""},
+		{[]string{"pm", "--json"}, "symposium-pm check: note: --json comes after the PM COMMAND pm, so it is passed to the PM; for check, put it before COMMAND\n"},
+		{[]string{"pm", "-run=x", "data"}, "symposium-pm check: note: -run=x comes after the PM COMMAND pm, so it is passed to the PM; for check, put it before COMMAND\n"},
+		{[]string{"pm", "--max-message-size", "9", "-h", "--name", "-", "x"}, ""},
+		{[]string{"pm", "--", "--json"}, ""},
+	} {
+		out.Reset()
+		noteCheckFlagsAfter(fs, tc.command, &out)
+		if out.String() != tc.want {
+			t.Errorf("%q: %q, want %q", tc.command, out.String(), tc.want)
+		}
+	}
+}
+
+// userEnv makes Symposium's own directories absolute from the current
+// directory, and drops a relative XDG directory (not valid).
+func TestUserEnv(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ key, value, want string }{
+		{"SYMPOSIUM_HOME", "rel/home", filepath.Join(cwd, "rel/home")},
+		{"HOME", "/abs/home", "/abs/home"},
+		{"HOME", "h", filepath.Join(cwd, "h")},
+		{"XDG_CONFIG_HOME", "rel", ""},
+		{"XDG_CACHE_HOME", "/abs/cache", "/abs/cache"},
+		{"XDG_CACHE_HOME", "", ""},
+		{"OTHER", "rel", "rel"},
+	} {
+		t.Setenv(tc.key, tc.value)
+		if got := userEnv(tc.key); got != tc.want {
+			t.Errorf("userEnv(%s) with %q = %q, want %q", tc.key, tc.value, got, tc.want)
+		}
+	}
+}
