@@ -254,6 +254,17 @@ func (r *Registry) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]pro
 	return offers, sink.warnings([]string{id.PM}), nil
 }
 
+// Fetch asks the PM named by id.PM to fetch id.
+func (r *Registry) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+	var res protocol.FetchResult
+	c, err := r.Conn(ctx, id.PM)
+	if err != nil {
+		return res, err
+	}
+	err = c.Call(ctx, protocol.MethodFetch, protocol.FetchParams{ID: id, Update: update}, &res)
+	return res, err
+}
+
 // Search asks every PM announcing search and unions the hits. The
 // diagnostics the PMs sent while answering are warnings after those of the
 // PMs that failed, PM by PM in configuration order.
