@@ -130,8 +130,22 @@ func (e EntryPoint) Module() string {
 	return strings.TrimSpace(mod)
 }
 
+// EntryPointsError is a line of entry_points.txt that does not parse.
+type EntryPointsError struct {
+	// Line is the 1-based line.
+	Line int
+	// Msg says what is wrong with it.
+	Msg string
+}
+
+// Error returns "entry_points.txt:LINE: MSG".
+func (e *EntryPointsError) Error() string {
+	return fmt.Sprintf("entry_points.txt:%d: %s", e.Line, e.Msg)
+}
+
 // ParseEntryPoints reads entry_points.txt: INI sections naming groups,
-// "name = value" lines, "#" and ";" comments.
+// "name = value" lines, "#" and ";" comments. A line that does not parse
+// is an *EntryPointsError.
 func ParseEntryPoints(data []byte) (map[string][]EntryPoint, error) {
 	groups := map[string][]EntryPoint{}
 	group := ""
@@ -142,17 +156,17 @@ func ParseEntryPoints(data []byte) (map[string][]EntryPoint, error) {
 		}
 		if line[0] == '[' {
 			if !strings.HasSuffix(line, "]") {
-				return nil, fmt.Errorf("entry_points.txt:%d: unclosed section header", i+1)
+				return nil, &EntryPointsError{Line: i + 1, Msg: "unclosed section header"}
 			}
 			group = strings.TrimSpace(line[1 : len(line)-1])
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			return nil, fmt.Errorf("entry_points.txt:%d: expected name = value", i+1)
+			return nil, &EntryPointsError{Line: i + 1, Msg: "expected name = value"}
 		}
 		if group == "" {
-			return nil, fmt.Errorf("entry_points.txt:%d: entry outside a [group]", i+1)
+			return nil, &EntryPointsError{Line: i + 1, Msg: "entry outside a [group]"}
 		}
 		groups[group] = append(groups[group], EntryPoint{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
 	}

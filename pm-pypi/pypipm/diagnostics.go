@@ -2,7 +2,11 @@ package pypipm
 
 import (
 	"context"
+	"errors"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -25,9 +29,12 @@ func idRef(id protocol.PackageID) *protocol.PackageID { return &id }
 // rwarn is warn for the list_deps resolver: the diagnostic names path and
 // says what became of it (consequence), and belongs to the list_deps call.
 func (r *resolver) rwarn(path string, err error, consequence, logMsg string, args ...any) {
-	msg := err.Error()
-	if path != "" && !strings.HasPrefix(msg, path) {
-		msg = path + ": " + msg
+	msg, line := err.Error(), 0
+	if path != "" {
+		// The diagnostic's File names the file: the message does not
+		// name it again.
+		msg, line = placedProblem(err)
+		msg = strings.TrimPrefix(msg, path+": ")
 	}
 	if consequence != "" {
 		msg += "; " + consequence
@@ -36,5 +43,24 @@ func (r *resolver) rwarn(path string, err error, consequence, logMsg string, arg
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r.pm.warn(ctx, pmserver.Diagnostic{Message: msg, File: path}, logMsg, args...)
+	r.pm.warn(ctx, pmserver.Diagnostic{Message: msg, File: path, Line: line}, logMsg, args...)
+}
+
+// placedProblem splits a parse error of one file into what is wrong and
+// its line (0 when unknown), for a diagnostic whose File names the file:
+// the message then does not name it a second time.
+func placedProblem(err error) (msg string, line int) {
+	var te *tomlfile.Error
+	var ee *distinfo.EntryPointsError
+	switch {
+	case errors.As(err, &te):
+		msg = te.Msg
+		if te.Key != "" {
+			msg = te.Key + ": " + msg
+		}
+		return msg, te.Line
+	case errors.As(err, &ee):
+		return ee.Msg, ee.Line
+	}
+	return err.Error(), 0
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -190,7 +191,8 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 			groups, err := distinfo.ParseEntryPoints(data)
 			if err != nil {
 				epf := filepath.Join(in.distInfo, "entry_points.txt")
-				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; the entry points it declares are ignored", epf, err), File: epf, Package: idRef(in.id)},
+				msg, line := placedProblem(err)
+				p.warn(ctx, pmserver.Diagnostic{Message: msg + "; the entry points it declares are ignored", File: epf, Line: line, Package: idRef(in.id)},
 					"ignoring entry points", "id", in.id, "err", err)
 			}
 			eps = groups[EntryPointGroup]
@@ -326,6 +328,29 @@ func (p *PM) announceEditable(ctx context.Context, in installed, root string) {
 		in.id, root, in.site, cmp.Or(in.editableVia, "a .pth file or __editable__ finder")), Package: idRef(in.id)})
 }
 
+// listedProject reports whether dir is the workspace or one of its
+// members, whose pyproject.toml list_deps reads and reports when it does
+// not parse. What it reads is recorded in rec.
+func (p *PM) listedProject(dir string, rec *depcache.Recorder) bool {
+	if dir == p.ws {
+		return true
+	}
+	root := filepath.Join(p.ws, "pyproject.toml")
+	rec.Observe(root)
+	data, err := os.ReadFile(root)
+	if err != nil {
+		return false
+	}
+	proj, err := pyproject.Parse(data)
+	if err != nil {
+		return false
+	}
+	r := &resolver{pm: p}
+	members := r.members(proj)
+	rec.Merge(&r.rec)
+	return slices.Contains(members, dir)
+}
+
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
@@ -337,11 +362,16 @@ func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer,
 	in.rec.Observe(filepath.Join(in.source, "pyproject.toml"))
 	if data, err := os.ReadFile(filepath.Join(in.source, "pyproject.toml")); err == nil {
 		proj, err := pyproject.Parse(data)
-		if err != nil {
+		switch {
+		case err != nil && p.listedProject(in.source, in.rec):
+			// list_deps reports it: once is enough.
+			p.log.Debug("ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
+		case err != nil:
 			pp := filepath.Join(in.source, "pyproject.toml")
-			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("%s: %v; its [tool.symposium] is ignored", pp, err), File: pp, Package: idRef(in.id)},
+			msg, line := placedProblem(err)
+			p.warn(ctx, pmserver.Diagnostic{Message: msg + "; its [tool.symposium] is ignored", File: pp, Line: line, Package: idRef(in.id)},
 				"ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
-		} else if proj.Symposium != nil {
+		case proj.Symposium != nil:
 			layers = append(layers, manifest.Layer{Source: "pyproject.toml [tool.symposium]", Table: proj.Symposium})
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
@@ -43,12 +42,10 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 			if err == nil {
 				err = errors.New("[project] has no name")
 			}
-			msg := err.Error()
-			if !strings.HasPrefix(msg, mp) {
-				msg = mp + ": " + msg
-			}
-			// The same words as list_deps's, so that the host shows it once.
-			p.warn(ctx, pmserver.Diagnostic{Message: msg + "; this workspace member is left out", File: mp},
+			// The same words and place as list_deps's (see rwarn), so that
+			// the host shows it once.
+			msg, line := placedProblem(err)
+			p.warn(ctx, pmserver.Diagnostic{Message: msg + "; this workspace member is left out", File: mp, Line: line},
 				"skipping workspace member", "dir", dir, "err", err)
 			continue
 		}

@@ -338,11 +338,11 @@ func TestRegistryUnionsAnswers(t *testing.T) {
 	if len(warns) != 0 || len(answers) != 2 || answers[0].PM != "a" || answers[1].PM != "b" {
 		t.Errorf("WorkspaceAnswers = %+v, %v", answers, warns)
 	}
-	loaded, err := r.LoadPlugin(ctx, id("b", "two", "*"))
+	loaded, _, err := r.LoadPlugin(ctx, id("b", "two", "*"))
 	if err != nil || len(loaded) != 1 {
 		t.Errorf("LoadPlugin = %v, %v", loaded, err)
 	}
-	if _, err := r.LoadPlugin(ctx, id("nope", "x", "1")); err == nil || !strings.Contains(err.Error(), `no package manager named "nope"`) {
+	if _, _, err := r.LoadPlugin(ctx, id("nope", "x", "1")); err == nil || !strings.Contains(err.Error(), `no package manager named "nope"`) {
 		t.Errorf("LoadPlugin of an unconfigured pm: %v", err)
 	}
 	if err := r.Close(); err != nil {

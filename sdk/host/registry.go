@@ -236,15 +236,22 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 	return all, append(append(warns, minted...), sink.warnings(r.Names())...)
 }
 
-// LoadPlugin asks the PM named by id.PM to load id.
-func (r *Registry) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+// LoadPlugin asks the PM named by id.PM to load id. The diagnostics the PM
+// sent while answering (docs/protocol.md §4.7) come back as warnings, each
+// carrying its Diagnostic, as ListDeps and ActivePlugins return theirs.
+func (r *Registry) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, []Warning, error) {
 	c, err := r.Conn(ctx, id.PM)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var offers []protocol.Offer
-	err = c.Call(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
-	return offers, err
+	ds, err := c.CallDiagnostics(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sink diagSink
+	sink.add(id.PM, protocol.MethodLoadPlugin, ds)
+	return offers, sink.warnings([]string{id.PM}), nil
 }
 
 // Fetch asks the PM named by id.PM to fetch id.
@@ -258,25 +265,30 @@ func (r *Registry) Fetch(ctx context.Context, id protocol.PackageID, update prot
 	return res, err
 }
 
-// Search asks every PM announcing search and unions the hits.
+// Search asks every PM announcing search and unions the hits. The
+// diagnostics the PMs sent while answering are warnings after those of the
+// PMs that failed, PM by PM in configuration order.
 func (r *Registry) Search(ctx context.Context, query string) ([]protocol.SearchHit, []Warning) {
 	var mu sync.Mutex
 	var all []protocol.SearchHit
+	var sink diagSink
 	warns := r.each(ctx, protocol.MethodSearch, func(c *Conn) error {
 		if !c.Has(protocol.CapSearch) {
 			return nil
 		}
 		var hits []protocol.SearchHit
-		if err := c.Call(ctx, protocol.MethodSearch, protocol.SearchParams{Query: query}, &hits); err != nil {
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodSearch, protocol.SearchParams{Query: query}, &hits)
+		if err != nil {
 			return err
 		}
+		sink.add(c.Name(), protocol.MethodSearch, ds)
 		mu.Lock()
 		all = append(all, hits...)
 		mu.Unlock()
 		return nil
 	})
 	slices.SortStableFunc(all, func(a, b protocol.SearchHit) int { return compareIDs(a.ID, b.ID) })
-	return all, warns
+	return all, append(warns, sink.warnings(r.Names())...)
 }
 
 // Refresh asks the PMs announcing refresh whose names only accepts (every

@@ -171,9 +171,11 @@ func parseArgs(fs *flag.FlagSet, argv []string, want arity) (code int, ok bool) 
 	}
 	switch {
 	case len(pos) < want.min:
+		// Only the required arguments are missing, not the optional
+		// ones after them.
 		missing := strings.Fields(want.names)
 		if len(pos) < len(missing) {
-			missing = missing[len(pos):]
+			missing = missing[len(pos):min(want.min, len(missing))]
 		}
 		usageError(fs, "missing %s", strings.Join(missing, " "))
 		return ExitUsage, false

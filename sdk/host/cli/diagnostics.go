@@ -23,20 +23,37 @@ type pmReports struct {
 
 // reportsOf converts the diagnostics pm sent while answering method.
 func reportsOf(pm, method string, ds []protocol.Diagnostic) pmReports {
-	r := pmReports{warnings: []Warning{}, notes: []string{}}
+	ws := make([]host.Warning, 0, len(ds))
 	for _, d := range ds {
+		ws = append(ws, host.DiagnosticWarning(pm, method, d))
+	}
+	r, _ := splitReports(ws)
+	return r
+}
+
+// splitReports converts the host warnings that carry a PM's diagnostic
+// into reports, in order, and returns the others (a PM that failed) apart.
+func splitReports(ws []host.Warning) (pmReports, []host.Warning) {
+	r := pmReports{warnings: []Warning{}, notes: []string{}}
+	var rest []host.Warning
+	for _, hw := range ws {
+		d := hw.Diagnostic
+		if d == nil {
+			rest = append(rest, hw)
+			continue
+		}
 		// The JSON message is discover's, word for word.
-		msg := host.DiagnosticWarning(pm, method, d).String()
+		msg := hw.String()
 		kind := "warning"
 		if d.Level == protocol.LevelInfo {
 			kind = "note"
 			r.notes = append(r.notes, msg)
 		} else {
-			r.warnings = append(r.warnings, Warning{PM: pm, Message: msg, File: d.File, Line: d.Line})
+			r.warnings = append(r.warnings, Warning{PM: hw.PM, Message: msg, File: d.File, Line: d.Line})
 		}
-		r.lines = append(r.lines, humanDiagnostic(kind, pm, d))
+		r.lines = append(r.lines, humanDiagnostic(kind, hw.PM, *d))
 	}
-	return r
+	return r, rest
 }
 
 // humanDiagnostic renders one diagnostic for stderr:

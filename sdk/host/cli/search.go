@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
@@ -24,8 +23,10 @@ Asks every package manager that can search (and every path registry) for
 packages matching QUERY, a fragment of a name, and prints the hits. A source
 whose search fails is a warning; when every source failed the exit code is 1.
 
-With --json prints {"version":1,"hits":[{"id","description"}],"warnings":
-[{"pm","message","file","line"}]}.
+The diagnostics the PMs sent about the search go to stderr as load shows
+them ("warning: PM: FILE:LINE: message", "note: ..."). With --json prints
+{"version":1,"hits":[{"id","description"}],"warnings":[{"pm","message",
+"file","line"}],"notes":[...]}, the diagnostics as discover --json has them.
 
 Flags:
 `
@@ -47,14 +48,17 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	done := progress(stderr, "searching")
 	hits, hw := s.pms.Search(ctx, query)
 	done()
-	warns := append(slices.Clone(s.warnings), hostWarnings(hw)...)
+	// The PMs' diagnostics are shown as load shows them; the other
+	// warnings are sources whose search failed.
+	reports, failures := splitReports(hw)
+	warns := append(slices.Clone(s.warnings), hostWarnings(failures)...)
 	// The sources that searched: PMs announcing search whose search did not
 	// fail, and path registries that could be read.
 	failed := map[string]bool{}
-	for _, w := range hw {
+	for _, w := range failures {
 		failed[w.PM] = true
 	}
-	searched, tried := 0, len(hw)
+	searched, tried := 0, len(failures)
 	for _, name := range s.pms.Names() {
 		if c, err := s.pms.Conn(ctx, name); err == nil && c.Has(protocol.CapSearch) && !failed[name] {
 			searched++
@@ -78,6 +82,8 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for _, w := range warns {
 		fmt.Fprintf(stderr, "warning: %s\n", w.Message)
 	}
+	reports.print(stderr)
+	warns = append(warns, reports.warnings...)
 	code = ExitOK
 	if tried > 0 && searched == 0 {
 		fmt.Fprintf(stderr, "symposium-pm search: every source's search failed (%d)\n", tried)
@@ -87,7 +93,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if hits == nil {
 			hits = []protocol.SearchHit{}
 		}
-		if err := printJSON(stdout, searchDoc{Version: JSONVersion, Hits: hits, Warnings: warns}); err != nil {
+		if err := printJSON(stdout, searchDoc{Version: JSONVersion, Hits: hits, Warnings: warns, Notes: reports.notes}); err != nil {
 			return ExitFailure
 		}
 		return code
@@ -112,6 +118,7 @@ type searchDoc struct {
 	Version  int                  `json:"version"`
 	Hits     []protocol.SearchHit `json:"hits"`
 	Warnings []Warning            `json:"warnings"`
+	Notes    []string             `json:"notes"`
 }
 
 const loadUsage = `Usage: symposium-pm load [flags] PM:NAME[@REQUIREMENT]
@@ -152,12 +159,12 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stdout, stderr, *asJSON, "load", fmt.Errorf("no package manager %q (configured: %s)", id.PM, strings.Join(s.pms.Names(), ", ")))
 	}
 	done := progress(stderr, fmt.Sprintf("loading %s (it may be fetched)", id))
-	offers, diags, err := loadPlugin(ctx, s.pms, id)
+	offers, diags, err := s.pms.LoadPlugin(ctx, id)
 	done()
 	if err != nil {
 		return fail(stdout, stderr, *asJSON, "load", err)
 	}
-	reports := reportsOf(id.PM, protocol.MethodLoadPlugin, diags)
+	reports, _ := splitReports(diags)
 	reports.print(stderr)
 	src := s.set.Kinds[id.PM]
 	status := ExitOK
@@ -204,18 +211,6 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n  root:     %s\n  manifest: %s\n  %s\n", o.ID, o.Root, m, verdict)
 	}
 	return status
-}
-
-// loadPlugin asks the PM named by id.PM to load id, returning also the
-// diagnostics it sent about the request.
-func loadPlugin(ctx context.Context, pms *host.Registry, id protocol.PackageID) ([]protocol.Offer, []protocol.Diagnostic, error) {
-	c, err := pms.Conn(ctx, id.PM)
-	if err != nil {
-		return nil, nil, err
-	}
-	var offers []protocol.Offer
-	diags, err := c.CallDiagnostics(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
-	return offers, diags, err
 }
 
 // parseRef parses PM:NAME[@REQ]. An npm scope's leading @ is part of NAME.

@@ -266,11 +266,12 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 		return
 	}
 	visited[key] = true
-	offers, err := d.o.PMs.LoadPlugin(ctx, id)
+	offers, warns, err := d.o.PMs.LoadPlugin(ctx, id)
 	if err != nil {
 		d.warnAt(Warning{PM: id.PM, Package: &id}, "chained reference from %s: %v", from.ID, err)
 		return
 	}
+	d.warn(warns)
 	for _, of := range offers {
 		if of.ID.PM != id.PM {
 			d.warnAt(Warning{PM: id.PM}, "pm %s answered load_plugin with %s, an id under another pm's name; dropped", id.PM, of.ID)
