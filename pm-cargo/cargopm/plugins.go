@@ -93,7 +93,10 @@ func embedsPlugin(dir string, rec *depcache.Recorder) bool {
 	// Parse the manifest only when it mentions the table at all.
 	if data, err := pkgfile.ReadRoot(root, "Cargo.toml", pkgfile.MaxManifest); err == nil && bytes.Contains(data, []byte("symposium")) {
 		if m, err := cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data); err == nil {
-			if _, ok := m.Metadata["symposium"].(map[string]any); ok {
+			// Any [package.metadata.symposium], a table or not: offer
+			// reports one that is not a table instead of dropping the
+			// crate without a word.
+			if _, ok := m.Metadata["symposium"]; ok {
 				return true
 			}
 		}
@@ -160,8 +163,19 @@ func (p *PM) offer(ctx context.Context, lc localCrate, rec *depcache.Recorder) (
 	if err == nil {
 		var tbl map[string]any
 		if err := tomlfile.Unmarshal(filepath.Join(root, fileLayer), data, &tbl); err != nil {
-			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml is not valid TOML; it is ignored: %v", err),
-				File: symposiumToml, Package: crateID(id)},
+			d := pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml is not valid TOML; it is ignored: %v", err),
+				File: symposiumToml, Package: crateID(id)}
+			// The diagnostic names the file and line itself: the message
+			// keeps only the decoder's words.
+			var te *tomlfile.Error
+			if errors.As(err, &te) {
+				d.Line = te.Line
+				d.Message = "SYMPOSIUM.toml is not valid TOML; it is ignored: " + te.Msg
+				if te.Key != "" {
+					d.Message = "SYMPOSIUM.toml is not valid TOML; it is ignored: " + te.Key + ": " + te.Msg
+				}
+			}
+			p.warn(ctx, d,
 				"cargo: SYMPOSIUM.toml is not valid TOML; ignored", "crate", id.String(), "err", err)
 		} else {
 			layers = append(layers, manifest.Layer{Source: fileLayer, Table: tbl})
