@@ -13,6 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/suggest"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -69,7 +70,7 @@ func unknownTables(path string) []warning {
 			what = "table [" + k + "]"
 		}
 		msg := fmt.Sprintf("%s: unknown %s", path, what)
-		if near := closest(k, topLevelKeys); near != "" {
+		if near := suggest.Closest(k, topLevelKeys); near != "" {
 			msg += fmt.Sprintf(" (did you mean [%s]?)", near)
 		}
 		msg += "; cargo ignores it, so no dependency in it is listed"
@@ -81,38 +82,6 @@ func unknownTables(path string) []warning {
 		out = append(out, warning{Message: msg, File: path, Line: line})
 	}
 	return out
-}
-
-// closest returns the known key nearest to k by edit distance, when it is
-// near enough to be a likely misspelling.
-func closest(k string, known []string) string {
-	best, bestD := "", len(k)/3+1
-	for _, c := range known {
-		if d := editDistance(k, c); d <= bestD && (best == "" || d < editDistance(k, best)) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // lockfileWarning is the warning for a workspace with dependencies and no

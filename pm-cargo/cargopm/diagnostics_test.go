@@ -42,6 +42,5 @@ func FuzzKeyLine(f *testing.F) {
 		if n < 0 || n > strings.Count(data, "\n")+1 {
 			t.Fatalf("line %d outside %d lines", n, strings.Count(data, "\n")+1)
 		}
-		closest(key, topLevelKeys)
 	})
 }

@@ -2,7 +2,6 @@ package cargopm
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -318,7 +317,7 @@ func TestListDepsMatchesCargoMetadata(t *testing.T) {
 			if len(want) == 0 {
 				t.Fatal("the oracle found no dependencies")
 			}
-			variants["v1"] = encodeV1(lf)
+			variants["v1"] = encodeLock(t, lf, 1)
 			for variant, data := range variants {
 				if err := os.WriteFile(filepath.Join(ws, "Cargo.lock"), data, 0o644); err != nil {
 					t.Fatal(err)
@@ -360,43 +359,4 @@ func TestListDepsMatchesCargoMetadata(t *testing.T) {
 			}
 		})
 	}
-}
-
-// encodeV1 rewrites a lockfile in the version 1 encoding: no version key,
-// every dependency in the long form, checksums in [metadata].
-func encodeV1(lf *cargolock.Lockfile) []byte {
-	var b strings.Builder
-	meta := map[string]string{}
-	for _, p := range lf.Packages {
-		fmt.Fprintf(&b, "[[package]]\nname = %q\nversion = %q\n", p.Name, p.Version)
-		if p.Source != "" {
-			fmt.Fprintf(&b, "source = %q\n", p.Source)
-		}
-		if len(p.Dependencies) > 0 {
-			b.WriteString("dependencies = [\n")
-			for _, r := range p.Dependencies {
-				dp, err := lf.Resolve(r)
-				if err != nil {
-					panic(err)
-				}
-				long := cargolock.Ref{Name: dp.Name, Version: dp.Version, Source: dp.Source}
-				fmt.Fprintf(&b, " %q,\n", long.String())
-			}
-			b.WriteString("]\n")
-		}
-		b.WriteString("\n")
-		if p.Checksum != "" {
-			meta[fmt.Sprintf("checksum %s %s (%s)", p.Name, p.Version, p.Source)] = p.Checksum
-		}
-	}
-	b.WriteString("[metadata]\n")
-	keys := make([]string, 0, len(meta))
-	for k := range meta {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%q = %q\n", k, meta[k])
-	}
-	return []byte(b.String())
 }

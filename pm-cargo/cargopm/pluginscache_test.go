@@ -4,13 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
-	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
 
 const cacheLock = `version = 3
@@ -59,14 +58,6 @@ func cacheWorkspace(t *testing.T, dir string) (ws, home string) {
 		"home/.keep":                     "",
 	})
 	return filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-}
-
-func offerSet(offers []protocol.Offer) map[string]string {
-	out := map[string]string{}
-	for _, o := range offers {
-		out[o.ID.String()] = o.Root + " " + string(o.Manifest)
-	}
-	return out
 }
 
 // TestActivePluginsCache: a second active_plugins on unchanged inputs is
@@ -134,7 +125,7 @@ func TestActivePluginsCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(first) != 3 {
-				t.Fatalf("first answer %v", offerSet(first))
+				t.Fatalf("first answer %v", pmtest.OfferSet(first))
 			}
 			cacheFiles, _ := filepath.Glob(filepath.Join(p.session().CacheDir, "cargo", "active_plugins", "*.cache"))
 			if len(cacheFiles) != 1 {
@@ -151,12 +142,7 @@ func TestActivePluginsCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(offerSet(got), offerSet(want)) {
-				t.Errorf("after the change the cached PM answers\n%v\nwant\n%v", offerSet(got), offerSet(want))
-			}
-			if tc.name != "nothing" && reflect.DeepEqual(offerSet(want), offerSet(first)) {
-				t.Errorf("the change did not change the answer: the case tests nothing")
-			}
+			pmtest.CheckInvalidation(t, tc.name != "nothing", first, got, want)
 		})
 	}
 }

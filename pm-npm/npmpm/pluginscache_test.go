@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -38,14 +39,6 @@ func cacheWorkspace(t *testing.T, ws string) []protocol.PackageID {
 // settle waits out the racy window, so that an answer read from files just
 // written is persisted.
 func settle() { time.Sleep(depcache.RacyWindow + 20*time.Millisecond) }
-
-func offerSet(offers []protocol.Offer) map[string]string {
-	out := map[string]string{}
-	for _, o := range offers {
-		out[o.ID.String()] = o.Root + " " + string(o.Manifest)
-	}
-	return out
-}
 
 // TestActivePluginsCache: a second active_plugins on unchanged files is
 // answered from the persisted cache without opening a package file; after
@@ -116,8 +109,8 @@ func TestActivePluginsCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(offerSet(first), offerSet(second)) {
-				t.Fatalf("cached answer %v differs from %v", offerSet(second), offerSet(first))
+			if !reflect.DeepEqual(pmtest.OfferSet(first), pmtest.OfferSet(second)) {
+				t.Fatalf("cached answer %v differs from %v", pmtest.OfferSet(second), pmtest.OfferSet(first))
 			}
 			if disk.lists+disk.reads != 0 {
 				t.Fatalf("cache hit listed %d directories and read %d files", disk.lists, disk.reads)
@@ -133,12 +126,7 @@ func TestActivePluginsCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(offerSet(got), offerSet(want)) {
-				t.Errorf("after the change the cached PM answers\n%v\nwant\n%v", offerSet(got), offerSet(want))
-			}
-			if tc.name != "nothing" && reflect.DeepEqual(offerSet(want), offerSet(first)) {
-				t.Errorf("the change did not change the answer: the case tests nothing")
-			}
+			pmtest.CheckInvalidation(t, tc.name != "nothing", first, got, want)
 		})
 	}
 }
@@ -153,7 +141,7 @@ func TestActivePluginsCacheKeyedOnDeps(t *testing.T) {
 	all, _ := p.ActivePlugins(context.Background(), deps)
 	one, _ := p.ActivePlugins(context.Background(), deps[1:2])
 	if len(all) != 2 || len(one) != 1 || one[0].ID.Name != "toml" {
-		t.Errorf("all %v, one %v", offerSet(all), offerSet(one))
+		t.Errorf("all %v, one %v", pmtest.OfferSet(all), pmtest.OfferSet(one))
 	}
 }
 
@@ -212,7 +200,7 @@ func TestActivePluginsCacheForgedRoot(t *testing.T) {
 			t.Fatalf("offered the forged root %s", elsewhere)
 		}
 	}
-	if !reflect.DeepEqual(offerSet(got), offerSet(want)) {
-		t.Errorf("after the forgery: %v, want %v", offerSet(got), offerSet(want))
+	if !reflect.DeepEqual(pmtest.OfferSet(got), pmtest.OfferSet(want)) {
+		t.Errorf("after the forgery: %v, want %v", pmtest.OfferSet(got), pmtest.OfferSet(want))
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -55,14 +55,6 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func offerSet(offers []protocol.Offer) map[string]string {
-	out := map[string]string{}
-	for _, o := range offers {
-		out[o.ID.String()] = o.Root + " " + string(o.Manifest)
-	}
-	return out
 }
 
 // TestActivePluginsCache: a second active_plugins on unchanged files is
@@ -129,7 +121,7 @@ func TestActivePluginsCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(first) != 3 {
-				t.Fatalf("first answer %v", offerSet(first))
+				t.Fatalf("first answer %v", pmtest.OfferSet(first))
 			}
 			if files, _ := filepath.Glob(filepath.Join(cache, Name, "active_plugins", "*.cache")); len(files) != 1 {
 				t.Fatalf("persisted entries %v", files)
@@ -143,12 +135,7 @@ func TestActivePluginsCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(offerSet(got), offerSet(want)) {
-				t.Errorf("after the change the cached PM answers\n%v\nwant\n%v", offerSet(got), offerSet(want))
-			}
-			if tc.name != "nothing" && reflect.DeepEqual(offerSet(want), offerSet(first)) {
-				t.Errorf("the change did not change the answer: the case tests nothing")
-			}
+			pmtest.CheckInvalidation(t, tc.name != "nothing", first, got, want)
 		})
 	}
 }

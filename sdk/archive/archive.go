@@ -1,5 +1,6 @@
-// Package archive unpacks package archives (tar, gzip'd tar and zip) that
-// may be hostile, under one rule set shared by every PM, into an [os.Root].
+// Package archive unpacks package archives (tar, gzip'd tar and zip) and
+// listed trees (a git commit's, through [ExtractEntries]) that may be
+// hostile, under one rule set shared by every PM, into an [os.Root].
 //
 // # Rules
 //
@@ -9,7 +10,9 @@
 //     leading "/" or a drive letter) or a ".." component;
 //   - has a name component over 255 bytes or a path over 4095 bytes;
 //   - is a symbolic or hard link: links are refused outright, wherever
-//     they point, as every PM of this project did before this package;
+//     they point, as every PM of this project did before this package
+//     (a listed tree may instead keep the symbolic links that resolve to a
+//     regular file inside the root, [KeepLinksInside]);
 //   - is a device, a FIFO, a socket or of a type this package does not know;
 //   - lands on a path another entry already took: the same name twice, a
 //     file where another entry needs a directory (or the reverse), or two
@@ -30,7 +33,11 @@
 //     The 8 MiB allowance lets small archives of very compressible text
 //     through; it is kept under 16 MiB so that a 16 KiB archive of 16 MiB
 //     of zeros (a bomb the PMs' test corpora hold) is still refused;
-//   - for gzip'd tar, at most 1 MiB of data after the tar archive's end.
+//   - for gzip'd tar, at most 1 MiB of data after the tar archive's end;
+//   - when [Limits.MaxFile] is set, at most that many bytes a file.
+//
+// A listed tree has no compressed size: its caps are absolute (MaxBytes
+// on the files' bytes, MaxEntries, MaxFile), with no ratio cap.
 //
 // For a tar stream "decompressed" counts every byte of the tar stream
 // (headers and padding included); for zip, every byte of every entry's data.
@@ -60,6 +67,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -77,6 +85,9 @@ type Limits struct {
 	// disables this cap.
 	Ratio     int64
 	Allowance int64
+	// MaxFile caps one file's size (declared and written); 0 means no cap
+	// beyond the others.
+	MaxFile int64
 }
 
 // DefaultLimits are generous for real packages and stop decompression
@@ -111,6 +122,19 @@ type Options struct {
 	// its path (as written, slash-separated) and the sha256 of its content;
 	// an error stops the extraction.
 	OnFile func(name string, sha256 [32]byte) error
+	// BeforeWrite, when set, is called before every write to a regular
+	// file with the file's path (as written, slash-separated) and the
+	// number of bytes about to be written; an error it returns fails that
+	// write as the file system would (tests simulate a full disk with it).
+	BeforeWrite func(name string, n int) error
+	// Links says what becomes of symbolic links; only [ExtractEntries]
+	// can keep them (archives' links are always refused).
+	Links LinkPolicy
+	// OnDrop, when set, is told of every entry [ExtractEntries] leaves
+	// out without refusing the tree (a symbolic link that does not stay
+	// inside the root), with the reason, so that nothing is dropped
+	// silently.
+	OnDrop func(name, reason string)
 }
 
 func (o *Options) limits() Limits {
@@ -177,6 +201,9 @@ type extraction struct {
 	made    map[string]bool
 	paths   pathSet
 	entries int
+	// strict is set for listed entries (ExtractEntries): every directory
+	// is listed, so one the file system already holds is a collision.
+	strict bool
 	// create opens a new file for writing; tests replace it to inject
 	// write failures. nil means the root's OpenFile.
 	create func(rel string, mode os.FileMode) (io.WriteCloser, error)
@@ -220,30 +247,44 @@ func (x *extraction) count() error {
 // written (slash-separated, relative to the root), or "" when it is
 // dropped (the top directory itself, or a top-level file under Strip).
 func (x *extraction) target(raw string, k kind) (string, error) {
+	if err := x.checkName(raw); err != nil {
+		return "", err
+	}
+	return x.place(raw, k)
+}
+
+// checkName applies the name rules to the entry called raw.
+func (x *extraction) checkName(raw string) error {
 	if raw == "" {
-		return "", x.fail("", "has an entry with an empty name")
+		return x.fail("", "has an entry with an empty name")
 	}
 	if strings.ContainsRune(raw, 0) {
-		return "", x.fail(raw, "has a NUL byte in its name")
+		return x.fail(raw, "has a NUL byte in its name")
 	}
 	slashed := strings.ReplaceAll(raw, `\`, "/")
 	if strings.HasPrefix(slashed, "/") || (len(slashed) > 1 && slashed[1] == ':') {
-		return "", x.fail(raw, "has an absolute path")
+		return x.fail(raw, "has an absolute path")
 	}
 	for _, c := range strings.Split(slashed, "/") {
 		if c == ".." {
-			return "", x.fail(raw, "escapes the root (a \"..\" component)")
+			return x.fail(raw, "escapes the root (a \"..\" component)")
 		}
 		if len(c) > maxNameBytes {
-			return "", x.fail(raw, "has a name component over %d bytes", maxNameBytes)
+			return x.fail(raw, "has a name component over %d bytes", maxNameBytes)
 		}
 	}
 	if slashed != raw {
-		return "", x.fail(raw, "has a backslash in its name, a path separator on Windows")
+		return x.fail(raw, "has a backslash in its name, a path separator on Windows")
 	}
 	if len(raw) > maxPathBytes {
-		return "", x.fail(raw, "has a path over %d bytes", maxPathBytes)
+		return x.fail(raw, "has a path over %d bytes", maxPathBytes)
 	}
+	return nil
+}
+
+// place returns where the entry called raw (already checked) of kind k is
+// written, claiming that path, or "" when it is dropped.
+func (x *extraction) place(raw string, k kind) (string, error) {
 	clean := path.Clean(raw)
 	if clean == "." {
 		return "", nil
@@ -318,20 +359,27 @@ func (x *extraction) write(rel string, r io.Reader, exec bool) error {
 		f, err = x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	}
 	if err != nil {
+		if x.strict && errors.Is(err, fs.ErrExist) {
+			return x.collides(rel)
+		}
 		return fmt.Errorf("creating %s: %w", x.where(rel), err)
 	}
 	var h hash.Hash
 	var w io.Writer = f
+	if x.opts.BeforeWrite != nil {
+		w = hookWriter{w: f, name: rel, hook: x.opts.BeforeWrite}
+	}
 	if x.opts.OnFile != nil {
 		h = sha256.New()
-		w = io.MultiWriter(f, h)
+		w = io.MultiWriter(w, h)
 	}
 	_, err = io.Copy(w, r)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("writing %s: %w", x.where(rel), cerr)
 	}
 	if err != nil {
-		if IsContent(err) {
+		var se *SourceError
+		if IsContent(err) || errors.As(err, &se) {
 			return err
 		}
 		// io.Copy reports the writer's failures unwrapped.
@@ -343,6 +391,27 @@ func (x *extraction) write(rel string, r io.Reader, exec bool) error {
 		return x.opts.OnFile(rel, sum)
 	}
 	return nil
+}
+
+// collides refuses rel, which the file system already holds although no
+// other entry claimed it: a name it takes for another (Unicode
+// normalization, or case on a case-insensitive one).
+func (x *extraction) collides(rel string) *Error {
+	return x.fail(rel, "collides with another name on this file system (one it takes for the same, as with Unicode normalization)")
+}
+
+// hookWriter calls Options.BeforeWrite before each write.
+type hookWriter struct {
+	w    io.Writer
+	name string
+	hook func(name string, n int) error
+}
+
+func (h hookWriter) Write(p []byte) (int, error) {
+	if err := h.hook(h.name, len(p)); err != nil {
+		return 0, err
+	}
+	return h.w.Write(p)
 }
 
 // cleanup removes what a failed extraction created.

@@ -217,6 +217,7 @@ func TestExtractRefusesHostile(t *testing.T) {
 		{"dir-then-file", []entry{pj, {name: "package/lib/", typ: tar.TypeDir}, {name: "package/lib", body: "2"}}, true, Options{}, "directory"},
 		{"outside-top", []entry{pj, {name: "other/x", body: "1"}}, false, Options{Top: "package"}, `not under "package/"`},
 		{"entries", []entry{pj, {name: "package/a"}, {name: "package/b"}}, false, Options{Limits: Limits{MaxBytes: 1 << 20, MaxEntries: 2}}, "entries"},
+		{"file-cap", []entry{pj, {name: "package/a", body: "12345"}}, false, Options{Limits: Limits{MaxBytes: 1 << 20, MaxEntries: 10, MaxFile: 4}}, "over the cap of 4 bytes for one file"},
 		{"total", []entry{pj, {name: "package/a", body: strings.Repeat("x", 3000)}}, false, Options{Limits: Limits{MaxBytes: 2048, MaxEntries: 10}}, "cap"},
 	}
 	for _, format := range []string{"tgz", "tar", "zip"} {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -127,4 +128,64 @@ func fuzzZip(es []entry) ([]byte, bool) {
 		return nil, false
 	}
 	return buf.Bytes(), true
+}
+
+// FuzzExtractEntries lists a tree from fuzzed parts (paths, one per line;
+// a type digit per entry, as Type's values; a body that is every file's
+// content and every link's target) and writes it under small caps with
+// links kept inside: the result is success or an *Error, a failure leaves
+// the root empty, and a success leaves only directories, regular files
+// and links that resolve to a regular file inside the root.
+func FuzzExtractEntries(f *testing.F) {
+	f.Add("a\na/b\na/c", "013", "b")
+	f.Add("a\na/../../x", "00", "x")
+	f.Add("l\nx", "30", "../x")
+	f.Add("A\na", "20", "")
+	f.Add("d\nd/l\nd/f", "230", "f")
+	f.Add("p\n/abs\nq/", "400", "/etc/passwd")
+	base := f.TempDir()
+	f.Fuzz(func(t *testing.T, names, types, body string) {
+		var es []le
+		for i, n := range strings.Split(names, "\n") {
+			e := le{name: n, body: body, size: -1}
+			if i < len(types) {
+				e.typ = Type(types[i] - '0')
+			}
+			es = append(es, e)
+		}
+		dir, err := os.MkdirTemp(base, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer root.Close()
+		opts := Options{Links: KeepLinksInside, Limits: Limits{MaxBytes: 1 << 16, MaxEntries: 64, MaxFile: 1 << 12}}
+		_, err = ExtractEntries(context.Background(), listOf(es, nil), root, opts)
+		if err != nil {
+			if !IsContent(err) {
+				t.Fatalf("not an *Error: %v", err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Fatalf("a refused tree left %d entries", len(ents))
+			}
+			return
+		}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Type().IsRegular() {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink == 0 {
+				t.Fatalf("wrote a special file %s (%v)", p, d.Type())
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if fi, err := root.Stat(rel); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("kept link %s that does not resolve to a file inside the root: %v", rel, err)
+			}
+			return nil
+		})
+	})
 }

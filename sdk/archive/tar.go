@@ -128,6 +128,9 @@ func (x *extraction) tar(ctx context.Context, r io.Reader, size int64, gz bool) 
 			}
 			// The declared size must fit what is left: an honest bomb is
 			// refused before a byte of it is written.
+			if x.lim.MaxFile > 0 && h.Size > x.lim.MaxFile {
+				return x.fail(h.Name, "is %d bytes, over the cap of %d bytes for one file", h.Size, x.lim.MaxFile)
+			}
 			if h.Size > m.remaining() {
 				return x.fail(h.Name, "declares %d bytes, over what is left of the archive's cap (%s): refused as a decompression bomb", h.Size, x.capText())
 			}

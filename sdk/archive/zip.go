@@ -57,6 +57,9 @@ func (x *extraction) zip(ctx context.Context, ra io.ReaderAt, size int64) error 
 		}
 		dir := strings.HasSuffix(f.Name, "/") || mode.IsDir()
 		if !dir {
+			if x.lim.MaxFile > 0 && f.UncompressedSize64 > uint64(x.lim.MaxFile) {
+				return x.fail(f.Name, "is %d bytes, over the cap of %d bytes for one file", f.UncompressedSize64, x.lim.MaxFile)
+			}
 			declared += f.UncompressedSize64
 			if declared > uint64(limit) {
 				return x.fail(f.Name, "brings the declared size past %d bytes, over the archive's cap (%s): refused as a decompression bomb", limit, x.capText())

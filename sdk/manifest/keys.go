@@ -45,3 +45,40 @@ const (
 	keyRetiredCratePath = "crate_path"
 	keyRetiredWhere     = "where"
 )
+
+// The keys package migrate reads and writes, exported for it: the retired
+// ones and the current ones they became.
+const (
+	// KeyDependsOn is the gate of plugins, skill groups and servers.
+	KeyDependsOn = keyDependsOn
+	// KeyPredicates is the list of predicates of a gate.
+	KeyPredicates = keyPredicates
+	// KeySkills is the array of skill groups.
+	KeySkills = keySkills
+	// KeyMCPServers is the array of MCP servers.
+	KeyMCPServers = keyMCPServers
+	// KeySubcommand is the table of subcommands.
+	KeySubcommand = keySubcommand
+	// KeyPlugins is the array of plugin references.
+	KeyPlugins = keyPlugins
+	// KeySource is a skill group's or plugin reference's source.
+	KeySource = keySource
+	// KeyCargo is a source naming a crate (source.cargo).
+	KeyCargo = keyCargo
+	// KeyPath is a source's directory (source.path).
+	KeyPath = keyPath
+	// KeyCrate is the retired source.crate (and source = "crate").
+	KeyCrate = keyCrate
+	// KeyRetiredCrates is the retired gate, now depends-on.
+	KeyRetiredCrates = keyRetiredCrates
+	// KeyRetiredCratePath is the retired source.crate_path.
+	KeyRetiredCratePath = keyRetiredCratePath
+	// KeyRetiredWhere is the retired top-level [where] table.
+	KeyRetiredWhere = keyRetiredWhere
+
+	// FuncRetiredCrate and FuncDependsOn are the predicate functions
+	// crate(...) and depends-on(...), which share their spelling with the
+	// keys: crate(...) was retired with crates.
+	FuncRetiredCrate = keyCrate
+	FuncDependsOn    = keyDependsOn
+)

@@ -18,9 +18,10 @@ var notKeys = map[string]bool{
 	`"skills"`: true, // DefaultSkillsPath, a directory
 }
 
-// TestKeysSpelledOnce checks that the package's code spells no schema key
-// outside keys.go: decoding, encoding and validation name them through the
-// constants, so a renamed key changes in one place. Struct tags (the JSON
+// TestKeysSpelledOnce checks that the package's code, and package
+// migrate's, spell no schema key outside keys.go: decoding, encoding,
+// validation and migration name them through the constants, so a renamed
+// key changes in one place. Struct tags (the JSON
 // output form) cannot name a constant and are not counted.
 func TestKeysSpelledOnce(t *testing.T) {
 	fset := token.NewFileSet()
@@ -46,7 +47,13 @@ func TestKeysSpelledOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range files {
+	// migrate rewrites the retired keys to the current ones: it names both
+	// through the exported constants.
+	more, err := filepath.Glob("migrate/*.go")
+	if err != nil || len(more) == 0 {
+		t.Fatalf("no migrate sources: %v", err)
+	}
+	for _, file := range append(files, more...) {
 		if file == "keys.go" || strings.HasSuffix(file, "_test.go") {
 			continue
 		}
@@ -55,8 +62,11 @@ func TestKeysSpelledOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if _, ok := n.(*ast.Field); ok {
+			switch n.(type) {
+			case *ast.Field:
 				return false // a struct tag; fields hold no other literals
+			case *ast.ImportSpec:
+				return false // an import path
 			}
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING || notKeys[lit.Value] {

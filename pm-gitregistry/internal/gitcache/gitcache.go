@@ -256,6 +256,20 @@ func ValidateSubdir(s string) error {
 	return nil
 }
 
+// checkName rejects a component of a configured subdir that could not be
+// a plain path component.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty path component")
+	case name == "." || name == "..":
+		return fmt.Errorf("path component %q", name)
+	case strings.ContainsAny(name, "/\\\x00"):
+		return fmt.Errorf("path component %q contains a separator or NUL", name)
+	}
+	return nil
+}
+
 // Open opens (creating as needed) the cache for cfg. It does not touch the
 // network. When no other process is using the cache it first removes the
 // commit directories that state.json no longer references.
@@ -496,7 +510,7 @@ func (c *Cache) commit(ctx context.Context, commit string, network bool) (Snapsh
 	repo, err := c.openRepo(false)
 	if err == nil {
 		if _, cerr := repo.CommitObject(h); cerr == nil {
-			snap, merr := c.materialize(repo, h)
+			snap, merr := c.materialize(ctx, repo, h)
 			if merr == nil || !network {
 				return snap, merr
 			}
@@ -513,7 +527,7 @@ func (c *Cache) commit(ctx context.Context, commit string, network bool) (Snapsh
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return c.materialize(repo, h)
+	return c.materialize(ctx, repo, h)
 }
 
 // Update brings the cache up to date with the remote ref: Check fetches
@@ -584,7 +598,7 @@ func (c *Cache) update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 		}
 	}
 	if !inPlace {
-		if snap, err = c.materialize(repo, commit); err != nil {
+		if snap, err = c.materialize(ctx, repo, commit); err != nil {
 			return Snapshot{}, false, err
 		}
 	}
@@ -641,7 +655,7 @@ func (c *Cache) commitUnlocked(ctx context.Context) (Snapshot, error) {
 	h := plumbing.NewHash(commit)
 	if repo, err := c.openRepo(false); err == nil {
 		if _, err := repo.CommitObject(h); err == nil {
-			if snap, err := c.materialize(repo, h); err == nil {
+			if snap, err := c.materialize(ctx, repo, h); err == nil {
 				return snap, nil
 			}
 		}
@@ -653,7 +667,7 @@ func (c *Cache) commitUnlocked(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return c.materialize(repo, h)
+	return c.materialize(ctx, repo, h)
 }
 
 // updateLock takes the cross-process update lock.

@@ -642,7 +642,7 @@ func TestHostileTrees(t *testing.T) {
 				if !errors.As(err, &ce) {
 					t.Fatalf("err = %v, want ContentError", err)
 				}
-				if strings.HasPrefix(tc.name, "case-") && (strings.Count(err.Error(), `"entry/`) != 2 || !strings.Contains(err.Error(), "differ only in case")) {
+				if strings.HasPrefix(tc.name, "case-") && (strings.Count(err.Error(), `"entry/`) != 2 || !strings.Contains(err.Error(), "differing only in case")) {
 					t.Fatalf("err = %v, want both paths named", err)
 				}
 				ents, _ := os.ReadDir(filepath.Join(c.Path(), "commits"))

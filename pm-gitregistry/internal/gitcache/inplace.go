@@ -126,23 +126,19 @@ func (pl *planner) diff(a, b *object.Tree, dir string) error {
 	for _, e := range a.Entries {
 		old[e.Name] = e
 	}
-	folded := make(map[string]string, len(b.Entries))
+	top := dir
+	if top == "." {
+		top = ""
+	}
+	if err := checkEntries(pl.commit, b, top); err != nil {
+		return err
+	}
 	seen := make(map[string]bool, len(b.Entries))
 	for _, e := range b.Entries {
-		if err := checkName(e.Name); err != nil {
-			return &ContentError{Commit: pl.commit, Detail: fmt.Sprintf("tree entry in %s: %v", dir, err)}
-		}
 		if strings.EqualFold(e.Name, ".git") {
 			continue
 		}
 		p := path.Join(dir, e.Name)
-		if e.Mode != filemode.Submodule {
-			low := strings.ToLower(e.Name)
-			if other, ok := folded[low]; ok {
-				return &ContentError{Commit: pl.commit, Detail: fmt.Sprintf("paths %q and %q differ only in case: they cannot both be checked out on every system; rename one", path.Join(dir, other), p)}
-			}
-			folded[low] = e.Name
-		}
 		seen[e.Name] = true
 		prev, had := old[e.Name]
 		if had && prev.Hash == e.Hash && prev.Mode == e.Mode {

@@ -237,3 +237,32 @@ func TestUpdateInPlaceSymlinks(t *testing.T) {
 		t.Fatalf("previous commit's link: %v", err)
 	}
 }
+
+// TestUpdateInPlaceRefusesCaseCollisions: an update that could happen in
+// place checks the changed directories under package archive's rules as a
+// full materialization does: names differing only in case (which a
+// case-sensitive file system would take) refuse the commit, and the
+// previous commit's directory stays as it was.
+func TestUpdateInPlaceRefusesCaseCollisions(t *testing.T) {
+	repo, bare := inPlaceRepo(t)
+	root := t.TempDir()
+	ctx := context.Background()
+	s1 := fetchAndClose(t, root, bare)
+
+	repo.Write(map[string]string{"e010/skill.md": "the same name in lower case\n"})
+	repo.Commit("case")
+	repo.Push(bare)
+	c, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _, err = c.Update(ctx, Check)
+	var ce *ContentError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `"e010/skill.md"`) || !strings.Contains(err.Error(), "differing only in case") {
+		t.Fatalf("update: %v, want a ContentError naming e010/skill.md", err)
+	}
+	if _, err := os.Stat(filepath.Join(s1.Dir, "e010", "SKILL.md")); err != nil {
+		t.Fatalf("the previous commit's directory was changed: %v", err)
+	}
+}

@@ -1,12 +1,13 @@
 package gitcache
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"iter"
+	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 )
 
@@ -25,8 +27,6 @@ const (
 	MaxTotalSize = 1 << 30
 	// MaxFiles bounds the files, directories and links of a commit.
 	MaxFiles = 200_000
-	// maxLinkTarget bounds a symbolic link's target.
-	maxLinkTarget = 4096
 )
 
 // treeLimits are the file and commit size caps in force: MaxFileSize and
@@ -42,24 +42,10 @@ func (c *Cache) treeLimits() (file, total int64) {
 	return file, total
 }
 
-// checkName rejects a tree entry name that could not be a plain path
-// component.
-func checkName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("empty path component")
-	case name == "." || name == "..":
-		return fmt.Errorf("path component %q", name)
-	case strings.ContainsAny(name, "/\\\x00"):
-		return fmt.Errorf("path component %q contains a separator or NUL", name)
-	}
-	return nil
-}
-
 // materialize writes the commit's tree (or its subdir) into its own
 // directory, through a temporary directory renamed into place. The caller
 // holds the update lock.
-func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapshot, error) {
+func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit plumbing.Hash) (Snapshot, error) {
 	id := commit.String()
 	if dir, ok := c.commitDir(id); ok {
 		return Snapshot{Commit: id, Dir: dir}, nil
@@ -96,16 +82,21 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 	if err != nil {
 		return Snapshot{}, &WriteError{Dir: c.dir, Err: err}
 	}
-	w := &treeWriter{repo: repo, root: root, dir: tmp, commit: id, c: c}
-	prev := w.previous(tree)
-	err = w.tree(tree, prev, ".")
-	kept := 0
-	if err == nil {
-		kept = w.links()
-	}
+	maxFile, maxTotal := c.treeLimits()
+	w := &treeWriter{repo: repo, dir: tmp, commit: id, c: c}
+	res, err := archive.ExtractEntries(ctx, w.entries(tree, w.previous(tree)), root, archive.Options{
+		// Absolute caps: a pack's size says nothing of what its blobs
+		// expand to, so there is no ratio cap.
+		Limits: archive.Limits{MaxBytes: maxTotal, MaxEntries: MaxFiles, MaxFile: maxFile},
+		Links:  archive.KeepLinksInside,
+		OnDrop: func(name, reason string) {
+			c.log.Warn("not following symbolic link", "commit", id, "path", name, "reason", reason)
+		},
+		BeforeWrite: w.beforeWrite(),
+	})
 	root.Close()
 	if err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, w.fail(err)
 	}
 	// Hand the directory out with the permissions of an ordinary checkout.
 	os.Chmod(tmp, 0o755)
@@ -117,40 +108,55 @@ func (c *Cache) materialize(repo *git.Repository, commit plumbing.Hash) (Snapsho
 	if !won {
 		return Snapshot{Commit: id, Dir: dir}, nil
 	}
-	stats := treeStats{files: w.files, bytes: w.bytes, links: kept}
+	stats := treeStats{files: res.Entries, bytes: res.Bytes, links: res.Links}
 	if err := c.WriteSidecar(id, treeStatsSuffix, []byte(stats.String())); err != nil {
 		c.log.Debug("cannot record the commit's tree", "commit", id, "err", err)
 	}
-	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", w.files, "bytes", w.bytes, "linked", w.linked, "written", w.written)
+	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", res.Entries, "bytes", res.Bytes, "linked", res.Reused, "written", res.Written)
 	return Snapshot{Commit: id, Dir: dir}, nil
 }
 
-// treeWriter writes a git tree below an os.Root.
+// treeWriter lists a git tree as archive entries, so that it is written
+// under the one rule set of package archive; it keeps only git's own
+// concerns: which entries exist, skipping ".git", and reusing the files of
+// the commit served before.
 type treeWriter struct {
 	c      *Cache
 	repo   *git.Repository
-	root   *os.Root
-	dir    string // the directory root is open on
+	dir    string // the directory the tree is written to
 	commit string
-	files  int
-	bytes  int64
 	// prevDir is the directory of the commit served before this one, whose
 	// unchanged files are hard-linked instead of written; empty for none.
 	prevDir string
-	linked  int   // files linked from prevDir
-	written int64 // bytes written (not linked)
-	// symlinks are created after every file so they can be checked.
-	symlinks []symlink
 }
 
-type symlink struct{ path, target string }
-
-func (w *treeWriter) count() error {
-	w.files++
-	if w.files > MaxFiles {
-		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("more than %d files", MaxFiles)}
+// beforeWrite is Config.BeforeWrite for the files of the tree, which it
+// is given by their full paths.
+func (w *treeWriter) beforeWrite() func(string, int) error {
+	hook := w.c.cfg.BeforeWrite
+	if hook == nil {
+		return nil
 	}
-	return nil
+	return func(name string, n int) error {
+		return hook(filepath.Join(w.dir, filepath.FromSlash(name)), n)
+	}
+}
+
+// fail turns an extraction's failure into the cache's errors: the tree's
+// content (ContentError), the repository's (a plain error) or the
+// disk's (WriteError).
+func (w *treeWriter) fail(err error) error {
+	var ae *archive.Error
+	var se *archive.SourceError
+	switch {
+	case errors.As(err, &ae):
+		return &ContentError{Commit: w.commit, Detail: ae.Error()}
+	case errors.As(err, &se):
+		return fmt.Errorf("commit %s: %w", w.commit, se)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &WriteError{Dir: w.c.dir, Err: fmt.Errorf("commit %s: %w", w.commit, err)}
 }
 
 // previous finds the commit the cache serves now (the one this commit
@@ -185,28 +191,17 @@ func (w *treeWriter) previous(tree *object.Tree) *object.Tree {
 	return prev
 }
 
-// linkPrevious hard-links p from the previous commit's directory when that
-// commit had the same blob there with the same mode; it reports whether it
-// did, and the file's size. Any failure (another file system, a damaged
-// directory) is not an error: the file is then written. A previous file
-// over the size limit cannot be there (it was refused when written).
-func (w *treeWriter) linkPrevious(p string, e object.TreeEntry, prev map[string]object.TreeEntry) (int64, bool) {
-	old, ok := prev[e.Name]
-	if !ok || old.Hash != e.Hash || old.Mode != e.Mode {
-		return 0, false
+// entries lists tree t, parents first, as archive entries; prev is the
+// previous commit's tree at the same place, or nil.
+func (w *treeWriter) entries(t, prev *object.Tree) iter.Seq2[archive.Entry, error] {
+	return func(yield func(archive.Entry, error) bool) {
+		w.walk(t, prev, "", yield)
 	}
-	from := filepath.Join(w.prevDir, filepath.FromSlash(p))
-	fi, err := os.Lstat(from)
-	if maxFile, _ := w.c.treeLimits(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFile {
-		return 0, false
-	}
-	if os.Link(from, filepath.Join(w.dir, filepath.FromSlash(p))) != nil {
-		return 0, false
-	}
-	return fi.Size(), true
 }
 
-func (w *treeWriter) tree(t, prevTree *object.Tree, dir string) error {
+// walk yields the entries of t below dir ("" for the top); it reports
+// false once yield asked to stop.
+func (w *treeWriter) walk(t, prevTree *object.Tree, dir string, yield func(archive.Entry, error) bool) bool {
 	var prev map[string]object.TreeEntry
 	if prevTree != nil {
 		prev = make(map[string]object.TreeEntry, len(prevTree.Entries))
@@ -214,187 +209,166 @@ func (w *treeWriter) tree(t, prevTree *object.Tree, dir string) error {
 			prev[e.Name] = e
 		}
 	}
-	// Names differing only in case are refused, as every other PM refuses
-	// them in a package: on a case-insensitive file system (macOS, Windows)
-	// one would silently replace or merge into the other.
-	folded := make(map[string]string, len(t.Entries))
 	for _, e := range t.Entries {
-		if err := checkName(e.Name); err != nil {
-			return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree entry in %s: %v", dir, err)}
+		name, err := entryName(dir, e.Name)
+		if err != nil {
+			return yield(archive.Entry{}, err)
 		}
 		if strings.EqualFold(e.Name, ".git") {
-			w.c.log.Warn("skipping .git entry in registry tree", "commit", w.commit, "dir", dir)
+			w.c.log.Warn("skipping .git entry in registry tree", "commit", w.commit, "path", name)
 			continue
 		}
-		p := path.Join(dir, e.Name)
-		if e.Mode != filemode.Submodule {
-			low := strings.ToLower(e.Name)
-			if other, ok := folded[low]; ok {
-				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("paths %q and %q differ only in case: they cannot both be checked out on every system; rename one", path.Join(dir, other), p)}
-			}
-			folded[low] = e.Name
-		}
-		if err := w.count(); err != nil {
-			return err
-		}
+		var ent archive.Entry
 		switch e.Mode {
 		case filemode.Dir:
+			if !yield(archive.Entry{Name: name, Type: archive.Dir}, nil) {
+				return false
+			}
 			sub, err := object.GetTree(w.repo.Storer, e.Hash)
 			if err != nil {
-				return fmt.Errorf("commit %s: tree %s: %w", w.commit, p, err)
-			}
-			if err := w.root.Mkdir(p, 0o755); err != nil {
-				if errors.Is(err, fs.ErrExist) {
-					// Names this file system takes for one (Unicode normalization).
-					return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("directory %q collides with another name on this file system", p)}
-				}
-				return w.writeErr("create directory", p, err)
+				return yield(archive.Entry{}, fmt.Errorf("tree %s: %w", name, err))
 			}
 			var prevSub *object.Tree
 			if old, ok := prev[e.Name]; ok && old.Mode == filemode.Dir {
 				prevSub, _ = object.GetTree(w.repo.Storer, old.Hash)
 			}
-			if err := w.tree(sub, prevSub, p); err != nil {
-				return err
+			if !w.walk(sub, prevSub, name, yield) {
+				return false
 			}
+			continue
 		case filemode.Regular, filemode.Deprecated, filemode.Executable:
-			if err := w.file(p, e, prev); err != nil {
-				return err
+			if ent, err = w.file(name, e, prev); err != nil {
+				return yield(archive.Entry{}, err)
 			}
 		case filemode.Symlink:
-			blob, err := w.repo.BlobObject(e.Hash)
-			if err != nil {
-				return fmt.Errorf("commit %s: link %s: %w", w.commit, p, err)
+			if ent, err = w.blob(name, e); err != nil {
+				return yield(archive.Entry{}, err)
 			}
-			if blob.Size > maxLinkTarget {
-				w.c.log.Warn("skipping symbolic link with oversize target", "commit", w.commit, "path", p)
-				continue
-			}
-			target, err := readBlob(blob, maxLinkTarget)
-			if err != nil {
-				return fmt.Errorf("commit %s: link %s: %w", w.commit, p, err)
-			}
-			w.symlinks = append(w.symlinks, symlink{path: p, target: string(target)})
+			ent.Type = archive.Symlink
 		case filemode.Submodule:
-			w.c.log.Debug("skipping submodule", "commit", w.commit, "path", p)
+			w.c.log.Debug("skipping submodule", "commit", w.commit, "path", name)
+			ent = archive.Entry{Name: name, Type: archive.Placeholder}
 		default:
-			w.c.log.Warn("skipping tree entry of unknown mode", "commit", w.commit, "path", p, "mode", e.Mode.String())
+			w.c.log.Warn("skipping tree entry of unknown mode", "commit", w.commit, "path", name, "mode", e.Mode.String())
+			ent = archive.Entry{Name: name, Type: archive.Placeholder}
+		}
+		if !yield(ent, nil) {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-func (w *treeWriter) file(p string, e object.TreeEntry, prev map[string]object.TreeEntry) error {
-	if prev != nil {
-		// An unchanged blob is linked without reading it from the
-		// repository: its size is the previous file's.
-		if size, ok := w.linkPrevious(p, e, prev); ok {
-			w.bytes += size
-			if _, maxTotal := w.c.treeLimits(); w.bytes > maxTotal {
-				return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", maxTotal)}
-			}
-			w.linked++
-			return nil
-		}
-	}
+// blob is the entry of a blob: its size and a reader of its content.
+func (w *treeWriter) blob(name string, e object.TreeEntry) (archive.Entry, error) {
 	blob, err := w.repo.BlobObject(e.Hash)
 	if err != nil {
-		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
+		return archive.Entry{}, fmt.Errorf("%s: %w", name, err)
 	}
-	maxFile, maxTotal := w.c.treeLimits()
-	if blob.Size > maxFile {
-		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %s is %d bytes, over the %d limit", p, blob.Size, maxFile)}
-	}
-	w.bytes += blob.Size
-	if w.bytes > maxTotal {
-		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("tree is over the %d byte limit", maxTotal)}
-	}
-	w.written += blob.Size
-	perm := os.FileMode(0o644)
+	return archive.Entry{Name: name, Size: blob.Size, Open: blob.Reader}, nil
+}
+
+// file is the entry of a regular file. When the previous commit had the
+// same blob there with the same mode, the file is hard-linked from its
+// directory, without reading the blob (its size is the previous file's);
+// any failure to link (another file system, a damaged directory) falls
+// back to writing it.
+func (w *treeWriter) file(name string, e object.TreeEntry, prev map[string]object.TreeEntry) (archive.Entry, error) {
+	typ := archive.Regular
 	if e.Mode == filemode.Executable {
-		perm = 0o755
+		typ = archive.Executable
 	}
-	f, err := w.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if errors.Is(err, fs.ErrExist) {
-		// Names this file system takes for one (Unicode normalization).
-		return &ContentError{Commit: w.commit, Detail: fmt.Sprintf("file %q collides with another name on this file system", p)}
-	}
-	if err != nil {
-		return w.writeErr("create", p, err)
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("commit %s: file %s: %w", w.commit, p, err)
-	}
-	out := &hookWriter{w: f, path: filepath.Join(w.dir, filepath.FromSlash(p)), hook: w.c.cfg.BeforeWrite}
-	_, err = io.Copy(out, io.LimitReader(rd, blob.Size))
-	rd.Close()
-	cerr := f.Close()
-	switch {
-	case out.err != nil:
-		return w.writeErr("write", p, out.err)
-	case err != nil:
-		return fmt.Errorf("commit %s: read %s from the repository: %w", w.commit, p, err)
-	case cerr != nil:
-		return w.writeErr("write", p, cerr)
-	}
-	return nil
-}
-
-// writeErr reports a failure to write p below the commit's directory.
-func (w *treeWriter) writeErr(op, p string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err // the path is given below, in full
-	}
-	return &WriteError{Dir: w.c.dir, Err: fmt.Errorf("commit %s: %s %s: %w", w.commit, op, filepath.Join(w.dir, filepath.FromSlash(p)), err)}
-}
-
-func readBlob(b *object.Blob, max int64) ([]byte, error) {
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(io.LimitReader(rd, max))
-}
-
-// links creates the tree's symbolic links, then removes every link that
-// does not resolve, through any chain of links, to a regular file inside the
-// commit's directory: links to directories (which could form cycles),
-// links leaving the tree, dangling links and loops are not kept.
-func (w *treeWriter) links() int {
-	var made []symlink
-	for _, l := range w.symlinks {
-		if l.target == "" || strings.ContainsRune(l.target, 0) || path.IsAbs(l.target) || filepath.IsAbs(l.target) || filepath.VolumeName(l.target) != "" {
-			w.c.log.Warn("not following symbolic link that leaves the registry", "commit", w.commit, "path", l.path, "target", l.target)
-			continue
+	if old, ok := prev[e.Name]; ok && old.Hash == e.Hash && old.Mode == e.Mode {
+		from := filepath.Join(w.prevDir, filepath.FromSlash(name))
+		if fi, err := os.Lstat(from); err == nil && fi.Mode().IsRegular() {
+			size := fi.Size()
+			open := func() (io.ReadCloser, error) {
+				blob, err := w.repo.BlobObject(e.Hash)
+				if err != nil {
+					return nil, err
+				}
+				if blob.Size != size {
+					return nil, fmt.Errorf("the previous commit's copy is %d bytes, the blob %d", size, blob.Size)
+				}
+				return blob.Reader()
+			}
+			reuse := func(root *os.Root, rel string) bool {
+				return os.Link(from, filepath.Join(root.Name(), filepath.FromSlash(rel))) == nil
+			}
+			return archive.Entry{Name: name, Type: typ, Size: size, Open: open, Reuse: reuse}, nil
 		}
-		if err := w.root.Symlink(l.target, l.path); err != nil {
-			w.c.log.Warn("cannot create symbolic link", "commit", w.commit, "path", l.path, "err", err)
-			continue
-		}
-		made = append(made, l)
 	}
-	for changed := true; changed; {
-		changed = false
-		kept := made[:0]
-		for _, l := range made {
-			fi, err := w.root.Stat(l.path) // fails when resolution escapes the root
-			if err == nil && fi.Mode().IsRegular() {
-				kept = append(kept, l)
+	ent, err := w.blob(name, e)
+	ent.Type = typ
+	return ent, err
+}
+
+// entryName is the path of the tree entry called name in the directory dir
+// ("" for the top). A name holding a "/" is refused: git's format gives
+// one path component per entry, and the rule against ".git" entries looks
+// at components.
+func entryName(dir, name string) (string, error) {
+	p := name
+	if dir != "" {
+		p = dir + "/" + name
+	}
+	if strings.Contains(name, "/") {
+		return "", &archive.Error{Entry: p, Reason: "is a tree entry whose name holds a \"/\""}
+	}
+	return p, nil
+}
+
+// entryType is what a git tree entry of mode m is to package archive:
+// submodules and unknown modes are counted but not written.
+func entryType(m filemode.FileMode) archive.Type {
+	switch m {
+	case filemode.Dir:
+		return archive.Dir
+	case filemode.Regular, filemode.Deprecated:
+		return archive.Regular
+	case filemode.Executable:
+		return archive.Executable
+	case filemode.Symlink:
+		return archive.Symlink
+	}
+	return archive.Placeholder
+}
+
+// checkEntries applies package archive's rules (names, duplicates, case
+// collisions) to the entries of t, the directory dir of the new commit
+// ("" for the top), writing nothing: an update in place does not write
+// the whole tree through ExtractEntries.
+func checkEntries(commit string, t *object.Tree, dir string) error {
+	list := func(yield func(archive.Entry, error) bool) {
+		if dir != "" {
+			parts := strings.Split(dir, "/")
+			for i := range parts {
+				if !yield(archive.Entry{Name: strings.Join(parts[:i+1], "/"), Type: archive.Dir}, nil) {
+					return
+				}
+			}
+		}
+		for _, e := range t.Entries {
+			name, err := entryName(dir, e.Name)
+			if err != nil {
+				yield(archive.Entry{}, err)
+				return
+			}
+			if strings.EqualFold(e.Name, ".git") {
 				continue
 			}
-			reason := "it does not resolve to a file inside the registry"
-			if err != nil {
-				reason = err.Error()
+			if !yield(archive.Entry{Name: name, Type: entryType(e.Mode)}, nil) {
+				return
 			}
-			w.c.log.Warn("not following symbolic link", "commit", w.commit, "path", l.path, "target", l.target, "reason", reason)
-			w.root.Remove(l.path)
-			changed = true
 		}
-		made = kept
 	}
-	return len(made)
+	opts := archive.Options{Limits: archive.Limits{MaxBytes: math.MaxInt64}, Links: archive.KeepLinksInside}
+	if _, err := archive.ExtractEntries(context.Background(), list, nil, opts); err != nil {
+		var ae *archive.Error
+		if errors.As(err, &ae) {
+			return &ContentError{Commit: commit, Detail: ae.Error()}
+		}
+		return fmt.Errorf("commit %s: %w", commit, err)
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/suggest"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -495,7 +496,7 @@ func selector(v any, allowWorkspace bool) (Selector, error) {
 			case k == "workspace" && !allowWorkspace:
 				return s, fmt.Errorf("workspace is only allowed in use entries")
 			case !slices.Contains(keys, k):
-				if c := closest(k, keys); c != "" {
+				if c := suggest.Closest(k, keys); c != "" {
 					return s, fmt.Errorf("unknown key %q; did you mean %q? (keys: %s)", k, c, strings.Join(keys, ", "))
 				}
 				return s, fmt.Errorf("unknown key %q (keys: %s)", k, strings.Join(keys, ", "))

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/suggest"
 )
 
 // shape is what a key of a config file holds.
@@ -114,7 +116,7 @@ func unknownTop(k string, v any, pos Pos, fields []field) error {
 	for i, f := range fields {
 		names[i] = f.name
 	}
-	if s := closest(k, names); s != "" {
+	if s := suggest.Closest(k, names); s != "" {
 		j := slices.Index(names, s)
 		return &Error{pos, fmt.Sprintf("%s; did you mean %s?", what, fields[j].header())}
 	}
@@ -212,7 +214,7 @@ func checkKeys(t map[string]any, fields []field, at *positions, path []string, w
 // unknownKey says that table where has no key k, suggesting the closest
 // of the valid keys, or listing them.
 func unknownKey(where, k string, valid []string) string {
-	if s := closest(k, valid); s != "" {
+	if s := suggest.Closest(k, valid); s != "" {
 		return fmt.Sprintf("%s has no key %q; did you mean %q? (keys: %s)", where, k, s, strings.Join(valid, ", "))
 	}
 	return fmt.Sprintf("%s has no key %q (keys: %s)", where, k, strings.Join(valid, ", "))
@@ -240,53 +242,6 @@ func quoteAll(s []string) string {
 	return strings.Join(q, ", ")
 }
 
-// closest returns the candidate nearest to s when it is near enough to be
-// a likely typo (an edit distance of at most a third of its length, at
-// least 1, or one a prefix of the other), else "".
-func closest(s string, candidates []string) string {
-	best, bestD := "", 0
-	for _, c := range candidates {
-		d := distance(strings.ToLower(s), strings.ToLower(c))
-		if best == "" || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	limit := max(1, len(s)/3)
-	if bestD <= limit || (len(s) >= 3 && (strings.HasPrefix(best, s) || strings.HasPrefix(s, best))) {
-		return best
-	}
-	return ""
-}
-
-// distance is the Damerau-Levenshtein (optimal string alignment) distance
-// between a and b, in bytes.
-func distance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
-}
-
 // UnknownPMs returns a warning for each [plugins] selector whose pm names
 // no package manager: neither one of known (the built-in PMs and the pm of
 // workspace plugins), nor a [[package-manager]], nor a registry. Such a
@@ -309,7 +264,7 @@ func (c *Config) UnknownPMs(known ...string) []*Error {
 				continue
 			}
 			msg := fmt.Sprintf("[plugins] %s names pm %q, which is no package manager or registry, so it matches nothing", list.key, s.PM)
-			if near := closest(s.PM, names); near != "" {
+			if near := suggest.Closest(s.PM, names); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			} else {
 				msg += fmt.Sprintf(" (known: %s)", strings.Join(names, ", "))

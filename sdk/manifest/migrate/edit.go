@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 )
 
 // Change is one rewrite of a file, by whole lines.
@@ -140,13 +142,13 @@ func lineEnd(src []byte, off int) int {
 // "crate" is left alone.
 func renameCrateCalls(text string, base int) []edit {
 	var edits []edit
-	for i := 0; i+len("crate") <= len(text); {
-		j := strings.Index(text[i:], "crate")
+	for i := 0; i+len(manifest.FuncRetiredCrate) <= len(text); {
+		j := strings.Index(text[i:], manifest.FuncRetiredCrate)
 		if j < 0 {
 			break
 		}
 		at := i + j
-		end := at + len("crate")
+		end := at + len(manifest.FuncRetiredCrate)
 		i = end
 		if at > 0 && isIdent(text[at-1]) {
 			continue
@@ -156,7 +158,7 @@ func renameCrateCalls(text string, base int) []edit {
 			k++
 		}
 		if k < len(text) && text[k] == '(' {
-			edits = append(edits, edit{base + at, base + end, "depends-on"})
+			edits = append(edits, edit{base + at, base + end, manifest.FuncDependsOn})
 		}
 	}
 	return edits

@@ -166,7 +166,7 @@ func WriteFile(p string, data []byte) error {
 // mentionsRetired reports whether data, the text of the file named name,
 // holds a word one of the retired forms of its kind contains.
 func mentionsRetired(name string, data []byte) bool {
-	words := []string{"crate", "where", "path"}
+	words := []string{manifest.KeyCrate, manifest.KeyRetiredWhere, manifest.KeyPath}
 	if isSkill(name) {
 		words = words[:1] // crates: and crate(...)
 	}

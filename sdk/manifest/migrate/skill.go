@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -68,11 +69,11 @@ func SkillMD(data []byte) ([]byte, []Change, error) {
 			continue
 		}
 		switch k.Value {
-		case "crates":
+		case manifest.KeyRetiredCrates:
 			crates, cratesVal = k, v
-		case "depends-on":
+		case manifest.KeyDependsOn:
 			deps = k
-		case "predicates":
+		case manifest.KeyPredicates:
 			s.predicates(v)
 		}
 	}
@@ -169,7 +170,7 @@ func (s *skillRewriter) crates(k, v *yaml.Node) {
 		return
 	}
 	if v.Kind == yaml.ScalarNode {
-		s.edits = append(s.edits, edit{ks, ke, "depends-on"})
+		s.edits = append(s.edits, edit{ks, ke, manifest.KeyDependsOn})
 		return
 	}
 	if v.Kind != yaml.SequenceNode {

@@ -12,6 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 )
 
@@ -273,32 +274,32 @@ func (r *rewriter) run() {
 		p := e.path()
 		last := e.key[len(e.key)-1]
 		switch {
-		case match(p, "crates"), match(p, "skills", "#", "crates"), match(p, "mcp_servers", "#", "crates"), match(p, "subcommand", "*", "crates"):
-			if last.name != "crates" {
+		case match(p, manifest.KeyRetiredCrates), match(p, manifest.KeySkills, "#", manifest.KeyRetiredCrates), match(p, manifest.KeyMCPServers, "#", manifest.KeyRetiredCrates), match(p, manifest.KeySubcommand, "*", manifest.KeyRetiredCrates):
+			if last.name != manifest.KeyRetiredCrates {
 				continue // written as part of a table path, e.g. skills = [{ crates = ... }] is matched by its own entry
 			}
-			if d.has(append(slices.Clone(p[:len(p)-1]), "depends-on")) {
+			if d.has(append(slices.Clone(p[:len(p)-1]), manifest.KeyDependsOn)) {
 				r.refuse(e.start, "%s sets both crates and depends-on; merge the crates into depends-on by hand", tableName(p[:len(p)-1]))
 				continue
 			}
-			r.edits = append(r.edits, edit{last.start, last.end, "depends-on"})
-		case match(p, "plugins", "#", "source", "crate"):
-			if d.has(append(slices.Clone(p[:len(p)-1]), "cargo")) {
+			r.edits = append(r.edits, edit{last.start, last.end, manifest.KeyDependsOn})
+		case match(p, manifest.KeyPlugins, "#", manifest.KeySource, manifest.KeyCrate):
+			if d.has(append(slices.Clone(p[:len(p)-1]), manifest.KeyCargo)) {
 				r.refuse(e.start, "%s sets both source.crate and source.cargo; keep one by hand", tableName(p[:2]))
 				continue
 			}
-			r.edits = append(r.edits, edit{last.start, last.end, "cargo"})
-		case match(p, "skills", "#", "path"):
-			if d.has(append(slices.Clone(p[:len(p)-1]), "source")) {
+			r.edits = append(r.edits, edit{last.start, last.end, manifest.KeyCargo})
+		case match(p, manifest.KeySkills, "#", manifest.KeyPath):
+			if d.has(append(slices.Clone(p[:len(p)-1]), manifest.KeySource)) {
 				r.refuse(e.start, "%s sets both path and source; keep one by hand", tableName(p[:2]))
 				continue
 			}
-			r.edits = append(r.edits, edit{last.start, last.end, "source.path"})
+			r.edits = append(r.edits, edit{last.start, last.end, manifest.KeySource + "." + manifest.KeyPath})
 		case isPredicates(p):
 			r.crateCalls(e.val)
 		}
 	}
-	skills, _ := r.doc["skills"].([]any)
+	skills, _ := r.doc[manifest.KeySkills].([]any)
 	for i, g := range skills {
 		if t, ok := g.(map[string]any); ok {
 			r.group(i, t)
@@ -307,7 +308,7 @@ func (r *rewriter) run() {
 }
 
 func isPredicates(p []string) bool {
-	return match(p, "predicates") || match(p, "*", "#", "predicates") || match(p, "subcommand", "*", "predicates")
+	return match(p, manifest.KeyPredicates) || match(p, "*", "#", manifest.KeyPredicates) || match(p, manifest.KeySubcommand, "*", manifest.KeyPredicates)
 }
 
 func (r *rewriter) crateCalls(v value) {
@@ -340,7 +341,7 @@ func tableName(p []string) string {
 
 // gateAtoms returns the atoms of a crates or depends-on value of table t.
 func gateAtoms(t map[string]any) (atoms []string, key string, ok bool) {
-	for _, k := range []string{"depends-on", "crates"} {
+	for _, k := range []string{manifest.KeyDependsOn, manifest.KeyRetiredCrates} {
 		v, present := t[k]
 		if !present {
 			continue
@@ -369,9 +370,9 @@ func gateAtoms(t map[string]any) (atoms []string, key string, ok bool) {
 // crate its gate names, as the migration hint says.
 func (r *rewriter) group(i int, t map[string]any) {
 	d := r.d
-	gp := []string{"skills", "#" + strconv.Itoa(i)}
+	gp := []string{manifest.KeySkills, "#" + strconv.Itoa(i)}
 	name := tableName(gp)
-	src, has := t["source"]
+	src, has := t[manifest.KeySource]
 	if !has {
 		return
 	}
@@ -384,7 +385,7 @@ func (r *rewriter) group(i int, t map[string]any) {
 		if first.key == nil {
 			first = e
 		}
-		if slices.Equal(e.table, gp) && !e.inline && e.key[0].name == "source" {
+		if slices.Equal(e.table, gp) && !e.inline && e.key[0].name == manifest.KeySource {
 			sources = append(sources, e)
 		}
 	}
@@ -396,16 +397,16 @@ func (r *rewriter) group(i int, t map[string]any) {
 	}
 	switch s := src.(type) {
 	case string:
-		if s != "crate" {
+		if s != manifest.KeyCrate {
 			r.refuse(off, "%s: source = %q is not a form any version of Symposium read; set source.path or source.git", name, s)
 			return
 		}
 	case map[string]any:
-		if _, ok := s["crate"]; ok {
+		if _, ok := s[manifest.KeyCrate]; ok {
 			r.refuse(off, "%s: source.crate has no mechanical translation; reference the crate's plugin with [[plugins]] source.cargo = \"NAME\"", name)
 			return
 		}
-		cp, ok := s["crate_path"]
+		cp, ok := s[manifest.KeyRetiredCratePath]
 		if !ok {
 			return
 		}
@@ -418,7 +419,7 @@ func (r *rewriter) group(i int, t map[string]any) {
 			r.refuse(off, "%s: source.crate_path must be a string", name)
 			return
 		}
-		if c := path.Clean(strings.ReplaceAll(str, "\\", "/")); c != "skills" {
+		if c := path.Clean(strings.ReplaceAll(str, "\\", "/")); c != manifest.KeySkills {
 			r.refuse(off, "%s: source.crate_path = %q has no mechanical translation: a crate's plugin ([[plugins]] source.cargo) reads its skills from skills/ or from what the crate itself declares ([package.metadata.symposium] [[skills]] source.path = %q); ask the crate to declare it, or copy the skills into the registry and use source.path", name, str, str)
 			return
 		}
@@ -509,8 +510,8 @@ func (r *rewriter) group(i int, t map[string]any) {
 	implied := len(fetches) == 1 && ((len(groupAtoms) == 1 && fetches[0].fromGroup) || (len(groupAtoms) == 0 && len(plugAtoms) == 1))
 	if implied {
 		k := hdr.key[0]
-		r.edits = append(r.edits, edit{k.start, k.end, "plugins"})
-		r.edits = append(r.edits, edit{source.start, source.end, "source.cargo = " + quote(fetches[0].crate)})
+		r.edits = append(r.edits, edit{k.start, k.end, manifest.KeyPlugins})
+		r.edits = append(r.edits, edit{source.start, source.end, manifest.KeySource + "." + manifest.KeyCargo + " = " + quote(fetches[0].crate)})
 		return
 	}
 
@@ -518,8 +519,8 @@ func (r *rewriter) group(i int, t map[string]any) {
 	var preds []string
 	for _, e := range own {
 		switch e.key[0].name {
-		case "crates", "depends-on", "source":
-		case "predicates":
+		case manifest.KeyRetiredCrates, manifest.KeyDependsOn, manifest.KeySource:
+		case manifest.KeyPredicates:
 			if e.val.kind != unstable.Array || len(e.key) != 1 {
 				r.refuse(e.start, "%s: predicates must be an array of strings", name)
 				return
@@ -575,7 +576,7 @@ func (r *rewriter) group(i int, t map[string]any) {
 		if len(ps) > 0 {
 			b.WriteString("predicates = [" + strings.Join(ps, ", ") + "]" + r.nl)
 		}
-		b.WriteString("source.cargo = " + quote(f.crate))
+		b.WriteString(manifest.KeySource + "." + manifest.KeyCargo + " = " + quote(f.crate))
 		if j < len(fetches)-1 {
 			b.WriteString(r.nl)
 		}
@@ -609,19 +610,19 @@ func quote(s string) string {
 // translation and is refused.
 func (r *rewriter) where() {
 	d := r.d
-	w, ok := r.doc["where"]
+	w, ok := r.doc[manifest.KeyRetiredWhere]
 	if !ok {
 		return
 	}
 	var entries []entry
 	for _, e := range d.entries {
-		if p := e.path(); len(p) > 0 && p[0] == "where" && !e.inline {
+		if p := e.path(); len(p) > 0 && p[0] == manifest.KeyRetiredWhere && !e.inline {
 			entries = append(entries, e)
 		}
 	}
 	var hdrs []header
 	for _, h := range d.headers {
-		if len(h.path) > 0 && h.path[0] == "where" {
+		if len(h.path) > 0 && h.path[0] == manifest.KeyRetiredWhere {
 			hdrs = append(hdrs, h)
 		}
 	}
@@ -637,20 +638,20 @@ func (r *rewriter) where() {
 		return
 	}
 	for k := range t {
-		if k != "crates" {
+		if k != manifest.KeyRetiredCrates {
 			r.refuse(off, "the retired [where] table holds %q, which has no mechanical translation: write it as a predicate in predicates by hand, and where.crates as depends-on", k)
 			return
 		}
 	}
-	if _, ok := t["crates"]; !ok || len(entries) != 1 || len(hdrs) > 1 {
+	if _, ok := t[manifest.KeyRetiredCrates]; !ok || len(entries) != 1 || len(hdrs) > 1 {
 		r.refuse(off, "the retired [where] table is empty or split; remove it by hand (gate the plugin with depends-on and predicates)")
 		return
 	}
-	if _, ok := r.doc["depends-on"]; ok {
+	if _, ok := r.doc[manifest.KeyDependsOn]; ok {
 		r.refuse(off, "the manifest sets both where.crates and depends-on; merge the crates into depends-on by hand")
 		return
 	}
-	if _, ok := r.doc["crates"]; ok {
+	if _, ok := r.doc[manifest.KeyRetiredCrates]; ok {
 		r.refuse(off, "the manifest sets both where.crates and crates; merge them into depends-on by hand")
 		return
 	}
@@ -658,7 +659,7 @@ func (r *rewriter) where() {
 	switch {
 	case len(hdrs) == 0 && len(e.table) == 0 && len(e.key) == 2:
 		// where.crates = [...] at the top level
-		r.edits = append(r.edits, edit{e.key[0].start, e.key[1].end, "depends-on"})
+		r.edits = append(r.edits, edit{e.key[0].start, e.key[1].end, manifest.KeyDependsOn})
 	case len(hdrs) == 0:
 		r.refuse(off, "where = { crates = ... } is written inline; write depends-on = ... by hand")
 	case len(e.table) == 1 && len(e.key) == 1:
@@ -668,7 +669,7 @@ func (r *rewriter) where() {
 		if h.start == d.headers[0].start {
 			// The first table: the key takes the header's place.
 			r.edits = append(r.edits, wholeLines(d.src, h.start, h.key[len(h.key)-1].end))
-			r.edits = append(r.edits, edit{e.key[0].start, e.key[0].end, "depends-on"})
+			r.edits = append(r.edits, edit{e.key[0].start, e.key[0].end, manifest.KeyDependsOn})
 			return
 		}
 		val := strings.TrimSpace(string(d.src[e.key[0].end:e.end]))
