@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
 
 // TestLayerDiagnostics: a plugin declaration the PM ignores is reported
@@ -30,7 +33,9 @@ func TestLayerDiagnostics(t *testing.T) {
 			dir := t.TempDir()
 			ws, home := cacheWorkspace(t, dir)
 			cargotest.WriteFiles(t, dir, tc.files)
-			_, diags := hookDiagnostics(t, ws, home, t.TempDir())
+			h := pmtest.Hook{New: func() pmserver.PM { return New() }, Options: host.Options{Workspace: ws, CacheDir: t.TempDir(),
+				Env: map[string]string{"CARGO_HOME": home, "HOME": home}}}
+			diags := h.Run(t).Diagnostics
 			file := filepath.Join(ws, "vendor", tc.file)
 			n := 0
 			for _, d := range diags {

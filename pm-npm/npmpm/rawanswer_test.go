@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -85,16 +86,16 @@ func TestRawAnswerInvalidation(t *testing.T) {
 				t.Fatalf("first hook computed %d answers, want 1", computed)
 			}
 			second, computed := rawHook(t, ws, cache, deps)
-			if computed != 0 || !reflect.DeepEqual(offerSet(first), offerSet(second)) {
-				t.Fatalf("second hook computed %d answers (want 0, served encoded) and offered %v, first %v", computed, offerSet(second), offerSet(first))
+			if computed != 0 || !reflect.DeepEqual(pmtest.OfferSet(first), pmtest.OfferSet(second)) {
+				t.Fatalf("second hook computed %d answers (want 0, served encoded) and offered %v, first %v", computed, pmtest.OfferSet(second), pmtest.OfferSet(first))
 			}
 			tc.change(t, ws)
 			got, computed := rawHook(t, ws, cache, deps)
 			want, _ := rawHook(t, ws, "", deps)
-			if computed != 1 || !reflect.DeepEqual(offerSet(got), offerSet(want)) {
-				t.Errorf("after the change the cached PM computed %d answers and offers\n%v\nwant 1 and\n%v", computed, offerSet(got), offerSet(want))
+			if computed != 1 || !reflect.DeepEqual(pmtest.OfferSet(got), pmtest.OfferSet(want)) {
+				t.Errorf("after the change the cached PM computed %d answers and offers\n%v\nwant 1 and\n%v", computed, pmtest.OfferSet(got), pmtest.OfferSet(want))
 			}
-			if reflect.DeepEqual(offerSet(want), offerSet(first)) {
+			if reflect.DeepEqual(pmtest.OfferSet(want), pmtest.OfferSet(first)) {
 				t.Errorf("the change did not change the answer: the case tests nothing")
 			}
 		})
