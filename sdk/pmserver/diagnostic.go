@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // Diagnostic is a problem a PM met while answering a request that did not
@@ -99,8 +99,8 @@ func send(ctx context.Context, level protocol.DiagnosticLevel, d Diagnostic) boo
 	p := protocol.Diagnostic{
 		Request: rd.id,
 		Level:   level,
-		Message: shorten(redact(d.Message), maxDiagMessage),
-		File:    shorten(redact(d.File), maxDiagFile),
+		Message: shorten(redact.Text(d.Message), maxDiagMessage),
+		File:    shorten(redact.Text(d.File), maxDiagFile),
 		Line:    max(d.Line, 0),
 	}
 	if d.Package != nil {
@@ -170,12 +170,4 @@ func DiagnosticsSent(ctx context.Context) int {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	return rd.sent + rd.dropped
-}
-
-// urlCredentials finds the userinfo of a URL: scheme://userinfo@.
-var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@"'<>]+@`)
-
-// redact replaces the credentials of every URL in s by "***".
-func redact(s string) string {
-	return urlCredentials.ReplaceAllString(s, "${1}***@")
 }

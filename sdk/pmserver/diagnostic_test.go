@@ -95,6 +95,7 @@ func TestWarnRedactsURLCredentials(t *testing.T) {
 		`remote include "https://user:s3cret@reqs.example/more.txt" is not read`: `remote include "https://***@reqs.example/more.txt" is not read`,
 		`-e git+https://tok3n@github.com/org/repo.git`:                           `-e git+https://***@github.com/org/repo.git`,
 		`mail me at a@b.example, see https://example.com/x@y`:                    `mail me at a@b.example, see https://example.com/x@y`,
+		`.npmrc:3: //registry.example/:_authToken=s3cr3t is ignored`:             `.npmrc:3: //registry.example/:_authToken=*** is ignored`,
 	} {
 		pm := &redactPM{msg: in}
 		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol_version":1,"workspace":"/ws","cache_dir":"/c","env":{}}}` + "\n" +
