@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
+	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -279,6 +280,9 @@ func (p *PM) cargoOutput(ctx context.Context, cargo string, args ...string) ([]b
 		cmd.Dir = sess.Workspace
 	}
 	cmd.Env = append(sess.Env.Environ(), "CARGO_TERM_COLOR=never")
+	// Cancelling ctx kills cargo and what it started (git, build
+	// scripts' compilers), not cargo alone.
+	procgroup.KillOnCancel(cmd)
 	dieWithParent(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

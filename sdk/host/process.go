@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
-	"github.com/symposium-dev/symposium-pm/sdk/internal/procgroup"
+	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 

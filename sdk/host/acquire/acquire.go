@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/internal/procgroup"
+	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 )
 
 // BinariesDir is the directory under the cache dir that holds acquired PMs.

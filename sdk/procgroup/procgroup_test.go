@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/sdk/internal/procgroup"
+	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 )
 
 // startWithChild starts a shell that starts a sleeping child, prints the

@@ -3,7 +3,8 @@
 // helpers, a toolchain's compilers) is stopped with it.
 //
 // It is the one place the SDK sets up and signals process groups: the host's
-// PM client, the conformance kit and the toolchain runs of acquire all use it.
+// PM client, the conformance kit, the toolchain runs of acquire and the cargo
+// PM's runs of cargo all use it.
 // On systems without process groups (Windows) Set does nothing and the
 // signals reach the child alone.
 package procgroup
