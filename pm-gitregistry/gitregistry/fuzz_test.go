@@ -74,7 +74,7 @@ func FuzzParseIndex(f *testing.F) {
 	f.Add(good[len(indexMagic) : len(good)-40])
 	f.Add([]byte{5, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, stamps, err := parseIndex(body, idx.Commit)
+		got, stamps, err := parseIndex(body, idx.Commit, false)
 		if err != nil {
 			return
 		}

@@ -310,22 +310,35 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	}
 	if idx == nil {
 		idx = buildIndex(snap.Dir, snap.Commit)
+		p.log.Debug("built registry index", "commit", snap.Commit, "entries", len(idx.Entries))
 		persist = true
 	}
 	if persist {
-		if stamps, err := idx.takeStamps(snap.Dir); err != nil {
-			p.log.Debug("cannot stamp the commit's directories; not persisting the index", "err", err)
-		} else if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
-			p.log.Debug("cannot persist registry index", "err", err)
-		}
-		// The index of an earlier version of this PM, if any.
-		os.Remove(c.SidecarPath(snap.Commit, "index.json"))
+		p.persist(c, snap, idx)
 	}
 	idx.report(p.log)
 	p.mu.Lock()
 	p.indexes[snap.Commit] = idx
 	p.mu.Unlock()
 	return idx
+}
+
+// persist writes idx beside the commit's directory with the stamps of its
+// directories and its active_plugins answer, so that later processes load
+// it instead of reading the tree. Failing that is logged, not an error:
+// the index is built again when needed.
+func (p *PM) persist(c *gitcache.Cache, snap gitcache.Snapshot, idx *index) {
+	stamps, err := idx.takeStamps(snap.Dir)
+	if err != nil {
+		p.log.Debug("cannot stamp the commit's directories; not persisting the index", "err", err)
+		return
+	}
+	idx.Answer = p.encodeAnswer(snap, idx)
+	if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
+		p.log.Debug("cannot persist registry index", "err", err)
+	}
+	// The index of an earlier version of this PM, if any.
+	os.Remove(c.SidecarPath(snap.Commit, "index.json"))
 }
 
 // reusable reports whether a commit's directory may be updated in place
@@ -338,7 +351,7 @@ func reusable(commit, dir string) bool {
 	if err != nil {
 		return false
 	}
-	_, stamps, err := decodeIndex(data, commit)
+	_, stamps, err := decodeHead(data, commit)
 	return err == nil && stampsHold(dir, stamps)
 }
 
@@ -383,13 +396,18 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 	}
 	idx := p.snapshotIndex(ctx, c, snap)
 	idx.diagnose(ctx, p.cfg.Name, snap.Dir)
+	return p.offers(snap, idx), nil
+}
+
+// offers are the offers of every readable entry of idx.
+func (p *PM) offers(snap gitcache.Snapshot, idx *index) []protocol.Offer {
 	offers := make([]protocol.Offer, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if e.Problem == "" {
 			offers = append(offers, p.offer(snap, e))
 		}
 	}
-	return offers, nil
+	return offers
 }
 
 // resolve finds the snapshot an id's version names. "*" is the registry as
@@ -592,7 +610,11 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	case protocol.UpdateFetch:
 		mode = gitcache.Fetch
 	}
-	snap, changed, err := c.Update(ctx, mode)
+	// The previous commit's index, read before the update (an update in
+	// place removes it) while its stamps can still be checked, to derive
+	// the new commit's index from it and the change.
+	prev := p.previousIndex(c)
+	snap, changed, changes, err := c.UpdateChanges(ctx, mode)
 	if err != nil {
 		var re *gitcache.RemoteError
 		var rnf *gitcache.RefNotFoundError
@@ -611,6 +633,7 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	}
 	if changed {
 		p.log.Info("registry updated", "commit", snap.Commit)
+		p.indexUpdate(ctx, c, snap, prev, changes)
 	} else {
 		p.log.Debug("registry unchanged", "commit", snap.Commit)
 	}

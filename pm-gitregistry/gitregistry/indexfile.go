@@ -21,15 +21,22 @@ import (
 //	string  problem
 //	uvarint count of stamps, then per stamp: string dir (relative to the
 //	        commit's directory, "" for itself), uvarint inode, varint mtime (ns)
+//	uvarint count of flagged entries (those with a problem or a note), then
+//	        per entry: string path, string problem, string note
+//	string  answer's registry name, string answer's directory, string answer:
+//	        the active_plugins answer (a JSON array of offers) encoded for that
+//	        registry name and commit directory, or three empty strings
 //	uvarint count of entries, then per entry: string path, byte kind
 //	        (1 plugin, 2 skill), string name, string description, string
 //	        manifest (wire JSON), string problem, string note, uvarint count
-//	        of skill descriptions, then each as a string
+//	        of skill descriptions, then each as a string, uvarint count of
+//	        group directories, then each as a string
 //	4 bytes CRC-32C (Castagnoli) of everything before, big-endian
 //
 // where a string is a uvarint length and that many bytes. Decoding copies
-// no manifest: each entry's manifest is a slice of the bytes read. A file
-// that is truncated, corrupted, of another format or for another commit is
+// no manifest and no answer: they are slices of the bytes read. The hook
+// path reads only what comes before the entries (decodeHead). A file that
+// is truncated, corrupted, of another format or for another commit is
 // refused (and the index built again), never served.
 
 // indexMagic starts every persisted index.
@@ -114,9 +121,13 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 	for _, s := range stamps {
 		size += len(s.Dir) + 24
 	}
+	size += len(idx.Answer.Name) + len(idx.Answer.Dir) + len(idx.Answer.JSON) + 32
 	for _, e := range idx.Entries {
-		size += len(e.Path) + len(e.Name) + len(e.Description) + len(e.Manifest) + len(e.Problem) + len(e.Note) + 32
+		size += len(e.Path) + len(e.Name) + len(e.Description) + len(e.Manifest) + 2*(len(e.Problem)+len(e.Note)+len(e.Path)) + 40
 		for _, d := range e.Skills {
+			size += len(d) + 4
+		}
+		for _, d := range e.Groups {
 			size += len(d) + 4
 		}
 	}
@@ -132,6 +143,23 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 		b = binary.AppendUvarint(b, s.Inode)
 		b = binary.AppendVarint(b, s.Mtime)
 	}
+	flagged := 0
+	for _, e := range idx.Entries {
+		if e.Problem != "" || e.Note != "" {
+			flagged++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(flagged))
+	for _, e := range idx.Entries {
+		if e.Problem != "" || e.Note != "" {
+			str(e.Path)
+			str(e.Problem)
+			str(e.Note)
+		}
+	}
+	str(idx.Answer.Name)
+	str(idx.Answer.Dir)
+	str(string(idx.Answer.JSON))
 	b = binary.AppendUvarint(b, uint64(len(idx.Entries)))
 	for _, e := range idx.Entries {
 		str(e.Path)
@@ -150,6 +178,10 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 		str(e.Note)
 		b = binary.AppendUvarint(b, uint64(len(e.Skills)))
 		for _, d := range e.Skills {
+			str(d)
+		}
+		b = binary.AppendUvarint(b, uint64(len(e.Groups)))
+		for _, d := range e.Groups {
 			str(d)
 		}
 	}
@@ -232,19 +264,42 @@ func (r *indexReader) count(min int) int {
 // wrapping errBadIndex, anything but a complete, intact index of this format
 // for this commit.
 func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
+	body, err := checkIndex(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parseIndex(body, commit, false)
+}
+
+// decodeHead is decodeIndex without the entries: the index's problem, its
+// flagged entries (Entries holds them, with their path, problem and note
+// only), its stamps and its answer. The whole file is checked all the same.
+func decodeHead(data []byte, commit string) (*index, []stamp, error) {
+	body, err := checkIndex(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parseIndex(body, commit, true)
+}
+
+// checkIndex checks a persisted index's magic and checksum and returns what
+// follows the magic, without the checksum.
+func checkIndex(data []byte) ([]byte, error) {
 	if len(data) < len(indexMagic)+4 || string(data[:len(indexMagic)]) != indexMagic {
-		return nil, nil, fmt.Errorf("%w: not an index of this PM", errBadIndex)
+		return nil, fmt.Errorf("%w: not an index of this PM", errBadIndex)
 	}
 	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
 	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", errBadIndex)
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", errBadIndex)
 	}
-	return parseIndex(body[len(indexMagic):], commit)
+	return body[len(indexMagic):], nil
 }
 
 // parseIndex decodes the fields of a persisted index after its magic, its
 // checksum removed; every length and count is checked against what remains.
-func parseIndex(b []byte, commit string) (*index, []stamp, error) {
+// With head, it stops before the entries and Entries holds the flagged
+// entries instead.
+func parseIndex(b []byte, commit string, head bool) (*index, []stamp, error) {
 	r := &indexReader{b: b}
 	if f := r.uvarint(); r.err == nil && f != indexFormat {
 		return nil, nil, fmt.Errorf("%w: format %d, want %d", errBadIndex, f, indexFormat)
@@ -259,7 +314,23 @@ func parseIndex(b []byte, commit string) (*index, []stamp, error) {
 	for i := range stamps {
 		stamps[i] = stamp{Dir: r.str(), Inode: r.uvarint(), Mtime: r.varint()}
 	}
-	idx.Entries = make([]entry, r.count(8))
+	flagged := make([]entry, r.count(3))
+	for i := range flagged {
+		flagged[i] = entry{Path: r.str(), Problem: r.str(), Note: r.str()}
+	}
+	idx.Answer.Name = r.str()
+	idx.Answer.Dir = r.str()
+	if a := r.bytes(); len(a) > 0 {
+		idx.Answer.JSON = a
+	}
+	if head {
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+		idx.Entries = flagged
+		return idx, stamps, nil
+	}
+	idx.Entries = make([]entry, r.count(9))
 	for i := range idx.Entries {
 		e := &idx.Entries[i]
 		e.Path = r.str()
@@ -280,6 +351,12 @@ func parseIndex(b []byte, commit string) (*index, []stamp, error) {
 			e.Skills = make([]string, n)
 			for j := range e.Skills {
 				e.Skills[j] = r.str()
+			}
+		}
+		if n := r.count(1); n > 0 {
+			e.Groups = make([]string, n)
+			for j := range e.Groups {
+				e.Groups[j] = r.str()
 			}
 		}
 	}
