@@ -36,11 +36,12 @@ type lineChannel struct {
 
 	mu       sync.Mutex
 	cond     *sync.Cond
-	pending  map[string]int  // request ids handed out and not yet answered
-	barrier  string          // id of an initialize request in flight, or ""
-	seenInit bool            // an initialize request has been read
-	early    map[string]bool // ids of requests read before any initialize
-	done     bool            // Close was called
+	pending  map[string]int             // request ids handed out and not yet answered
+	barrier  string                     // id of an initialize request in flight, or ""
+	seenInit bool                       // an initialize request has been read
+	early    map[string]bool            // ids of requests read before any initialize
+	done     bool                       // Close was called
+	raw      map[string]json.RawMessage // pre-encoded results by request id key (see holdRaw)
 }
 
 func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) *lineChannel {
@@ -153,7 +154,9 @@ func (c *lineChannel) Send(msg []byte) error {
 		msg = marshalAnswer(newErrorResponse(id, protocol.CodeInternalError, "internal error: the answer was not valid UTF-8"))
 	}
 	var keys []string
+	var single json.RawMessage // the id of a single response
 	if id := framing.FindID(msg); id != nil && msg[0] == '{' {
+		single = id
 		keys = []string{framing.IDKey(id)}
 	} else {
 		for _, e := range framing.Envelopes(msg) {
@@ -163,6 +166,9 @@ func (c *lineChannel) Send(msg []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.mu.Lock()
+	if single != nil && c.raw != nil {
+		msg = c.spliceRaw(msg, single, keys[0])
+	}
 	for _, k := range keys {
 		if n := c.pending[k]; n > 1 {
 			c.pending[k] = n - 1

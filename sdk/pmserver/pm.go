@@ -3,8 +3,10 @@
 //
 // A PM author implements PM, plus any of the optional interfaces DepLister,
 // Searcher, Refresher and WorkspaceReporter, and calls Main from the binary's
-// main function. The harness announces the capabilities the optional
-// interfaces provide, answers the other optional methods with their empty
+// main function. A PM that keeps answers already encoded may also implement
+// RawActivePlugins and RawDepLister, which the harness tries before decoding
+// a request or encoding an answer. The harness announces the capabilities
+// the optional interfaces provide, answers the other optional methods with their empty
 // result, enforces the initialize handshake, keeps serving after bad input and
 // handler panics, keeps stray writes off the protocol stream, and answers every
 // request it has read before exiting at end of input.

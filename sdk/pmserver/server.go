@@ -196,7 +196,7 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 		if req.HasParams() {
 			params = json.RawMessage(req.ParamString())
 		}
-		result, err = h(ctx, params)
+		result, err = h(withRequest(ctx, s, json.RawMessage(req.ID()), params), params)
 		if err != nil {
 			s.logger().Debug("request failed", "method", method, "err", err)
 			return nil, wireError(err)
@@ -343,6 +343,15 @@ func (s *server) checkOffers(method string, offers []protocol.Offer) ([]protocol
 }
 
 func (s *server) activePlugins(ctx context.Context, raw json.RawMessage) (any, error) {
+	if rp, ok := s.pm.(RawActivePlugins); ok {
+		res, ok, err := rp.ActivePluginsRaw(ctx, raw)
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			return s.rawResult(ctx, protocol.MethodActivePlugins, res)
+		}
+	}
 	var p protocol.ActivePluginsParams
 	if err := decode(protocol.MethodActivePlugins, raw, &p); err != nil {
 		return nil, err
@@ -411,6 +420,15 @@ func (s *server) listDeps(ctx context.Context, raw json.RawMessage) (any, error)
 	dl, ok := s.pm.(DepLister)
 	if !ok {
 		return []protocol.PackageID{}, nil
+	}
+	if rl, ok := dl.(RawDepLister); ok {
+		res, ok, err := rl.ListDepsRaw(ctx)
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			return s.rawResult(ctx, protocol.MethodListDeps, res)
+		}
 	}
 	deps, err := dl.ListDeps(ctx)
 	if err != nil {
