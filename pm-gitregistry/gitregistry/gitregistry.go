@@ -82,6 +82,7 @@ type PM struct {
 	log     *slog.Logger
 	cache   *gitcache.Cache
 	indexes map[string]*index // by commit
+	heads   map[string]*index // heads of persisted indexes with their answer, by commit (rawanswer.go)
 
 	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
 	// tests set it to simulate a full disk.
@@ -91,7 +92,7 @@ type PM struct {
 // New returns a PM configured by cfg; flags registered with RegisterFlags
 // and the initialize environment fill in what cfg leaves empty.
 func New(cfg Config) *PM {
-	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, log: slog.New(slog.DiscardHandler)}
+	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, heads: map[string]*index{}, log: slog.New(slog.DiscardHandler)}
 }
 
 // RegisterFlags defines --name, --url, --ref, --subdir and --no-auto-update
@@ -314,7 +315,7 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 		persist = true
 	}
 	if persist {
-		p.persist(c, snap, idx)
+		p.persist(ctx, c, snap, idx)
 	}
 	idx.report(p.log)
 	p.mu.Lock()
@@ -327,13 +328,18 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 // directories and its active_plugins answer, so that later processes load
 // it instead of reading the tree. Failing that is logged, not an error:
 // the index is built again when needed.
-func (p *PM) persist(c *gitcache.Cache, snap gitcache.Snapshot, idx *index) {
+func (p *PM) persist(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, idx *index) {
 	stamps, err := idx.takeStamps(snap.Dir)
 	if err != nil {
 		p.log.Debug("cannot stamp the commit's directories; not persisting the index", "err", err)
 		return
 	}
-	idx.Answer = p.encodeAnswer(snap, idx)
+	idx.Answer = p.encodeAnswer(ctx, snap, idx)
+	p.writeIndex(c, snap, idx, stamps)
+}
+
+// writeIndex writes idx and its stamps beside the commit's directory.
+func (p *PM) writeIndex(c *gitcache.Cache, snap gitcache.Snapshot, idx *index, stamps []stamp) {
 	if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
 		p.log.Debug("cannot persist registry index", "err", err)
 	}
@@ -396,6 +402,7 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 	}
 	idx := p.snapshotIndex(ctx, c, snap)
 	idx.diagnose(ctx, p.cfg.Name, snap.Dir)
+	p.keepAnswer(ctx, c, snap, idx)
 	return p.offers(snap, idx), nil
 }
 

@@ -2,7 +2,6 @@ package gitregistry
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
 )
@@ -51,7 +50,7 @@ func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.S
 		if idx, parsed, ok := deriveIndex(prev, snap.Dir, snap.Commit, changes.Paths); ok {
 			p.log.Debug("derived registry index from the previous commit's", "commit", snap.Commit, "from", prev.Commit,
 				"changed_paths", len(changes.Paths), "entries", len(idx.Entries), "entries_read", parsed)
-			p.persist(c, snap, idx)
+			p.persist(ctx, c, snap, idx)
 			idx.report(p.log)
 			p.mu.Lock()
 			p.indexes[snap.Commit] = idx
@@ -60,15 +59,4 @@ func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.S
 		}
 	}
 	p.snapshotIndex(ctx, c, snap)
-}
-
-// encodeAnswer encodes idx's active_plugins answer for this registry's
-// name and the commit's directory, as the harness would encode the offers.
-func (p *PM) encodeAnswer(snap gitcache.Snapshot, idx *index) answer {
-	b, err := json.Marshal(p.offers(snap, idx))
-	if err != nil {
-		p.log.Debug("cannot encode the active_plugins answer; not persisting it", "err", err)
-		return answer{}
-	}
-	return answer{Name: p.cfg.Name, Dir: snap.Dir, JSON: b}
 }
