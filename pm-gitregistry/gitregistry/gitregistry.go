@@ -353,7 +353,7 @@ func (p *PM) writeIndex(c *gitcache.Cache, snap gitcache.Snapshot, idx *index, s
 // directory damaged behind the cache's back is not carried into the next
 // commit; that one is then materialized from the repository.
 func reusable(commit, dir string) bool {
-	data, err := readIndexFile(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
+	data, err := readIndexHead(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
 	if err != nil {
 		return false
 	}

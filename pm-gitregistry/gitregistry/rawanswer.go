@@ -58,7 +58,7 @@ func (p *PM) answerHead(c *gitcache.Cache, snap gitcache.Snapshot) *index {
 	if seen {
 		return head
 	}
-	data, err := readIndexFile(c.SidecarPath(snap.Commit, indexSuffix))
+	data, err := readIndexHead(c.SidecarPath(snap.Commit, indexSuffix))
 	if err != nil {
 		return nil
 	}
