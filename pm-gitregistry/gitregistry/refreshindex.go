@@ -13,40 +13,54 @@ import (
 // previous index is intact and its commit's directory was whole, or else
 // built from the tree.
 
-// previousIndex is the persisted index of the commit served before an
-// update, read while that commit's directory is still there: nil unless it
-// is intact (checksum, format, commit) and the stamps of the directory
-// hold.
-func (p *PM) previousIndex(c *gitcache.Cache) *index {
+// previous is the persisted index of the commit served before an update,
+// read while that commit's directory is still there (an update in place
+// removes both), and decoded only once the update changed the commit.
+type previous struct {
+	commit string
+	data   []byte // the whole file; nil when unusable
+	idx    *index // from memory, when this process loaded it
+}
+
+// previousIndex reads the persisted index of the commit served now, keeping
+// it only when its head is intact (checksum, format, commit) and the stamps
+// of the directory hold.
+func (p *PM) previousIndex(c *gitcache.Cache) previous {
 	before, ok := c.Served()
 	if !ok {
-		return nil
+		return previous{}
+	}
+	data, err := readIndexFile(c.SidecarPath(before.Commit, indexSuffix))
+	if err != nil {
+		return previous{}
+	}
+	if _, stamps, err := decodeHead(data, before.Commit); err != nil || !stampsHold(before.Dir, stamps) {
+		return previous{}
 	}
 	p.mu.Lock()
 	idx := p.indexes[before.Commit]
 	p.mu.Unlock()
-	data, err := readIndexFile(c.SidecarPath(before.Commit, indexSuffix))
+	return previous{commit: before.Commit, data: data, idx: idx}
+}
+
+// index decodes the previous index; nil when it is not intact.
+func (pr previous) index() *index {
+	if pr.idx != nil || pr.data == nil {
+		return pr.idx
+	}
+	idx, _, err := decodeIndex(pr.data, pr.commit)
 	if err != nil {
-		return nil
-	}
-	if idx == nil {
-		if idx, _, err = decodeIndex(data, before.Commit); err != nil {
-			return nil
-		}
-	}
-	_, stamps, err := decodeHead(data, before.Commit)
-	if err != nil || !stampsHold(before.Dir, stamps) {
 		return nil
 	}
 	return idx
 }
 
 // indexUpdate persists the index of the commit an update moved to:
-// derived from prev, the previous commit's index, when the update's
+// derived from pr, the previous commit's index, when the update's
 // changes are known and start from prev's commit; built from the tree
 // otherwise.
-func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, prev *index, changes *gitcache.Changes) {
-	if prev != nil && changes != nil && changes.From == prev.Commit {
+func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, pr previous, changes *gitcache.Changes) {
+	if prev := pr.index(); prev != nil && changes != nil && changes.From == prev.Commit {
 		if idx, parsed, ok := deriveIndex(prev, snap.Dir, snap.Commit, changes.Paths); ok {
 			p.log.Debug("derived registry index from the previous commit's", "commit", snap.Commit, "from", prev.Commit,
 				"changed_paths", len(changes.Paths), "entries", len(idx.Entries), "entries_read", parsed)
