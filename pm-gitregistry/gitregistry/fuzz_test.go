@@ -64,26 +64,39 @@ func FuzzRetiredSkill(f *testing.F) {
 	})
 }
 
-// FuzzParseIndex checks that any persisted index body (past its checksum)
-// is refused or decodes without panicking, and that what decodes encodes
-// back to an index that decodes the same.
+// FuzzParseIndex checks that any head or entries section of a persisted
+// index (past its checksum) is refused or decodes without panicking, and
+// that what decodes encodes back to an index that decodes the same.
 func FuzzParseIndex(f *testing.F) {
 	idx := sampleIndex()
+	idx.Answer = answer{Name: "recs", Dir: "/cache/x", JSON: []byte(`[{"id":{}}]`)}
 	good := encodeIndex(idx, []stamp{{Dir: "group", Inode: 3, Mtime: 4}})
-	f.Add(good[len(indexMagic) : len(good)-4])
-	f.Add(good[len(indexMagic) : len(good)-40])
-	f.Add([]byte{5, 0, 0, 0, 0})
+	head, rest, err := splitHead(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(head)
+	f.Add(rest[:len(rest)-4])
+	f.Add(head[:len(head)-9])
+	f.Add([]byte{6, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, stamps, err := parseIndex(body, idx.Commit)
+		entries, eerr := parseEntries(body, idx.Commit)
+		got, stamps, err := parseHead(body, idx.Commit)
 		if err != nil {
-			return
+			if eerr != nil {
+				return
+			}
+			got, stamps = &index{Format: indexFormat, Commit: idx.Commit}, nil
+		}
+		if eerr == nil {
+			got.Entries = entries
 		}
 		again := encodeIndex(got, stamps)
 		back, backStamps, err := decodeIndex(again, idx.Commit)
 		if err != nil {
 			t.Fatalf("%q decoded, but its encoding does not: %v", body, err)
 		}
-		if len(back.Entries) != len(got.Entries) || len(backStamps) != len(stamps) {
+		if len(back.Entries) != len(got.Entries) || len(backStamps) != len(stamps) || string(back.Answer.JSON) != string(got.Answer.JSON) {
 			t.Fatalf("%q: round trip changed the index", body)
 		}
 	})

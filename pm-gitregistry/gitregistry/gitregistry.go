@@ -82,6 +82,7 @@ type PM struct {
 	log     *slog.Logger
 	cache   *gitcache.Cache
 	indexes map[string]*index // by commit
+	heads   map[string]*index // heads of persisted indexes with their answer, by commit (rawanswer.go)
 
 	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
 	// tests set it to simulate a full disk.
@@ -91,7 +92,7 @@ type PM struct {
 // New returns a PM configured by cfg; flags registered with RegisterFlags
 // and the initialize environment fill in what cfg leaves empty.
 func New(cfg Config) *PM {
-	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, log: slog.New(slog.DiscardHandler)}
+	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, heads: map[string]*index{}, log: slog.New(slog.DiscardHandler)}
 }
 
 // RegisterFlags defines --name, --url, --ref, --subdir and --no-auto-update
@@ -310,16 +311,11 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	}
 	if idx == nil {
 		idx = buildIndex(snap.Dir, snap.Commit)
+		p.log.Debug("built registry index", "commit", snap.Commit, "entries", len(idx.Entries))
 		persist = true
 	}
 	if persist {
-		if stamps, err := idx.takeStamps(snap.Dir); err != nil {
-			p.log.Debug("cannot stamp the commit's directories; not persisting the index", "err", err)
-		} else if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
-			p.log.Debug("cannot persist registry index", "err", err)
-		}
-		// The index of an earlier version of this PM, if any.
-		os.Remove(c.SidecarPath(snap.Commit, "index.json"))
+		p.persist(ctx, c, snap, idx)
 	}
 	idx.report(p.log)
 	p.mu.Lock()
@@ -328,17 +324,40 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	return idx
 }
 
+// persist writes idx beside the commit's directory with the stamps of its
+// directories and its active_plugins answer, so that later processes load
+// it instead of reading the tree. Failing that is logged, not an error:
+// the index is built again when needed.
+func (p *PM) persist(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, idx *index) {
+	stamps, err := idx.takeStamps(snap.Dir)
+	if err != nil {
+		p.log.Debug("cannot stamp the commit's directories; not persisting the index", "err", err)
+		return
+	}
+	idx.Answer = p.encodeAnswer(ctx, snap, idx)
+	p.writeIndex(c, snap, idx, stamps)
+}
+
+// writeIndex writes idx and its stamps beside the commit's directory.
+func (p *PM) writeIndex(c *gitcache.Cache, snap gitcache.Snapshot, idx *index, stamps []stamp) {
+	if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
+		p.log.Debug("cannot persist registry index", "err", err)
+	}
+	// The index of an earlier version of this PM, if any.
+	os.Remove(c.SidecarPath(snap.Commit, "index.json"))
+}
+
 // reusable reports whether a commit's directory may be updated in place
 // into the next commit's: the commit has a persisted index whose stamps
 // still hold, so its entry directories are where the index found them. A
 // directory damaged behind the cache's back is not carried into the next
 // commit; that one is then materialized from the repository.
 func reusable(commit, dir string) bool {
-	data, err := readIndexFile(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
+	data, err := readIndexHead(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
 	if err != nil {
 		return false
 	}
-	_, stamps, err := decodeIndex(data, commit)
+	_, stamps, err := decodeHead(data, commit)
 	return err == nil && stampsHold(dir, stamps)
 }
 
@@ -383,13 +402,19 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 	}
 	idx := p.snapshotIndex(ctx, c, snap)
 	idx.diagnose(ctx, p.cfg.Name, snap.Dir)
+	p.keepAnswer(ctx, c, snap, idx)
+	return p.offers(snap, idx), nil
+}
+
+// offers are the offers of every readable entry of idx.
+func (p *PM) offers(snap gitcache.Snapshot, idx *index) []protocol.Offer {
 	offers := make([]protocol.Offer, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if e.Problem == "" {
 			offers = append(offers, p.offer(snap, e))
 		}
 	}
-	return offers, nil
+	return offers
 }
 
 // resolve finds the snapshot an id's version names. "*" is the registry as
@@ -592,7 +617,11 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	case protocol.UpdateFetch:
 		mode = gitcache.Fetch
 	}
-	snap, changed, err := c.Update(ctx, mode)
+	// The previous commit's index, read before the update (an update in
+	// place removes it) while its stamps can still be checked, to derive
+	// the new commit's index from it and the change.
+	prev := p.previousIndex(c)
+	snap, changed, changes, err := c.UpdateChanges(ctx, mode)
 	if err != nil {
 		var re *gitcache.RemoteError
 		var rnf *gitcache.RefNotFoundError
@@ -611,6 +640,7 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	}
 	if changed {
 		p.log.Info("registry updated", "commit", snap.Commit)
+		p.indexUpdate(ctx, c, snap, prev, changes)
 	} else {
 		p.log.Debug("registry unchanged", "commit", snap.Commit)
 	}

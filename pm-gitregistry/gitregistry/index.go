@@ -24,7 +24,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 5
+const indexFormat = 6
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
@@ -38,6 +38,17 @@ type index struct {
 	// Problem is why the registry as a whole offers nothing (its root is
 	// itself an entry), or empty.
 	Problem string `json:"problem,omitempty"`
+	// Answer is the active_plugins answer as encoded, when it is known.
+	Answer answer `json:"-"`
+}
+
+// answer is the active_plugins answer of a commit, encoded as the JSON array
+// of its offers, for the registry name and commit directory it was encoded
+// with: the offers' ids carry the name and their roots the directory, so
+// the answer is served only when both are the same.
+type answer struct {
+	Name, Dir string
+	JSON      []byte
 }
 
 // entry is one registry entry.
@@ -54,6 +65,10 @@ type entry struct {
 	// Skills are the descriptions of the skills a plugin's local skill
 	// groups hold, for search.
 	Skills []string `json:"skills,omitempty"`
+	// Groups are the directories, relative to the registry root and
+	// '/'-separated ("." for the root itself), that Skills were read from:
+	// a change below one of them changes the entry (derive.go).
+	Groups []string `json:"groups,omitempty"`
 	// Manifest is the raw manifest in wire form; nil when Problem is set.
 	Manifest json.RawMessage `json:"manifest,omitempty"`
 	// Problem says why the entry is not offered, or is empty.
@@ -97,7 +112,7 @@ func loadEntry(root string, e layout.Entry) entry {
 		} else if note != nil {
 			ent.Note = fmt.Sprintf("%s: %v", manifest.ManifestFile, note)
 		} else if m, err := manifest.DecodeTOML(data); err == nil {
-			ent.Skills = groupSkills(root, dir, m)
+			ent.Skills, ent.Groups = groupSkills(root, dir, m)
 		}
 	case layout.EntrySkill:
 		ent.Kind = "skill"
@@ -191,17 +206,19 @@ func jsonable(v any) any {
 const maxGroupSkills = 256
 
 // groupSkills returns the descriptions of the SKILL.md files below the
-// plugin's local skill groups (source.path), staying inside root.
-func groupSkills(root, dir string, m *manifest.Manifest) []string {
-	var out []string
+// plugin's local skill groups (source.path), staying inside root, and the
+// group directories walked, relative to root.
+func groupSkills(root, dir string, m *manifest.Manifest) (out, groups []string) {
 	for _, g := range m.Skills {
 		if g.Source == nil || g.Source.Path == "" || filepath.IsAbs(g.Source.Path) {
 			continue
 		}
 		gdir := filepath.Join(dir, filepath.FromSlash(g.Source.Path))
-		if rel, err := filepath.Rel(root, gdir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel, err := filepath.Rel(root, gdir)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
+		groups = append(groups, filepath.ToSlash(rel))
 		filepath.WalkDir(gdir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || len(out) >= maxGroupSkills {
 				return filepath.SkipDir
@@ -216,7 +233,7 @@ func groupSkills(root, dir string, m *manifest.Manifest) []string {
 			return nil
 		})
 	}
-	return out
+	return out, groups
 }
 
 func readCapped(p string) ([]byte, error) {

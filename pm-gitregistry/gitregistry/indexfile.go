@@ -12,23 +12,32 @@ import (
 )
 
 // The persisted index of a commit is one file beside the commit's directory
-// (commits/<sha>.index), read with one read and checked before anything in
-// it is used:
+// (commits/<sha>.index) in two sections, each checked by its own checksum
+// before anything in it is used:
 //
 //	indexMagic
-//	uvarint indexFormat
-//	string  commit
-//	string  problem
-//	uvarint count of stamps, then per stamp: string dir (relative to the
-//	        commit's directory, "" for itself), uvarint inode, varint mtime (ns)
-//	uvarint count of entries, then per entry: string path, byte kind
-//	        (1 plugin, 2 skill), string name, string description, string
-//	        manifest (wire JSON), string problem, string note, uvarint count
-//	        of skill descriptions, then each as a string
-//	4 bytes CRC-32C (Castagnoli) of everything before, big-endian
+//	8 bytes  length of the head, big-endian
+//	head:    uvarint indexFormat, string commit, string problem,
+//	         uvarint count of stamps, then per stamp: string dir (relative
+//	         to the commit's directory, "" for itself), uvarint inode,
+//	         varint mtime (ns);
+//	         uvarint count of flagged entries (those with a problem or a
+//	         note), then per entry: string path, string problem, string note;
+//	         string answer's registry name, string answer's directory, string
+//	         answer: the active_plugins answer (a JSON array of offers)
+//	         encoded for that registry name and commit directory, or three
+//	         empty strings
+//	4 bytes  CRC-32C (Castagnoli) of everything before, big-endian
+//	entries: string commit, uvarint count of entries, then per entry:
+//	         string path, byte kind (1 plugin, 2 skill), string name, string
+//	         description, string manifest (wire JSON), string problem, string
+//	         note, uvarint count of skill descriptions, then each as a
+//	         string, uvarint count of group directories, then each as a string
+//	4 bytes  CRC-32C of the entries section, big-endian
 //
 // where a string is a uvarint length and that many bytes. Decoding copies
-// no manifest: each entry's manifest is a slice of the bytes read. A file
+// no manifest and no answer: they are slices of the bytes read. The hook
+// path reads and checks only the head (readIndexHead, decodeHead). A file
 // that is truncated, corrupted, of another format or for another commit is
 // refused (and the index built again), never served.
 
@@ -114,15 +123,21 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 	for _, s := range stamps {
 		size += len(s.Dir) + 24
 	}
+	size += len(idx.Answer.Name) + len(idx.Answer.Dir) + len(idx.Answer.JSON) + 32
 	for _, e := range idx.Entries {
-		size += len(e.Path) + len(e.Name) + len(e.Description) + len(e.Manifest) + len(e.Problem) + len(e.Note) + 32
+		size += len(e.Path) + len(e.Name) + len(e.Description) + len(e.Manifest) + 2*(len(e.Problem)+len(e.Note)+len(e.Path)) + 40
 		for _, d := range e.Skills {
 			size += len(d) + 4
 		}
+		for _, d := range e.Groups {
+			size += len(d) + 4
+		}
 	}
-	b := make([]byte, 0, size)
+	b := make([]byte, 0, size+16)
 	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
 	b = append(b, indexMagic...)
+	b = binary.BigEndian.AppendUint64(b, 0) // the head's length, below
+	headStart := len(b)
 	b = binary.AppendUvarint(b, indexFormat)
 	str(idx.Commit)
 	str(idx.Problem)
@@ -132,6 +147,27 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 		b = binary.AppendUvarint(b, s.Inode)
 		b = binary.AppendVarint(b, s.Mtime)
 	}
+	flagged := 0
+	for _, e := range idx.Entries {
+		if e.Problem != "" || e.Note != "" {
+			flagged++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(flagged))
+	for _, e := range idx.Entries {
+		if e.Problem != "" || e.Note != "" {
+			str(e.Path)
+			str(e.Problem)
+			str(e.Note)
+		}
+	}
+	str(idx.Answer.Name)
+	str(idx.Answer.Dir)
+	str(string(idx.Answer.JSON))
+	binary.BigEndian.PutUint64(b[len(indexMagic):], uint64(len(b)-headStart))
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	entriesStart := len(b)
+	str(idx.Commit)
 	b = binary.AppendUvarint(b, uint64(len(idx.Entries)))
 	for _, e := range idx.Entries {
 		str(e.Path)
@@ -152,8 +188,12 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 		for _, d := range e.Skills {
 			str(d)
 		}
+		b = binary.AppendUvarint(b, uint64(len(e.Groups)))
+		for _, d := range e.Groups {
+			str(d)
+		}
 	}
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[entriesStart:], castagnoli))
 }
 
 // errBadIndex reports a persisted index that cannot be used.
@@ -232,19 +272,70 @@ func (r *indexReader) count(min int) int {
 // wrapping errBadIndex, anything but a complete, intact index of this format
 // for this commit.
 func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
-	if len(data) < len(indexMagic)+4 || string(data[:len(indexMagic)]) != indexMagic {
-		return nil, nil, fmt.Errorf("%w: not an index of this PM", errBadIndex)
+	head, rest, err := splitHead(data)
+	if err != nil {
+		return nil, nil, err
 	}
-	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", errBadIndex)
+	idx, stamps, err := parseHead(head, commit)
+	if err != nil {
+		return nil, nil, err
 	}
-	return parseIndex(body[len(indexMagic):], commit)
+	if len(rest) < 4 || crc32.Checksum(rest[:len(rest)-4], castagnoli) != binary.BigEndian.Uint32(rest[len(rest)-4:]) {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch in the entries (truncated or corrupted)", errBadIndex)
+	}
+	if idx.Entries, err = parseEntries(rest[:len(rest)-4], commit); err != nil {
+		return nil, nil, err
+	}
+	return idx, stamps, nil
 }
 
-// parseIndex decodes the fields of a persisted index after its magic, its
-// checksum removed; every length and count is checked against what remains.
-func parseIndex(b []byte, commit string) (*index, []stamp, error) {
+// decodeHead decodes the head of a persisted index of commit from data,
+// the file or its beginning as readIndexHead reads it: the index's problem,
+// its flagged entries (Entries holds them, with their path, problem and
+// note only), its stamps and its answer. The head's checksum is checked;
+// the entries are neither read nor checked.
+func decodeHead(data []byte, commit string) (*index, []stamp, error) {
+	head, _, err := splitHead(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parseHead(head, commit)
+}
+
+// headLen returns the length of the head a file starting with data
+// declares (its magic and length read, not yet checked).
+func headLen(data []byte) (int, error) {
+	if len(data) < len(indexMagic)+8 || string(data[:len(indexMagic)]) != indexMagic {
+		return 0, fmt.Errorf("%w: not an index of this PM", errBadIndex)
+	}
+	n := binary.BigEndian.Uint64(data[len(indexMagic):])
+	if n > maxIndexFile {
+		return 0, fmt.Errorf("%w: head of %d bytes", errBadIndex, n)
+	}
+	return int(n), nil
+}
+
+// splitHead checks the magic, the head's length and the head's checksum,
+// and returns the head and what follows its checksum.
+func splitHead(data []byte) (head, rest []byte, err error) {
+	n, err := headLen(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	end := len(indexMagic) + 8 + n
+	if len(data) < end+4 {
+		return nil, nil, fmt.Errorf("%w: truncated head", errBadIndex)
+	}
+	if crc32.Checksum(data[:end], castagnoli) != binary.BigEndian.Uint32(data[end:]) {
+		return nil, nil, fmt.Errorf("%w: checksum mismatch in the head (truncated or corrupted)", errBadIndex)
+	}
+	return data[len(indexMagic)+8 : end], data[end+4:], nil
+}
+
+// parseHead decodes the head of a persisted index, its checksum checked;
+// every length and count is checked against what remains. Entries holds
+// the flagged entries.
+func parseHead(b []byte, commit string) (*index, []stamp, error) {
 	r := &indexReader{b: b}
 	if f := r.uvarint(); r.err == nil && f != indexFormat {
 		return nil, nil, fmt.Errorf("%w: format %d, want %d", errBadIndex, f, indexFormat)
@@ -259,9 +350,35 @@ func parseIndex(b []byte, commit string) (*index, []stamp, error) {
 	for i := range stamps {
 		stamps[i] = stamp{Dir: r.str(), Inode: r.uvarint(), Mtime: r.varint()}
 	}
-	idx.Entries = make([]entry, r.count(8))
-	for i := range idx.Entries {
-		e := &idx.Entries[i]
+	flagged := make([]entry, r.count(3))
+	for i := range flagged {
+		flagged[i] = entry{Path: r.str(), Problem: r.str(), Note: r.str()}
+	}
+	idx.Entries = flagged
+	idx.Answer.Name = r.str()
+	idx.Answer.Dir = r.str()
+	if a := r.bytes(); len(a) > 0 {
+		idx.Answer.JSON = a
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%w: %d bytes after the head", errBadIndex, len(r.b))
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return idx, stamps, nil
+}
+
+// parseEntries decodes the entries section of a persisted index of commit,
+// its checksum checked and removed.
+func parseEntries(b []byte, commit string) ([]entry, error) {
+	r := &indexReader{b: b}
+	if c := r.str(); r.err == nil && c != commit {
+		return nil, fmt.Errorf("%w: entries of commit %q, want %s", errBadIndex, c, commit)
+	}
+	entries := make([]entry, r.count(9))
+	for i := range entries {
+		e := &entries[i]
 		e.Path = r.str()
 		switch r.byte() {
 		case 1:
@@ -282,14 +399,53 @@ func parseIndex(b []byte, commit string) (*index, []stamp, error) {
 				e.Skills[j] = r.str()
 			}
 		}
+		if n := r.count(1); n > 0 {
+			e.Groups = make([]string, n)
+			for j := range e.Groups {
+				e.Groups[j] = r.str()
+			}
+		}
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.err = fmt.Errorf("%w: %d bytes after the last entry", errBadIndex, len(r.b))
 	}
 	if r.err != nil {
-		return nil, nil, r.err
+		return nil, r.err
 	}
-	return idx, stamps, nil
+	return entries, nil
+}
+
+// readIndexHead reads the beginning of a persisted index up to the end of
+// its head's checksum, with two reads (the length, then the head), bounded
+// by the file's size; decodeHead checks it.
+func readIndexHead(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pre := make([]byte, len(indexMagic)+8)
+	if _, err := f.ReadAt(pre, 0); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errBadIndex, p, err)
+	}
+	n, err := headLen(pre)
+	if err != nil {
+		return nil, err
+	}
+	total := int64(len(pre)) + int64(n) + 4
+	if total > fi.Size() {
+		return nil, fmt.Errorf("%w: %s: truncated head", errBadIndex, p)
+	}
+	data := make([]byte, total)
+	copy(data, pre)
+	if m, err := f.ReadAt(data[len(pre):], int64(len(pre))); err != nil && m != len(data)-len(pre) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return data, nil
 }
 
 // readIndexFile reads a persisted index with one read, bounded.

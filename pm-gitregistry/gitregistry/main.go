@@ -20,8 +20,10 @@ const description = "Serves the plugins and skills of a git-hosted Symposium reg
 // the registry flags on flag.CommandLine and serves a new PM on stdin and
 // stdout until end of input through pmserver.Main, which parses the command
 // line (those flags, --version, --help, --max-message-size) and exits. opts
-// are applied after the PM's own options, so they override them.
+// are applied after the PM's own options, so they override them. It sets
+// the process's garbage collection policy first (gcpolicy.go).
 func Main(opts ...pmserver.Option) {
+	setGCPolicy()
 	pm := New(Config{})
 	pm.RegisterFlags(flag.CommandLine)
 	defer pm.Close()
