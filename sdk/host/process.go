@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
-	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 )
 
 // Process is one running PM spoken to line by line: the layer under Conn.

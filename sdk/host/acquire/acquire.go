@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
-	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"io"
 	"log/slog"
 	"os"
@@ -17,6 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 
 	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
 )
