@@ -32,27 +32,38 @@ type Package struct {
 	SourceURL  string
 }
 
-type rawLock struct {
-	Package []struct {
-		Name     string   `toml:"name"`
-		Version  string   `toml:"version"`
-		Category string   `toml:"category"`
-		Groups   []string `toml:"groups"`
-		Source   struct {
-			Type string `toml:"type"`
-			URL  string `toml:"url"`
-		} `toml:"source"`
-	} `toml:"package"`
+type rawPackage struct {
+	Name     string   `toml:"name"`
+	Version  string   `toml:"version"`
+	Category string   `toml:"category"`
+	Groups   []string `toml:"groups"`
+	Source   struct {
+		Type string `toml:"type"`
+		URL  string `toml:"url"`
+	} `toml:"source"`
+}
+
+// rawHead is poetry.lock without its [[package]] tables.
+type rawHead struct {
 	Metadata struct {
 		LockVersion string `toml:"lock-version"`
 	} `toml:"metadata"`
+}
+
+type rawLock struct {
+	Package []rawPackage `toml:"package"`
+	rawHead
 }
 
 // Parse decodes a poetry.lock. It accepts lock-version >= 1 and < 3 (and
 // files older than lock-version), and refuses newer majors.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if err := tomlfile.Unmarshal("poetry.lock", data, &raw); err != nil {
+	// One [[package]] table at a time, the way Poetry writes the file;
+	// anything else at once.
+	if pkgs, ok := tomlfile.UnmarshalTables[rawPackage](data, "package", &raw.rawHead); ok {
+		raw.Package = pkgs
+	} else if err := tomlfile.Unmarshal("poetry.lock", data, &raw); err != nil {
 		return nil, err
 	}
 	lv := raw.Metadata.LockVersion
@@ -66,7 +77,7 @@ func Parse(data []byte) (*Lock, error) {
 			return nil, fmt.Errorf("poetry.lock: lock-version %s is not supported (this reader knows 1.x and 2.x)", lv)
 		}
 	}
-	l := &Lock{LockVersion: lv}
+	l := &Lock{LockVersion: lv, Packages: make([]Package, 0, len(raw.Package))}
 	for i, rp := range raw.Package {
 		if !pyname.Valid(rp.Name) {
 			return nil, fmt.Errorf("poetry.lock: package %d: bad name %q", i+1, rp.Name)
