@@ -2,6 +2,7 @@ package tomlfile
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -103,4 +104,16 @@ func FuzzUnmarshalTables(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkAgainstWhole(t, data) })
+}
+
+// TestUnmarshalTablesLongLine checks a line longer than the reader's
+// buffer is read whole.
+func TestUnmarshalTablesLongLine(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	doc := "version = 1\n[[package]]\nname = \"" + long + "\"\n[[package]]\nname = \"b\"\n"
+	var rest chunkRest
+	got, ok := UnmarshalTables[chunkElem]([]byte(doc), "package", &rest)
+	if !ok || len(got) != 2 || got[0].Name != long || got[1].Name != "b" || rest.Version != 1 {
+		t.Fatalf("%v, %d tables", ok, len(got))
+	}
 }

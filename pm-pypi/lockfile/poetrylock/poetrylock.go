@@ -4,6 +4,7 @@ package poetrylock
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -66,6 +67,34 @@ func Parse(data []byte) (*Lock, error) {
 	} else if err := tomlfile.Unmarshal("poetry.lock", data, &raw); err != nil {
 		return nil, err
 	}
+	return fromRaw(&raw)
+}
+
+// ParseReader decodes the poetry.lock r reads, one [[package]] table at a
+// time, without holding the whole file in memory; a file in a shape that
+// cannot be read that way is read again from the start and decoded whole.
+func ParseReader(r io.ReadSeeker) (*Lock, error) {
+	var raw rawLock
+	pkgs, ok, err := tomlfile.UnmarshalTablesFrom[rawPackage](r, "package", &raw.rawHead, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(data)
+	}
+	raw.Package = pkgs
+	return fromRaw(&raw)
+}
+
+// fromRaw checks and converts a decoded poetry.lock.
+func fromRaw(raw *rawLock) (*Lock, error) {
 	lv := raw.Metadata.LockVersion
 	if lv != "" {
 		major, _, _ := strings.Cut(lv, ".")

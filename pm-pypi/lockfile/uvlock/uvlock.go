@@ -4,6 +4,7 @@ package uvlock
 
 import (
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
@@ -100,13 +101,41 @@ type rawLock struct {
 // Parse decodes a uv.lock. It refuses schema versions other than 1.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	// One [[package]] table at a time, the way uv writes the file (a 50,000
-	// package lock peaks at a third of the memory); anything else at once.
+	// One [[package]] table at a time, the way uv writes the file (less
+	// memory on a large lock); anything else at once.
 	if pkgs, ok := tomlfile.UnmarshalTables[rawPackage](data, "package", &raw.rawHead); ok {
 		raw.Package = pkgs
 	} else if err := tomlfile.Unmarshal("uv.lock", data, &raw); err != nil {
 		return nil, err
 	}
+	return fromRaw(&raw)
+}
+
+// ParseReader decodes the uv.lock r reads, one [[package]] table at a
+// time, without holding the whole file in memory; a file in a shape that
+// cannot be read that way is read again from the start and decoded whole.
+func ParseReader(r io.ReadSeeker) (*Lock, error) {
+	var raw rawLock
+	pkgs, ok, err := tomlfile.UnmarshalTablesFrom[rawPackage](r, "package", &raw.rawHead, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(data)
+	}
+	raw.Package = pkgs
+	return fromRaw(&raw)
+}
+
+// fromRaw checks and converts a decoded uv.lock.
+func fromRaw(raw *rawLock) (*Lock, error) {
 	if raw.Version == nil {
 		return nil, fmt.Errorf("uv.lock: no version key: not a uv lockfile")
 	}
