@@ -83,9 +83,10 @@ func times(r float64) string {
 }
 
 // Ratio returns series i's time at size index j divided by the null PM's
-// at that size, or 0 when either is missing.
+// at that size, or 0 when either is missing or series i is measured in
+// process (no process start to compare with the null PM's).
 func (c *Curve) Ratio(i, j int) float64 {
-	if c.Null < 0 || c.Series[c.Null].Ns[j] == 0 || c.Series[i].Ns[j] == 0 {
+	if c.Null < 0 || c.Series[c.Null].Ns[j] == 0 || c.Series[i].Ns[j] == 0 || c.Series[i].Role == RoleInProcess {
 		return 0
 	}
 	return c.Series[i].Ns[j] / c.Series[c.Null].Ns[j]

@@ -100,6 +100,8 @@ const glanceRun = `pkg: github.com/symposium-dev/symposium-pm/pm-npm/npmpm
 BenchmarkWholeHook/deps=100-2 	1	1000 ns/op	4.0 nullpm-ms	4.4 cached-ms	8.0 cold-ms	9000 cold-peak-RSS-KiB	0.5 load1
 BenchmarkWholeHook/deps=400-2 	1	1000 ns/op	4.0 nullpm-ms	4.6 cached-ms	12.0 cold-ms	10000 cold-peak-RSS-KiB	0.7 load1
 BenchmarkWholeHook/deps=2000-2 	1	1000 ns/op	4.0 nullpm-ms	5.0 cached-ms	40.0 cold-ms	20480 cold-peak-RSS-KiB	1.5 load1
+BenchmarkWholeHook/deps=100/in-process-2 	1	100000 ns/op
+BenchmarkWholeHook/deps=2000/in-process-2 	1	200000 ns/op
 BenchmarkHookPath/locked=1000-2 	1	1000 ns/op	4.0 nullpm-ms	5.0 cold-ms	500 npm-ls-ms
 BenchmarkHookPath/locked=10000-2 	1	1000 ns/op	4.0 nullpm-ms	50.0 cold-ms	5000 npm-ls-ms
 pkg: github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache
@@ -136,9 +138,11 @@ func TestGlance(t *testing.T) {
 		"| npm | `HookPath` | `cold` | locked | 1.25× at 1,000, 12.50× at 10,000 | `npm-ls`: 100× faster at 1,000, 100× faster at 10,000 | — | — |",
 		"| gitregistry | `RefreshOneChange` | `gitcache` | entries | — | `git-fetch-checkout`: 16.00× slower at 1,000, 42.00× slower at 10,000 | — | — |",
 		// The curve tables: ratios, the tool, peak memory and load per size.
-		"| 2,000 | 40 ms | 10.00× | 20 MiB | 5 ms | 1.25× | 4 ms | 1.50 |",
+		"| 2,000 | 40 ms | 10.00× | 20 MiB | 5 ms | 1.25× | 4 ms | 200 µs | — | 1.50 |",
 		"| 10,000 | 84 ms | 42.00× slower | 2 ms |",
 		"this machine has 2 CPUs",
+		// Measured in process: no ratio to the null PM's process.
+		"| npm | `WholeHook` | `in-process` | deps | — | — | — | 0.5–1.5 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
