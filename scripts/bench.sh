@@ -26,6 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 failed=()
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+started=$(date +%s)
+times=()
 
 for mod in "$top"/*/go.mod; do
   dir=$(dirname "$mod")
@@ -34,6 +36,7 @@ for mod in "$top"/*/go.mod; do
   fi
   name=$(basename "$dir")
   echo "== bench $name (-benchtime $benchtime)" >&2
+  mstart=$(date +%s)
   # -timeout: the default 10m is per package; the slowest PM benchmark
   # packages build large workspaces and run the real tools.
   (cd "$dir" && go test -run '^$' -bench . -benchtime "$benchtime" -benchmem -cpu "$procs" -timeout 30m ./... 2>&1) \
@@ -42,6 +45,8 @@ for mod in "$top"/*/go.mod; do
     status=1
     failed+=("$name")
   fi
+  times+=("$name $(( $(date +%s) - mstart ))s")
+  echo "== bench $name: ${times[-1]#* }" >&2
 done
 
 # Peak resident memory over one hook path of each binary, on the example workspace.
@@ -54,11 +59,13 @@ echo "== peak RSS probe" >&2
   cd sdk && go run ./internal/cmd/benchreport rss -bin "$tmp/bin" -floors "$tmp/floors" -root "$top"
 ) >> "$raw" || { status=1; failed+=("rss probe"); }
 
-machine="$(uname -s | tr '[:upper:]' '[:lower:]')/$(uname -m), $procs CPUs, load average $load at start"
+endload=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+machine="$(uname -s | tr '[:upper:]' '[:lower:]')/$(uname -m), $procs CPUs, load average $load at start and $endload at the end"
+duration="$(( $(date +%s) - started ))s in all ($(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 (cd "$top/sdk" && go run ./internal/cmd/benchreport report -procs "$procs" -benchtime "$benchtime" \
-  -machine "$machine" -go "$(go env GOVERSION)" -plots "$top/bench/plots") < "$raw" > "$top/bench/report.md.tmp" \
+  -machine "$machine" -go "$(go env GOVERSION)" -plots "$top/bench/plots" -duration "$duration") < "$raw" > "$top/bench/report.md.tmp" \
   && mv "$top/bench/report.md.tmp" "$top/bench/report.md" || { rm -f "$top/bench/report.md.tmp"; exit 1; }
-echo "wrote bench/report.md (raw output: bench/out/raw.txt)" >&2
+echo "wrote bench/report.md and bench/plots/ in $duration (raw output: bench/out/raw.txt)" >&2
 if [ $status -ne 0 ]; then
   echo "bench: failed: ${failed[*]} (see bench/out/raw.txt)" >&2
 fi

@@ -107,6 +107,10 @@ func benchHookPath(b *testing.B, ws string, env *cargotest.Env) {
 			return benchkit.RunCmd(b, cmd, ws)
 		}})
 	benchkit.ReportRatios(b, benchkit.Interleave(b, hookRounds, variants...), "metadata")
+	b.ReportMetric(benchMembers, "members")
+	b.ReportMetric(float64(len(deps)), "direct-deps")
+	b.ReportMetric(float64(strings.Count(string(lock), "[[package]]")), "locked-pkgs")
+	benchkit.ReportLoad(b)
 }
 
 // benchInProcess measures the PM's methods without process start: list_deps

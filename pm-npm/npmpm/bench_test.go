@@ -114,7 +114,7 @@ func TestBenchProject(t *testing.T) {
 func BenchmarkHookPath(b *testing.B) {
 	const rounds, npmRounds = 50, 3
 	ws := b.TempDir()
-	genBenchProject(b, ws)
+	locked := genBenchProject(b, ws)
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-npm/cmd/symposium-pm-npm", b.TempDir())
 	variants := benchkit.HookVariants(b, bin, ws, 400)
 	if npm, err := exec.LookPath("npm"); err == nil {
@@ -125,6 +125,10 @@ func BenchmarkHookPath(b *testing.B) {
 		b.Log("npm is not installed: measuring without npm ls")
 	}
 	benchkit.ReportRatios(b, benchkit.Interleave(b, rounds, variants...), "npm-ls")
+	b.ReportMetric(benchMembers, "members")
+	b.ReportMetric(benchMembers*benchDepsPerMember, "direct-deps")
+	b.ReportMetric(float64(locked), "locked-pkgs")
+	benchkit.ReportLoad(b)
 }
 
 // BenchmarkListDepsInProcess measures the cold list_deps computation

@@ -108,6 +108,9 @@ func BenchmarkHookPath(b *testing.B) {
 		}})
 	}
 	benchkit.ReportRatios(b, benchkit.Interleave(b, rounds, variants...), "pip-list")
+	b.ReportMetric(benchDirect, "direct-deps")
+	b.ReportMetric(benchLocked, "locked-pkgs")
+	benchkit.ReportLoad(b)
 }
 
 // pipList returns the python3 whose pip lists the benchLocked distributions

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -469,11 +470,31 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 }
 
 func (r *resolver) fromUVLock() {
-	r.fromLock(filepath.Join(r.pm.ws, "uv.lock"), func(b []byte) (lockfile.Resolver, error) { return uvlock.Parse(b) })
+	r.fromLockReader(filepath.Join(r.pm.ws, "uv.lock"), func(f io.ReadSeeker) (lockfile.Resolver, error) { return uvlock.ParseReader(f) })
 }
 
 func (r *resolver) fromPoetryLock() {
-	r.fromLock(filepath.Join(r.pm.ws, "poetry.lock"), func(b []byte) (lockfile.Resolver, error) { return poetrylock.Parse(b) })
+	r.fromLockReader(filepath.Join(r.pm.ws, "poetry.lock"), func(f io.ReadSeeker) (lockfile.Resolver, error) { return poetrylock.ParseReader(f) })
+}
+
+// fromLockReader is fromLock for the lockfiles read a table at a time from
+// the file, never whole in memory.
+func (r *resolver) fromLockReader(path string, parse func(io.ReadSeeker) (lockfile.Resolver, error)) {
+	r.rec.Observe(path)
+	f, err := os.Open(path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			r.rwarn(path, err, "it is ignored", "cannot read", "path", path, "err", err)
+		}
+		return
+	}
+	l, err := parse(f)
+	f.Close()
+	if err != nil {
+		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
+		return
+	}
+	r.useLock(path, l)
 }
 
 func (r *resolver) fromPylock() {
@@ -515,6 +536,12 @@ func (r *resolver) fromLock(path string, parse func([]byte) (lockfile.Resolver, 
 		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
 		return
 	}
+	r.useLock(path, l)
+}
+
+// useLock resolves the declared dependencies through the lockfile l read
+// from path.
+func (r *resolver) useLock(path string, l lockfile.Resolver) {
 	var ws lockfile.Workspace
 	if w, ok := l.(lockfile.WorkspaceReader); ok {
 		ws = w.Workspace()

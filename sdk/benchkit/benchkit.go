@@ -58,7 +58,7 @@ func floor(tb testing.TB, name string) string {
 		}
 		_, file, _, _ := runtime.Caller(0)
 		src := filepath.Join(filepath.Dir(file), "internal")
-		for _, n := range []string{"nullpm", "barego"} {
+		for _, n := range []string{"nullpm", "barego", "peakrss"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(floorsDir, n), ".")
 			cmd.Dir = filepath.Join(src, n)
 			if b, err := cmd.CombinedOutput(); err != nil {
@@ -91,14 +91,7 @@ type Hook struct {
 // to exit. A binary that is not a PM (BareGo) is simply run to completion.
 func RunHook(tb testing.TB, bin string, args []string, workspace, cacheDir string) Hook {
 	tb.Helper()
-	init, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": 1, "method": protocol.MethodInitialize,
-		"params": protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: workspace, CacheDir: cacheDir, Env: map[string]string{}},
-	})
-	input := string(init) + "\n" + `{"jsonrpc":"2.0","id":2,"method":"list_deps"}` + "\n"
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = workspace
-	cmd.Stdin = strings.NewReader(input)
+	cmd := hookCmd(bin, args, workspace, cacheDir)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -108,6 +101,20 @@ func RunHook(tb testing.TB, bin string, args []string, workspace, cacheDir strin
 		tb.Fatalf("%s: %v\n%s", bin, err, errb.String())
 	}
 	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// hookCmd is the command RunHook runs: bin in workspace, with initialize
+// and list_deps on its input.
+func hookCmd(bin string, args []string, workspace, cacheDir string) *exec.Cmd {
+	init, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": 1, "method": protocol.MethodInitialize,
+		"params": protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: workspace, CacheDir: cacheDir, Env: map[string]string{}},
+	})
+	input := string(init) + "\n" + `{"jsonrpc":"2.0","id":2,"method":"list_deps"}` + "\n"
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = workspace
+	cmd.Stdin = strings.NewReader(input)
+	return cmd
 }
 
 // Results decodes h's output into each response's result, by id, failing
@@ -195,13 +202,18 @@ type Variant struct {
 	// Rounds is how many of the rounds include the variant; zero means all.
 	// A slow tool runs in the first few rounds only.
 	Rounds int
+	// Peak, if set, runs the variant once more, untimed, and returns its
+	// process's peak resident set size in KiB (see PeakRSS).
+	Peak func() int64
 }
 
 // Interleave times variants side by side: each benchmark iteration runs
 // rounds rounds, each round running every variant once, in order, so that
 // a shared machine's load changes affect all of them alike. It reports, per
 // variant, the median wall time (metric "<name>-ms") and the median CPU
-// time of the process ("<name>-cpu-ms", steadier under load), and returns
+// time of the process ("<name>-cpu-ms", steadier under load) and, for a
+// variant with Peak, its peak resident memory ("<name>-peak-RSS-KiB",
+// measured once after the rounds), and returns
 // the wall medians in milliseconds by name, for the ratios a benchmark
 // states its targets in.
 func Interleave(b *testing.B, rounds int, variants ...Variant) map[string]float64 {
@@ -229,6 +241,11 @@ func Interleave(b *testing.B, rounds int, variants ...Variant) map[string]float6
 		med[v.Name] = ms(wall[v.Name])
 		b.ReportMetric(med[v.Name], v.Name+"-ms")
 		b.ReportMetric(ms(cpu[v.Name]), v.Name+"-cpu-ms")
+		if v.Peak != nil {
+			if kib := v.Peak(); kib > 0 {
+				b.ReportMetric(float64(kib), v.Name+"-peak-RSS-KiB")
+			}
+		}
 	}
 	return med
 }
@@ -254,11 +271,16 @@ func HookVariants(b *testing.B, bin, workspace string, deps int) []Variant {
 		}
 	}
 	cold := 0
+	coldDir := func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }
+	peak := func(bin string, cacheDir func() string) func() int64 {
+		return func() int64 { return PeakRSS(b, hookCmd(bin, nil, workspace, cacheDir())) }
+	}
 	return []Variant{
-		{Name: "barego", Run: func() Hook { return RunCmd(b, exec.Command(bare), workspace) }},
-		{Name: "nullpm", Run: hook(null, func() string { return nullCache }, 0)},
-		{Name: "cached", Run: hook(bin, func() string { return cached }, deps)},
-		{Name: "cold", Run: hook(bin, func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }, deps)},
+		{Name: "barego", Run: func() Hook { return RunCmd(b, exec.Command(bare), workspace) },
+			Peak: func() int64 { c := exec.Command(bare); c.Dir = workspace; return PeakRSS(b, c) }},
+		{Name: "nullpm", Run: hook(null, func() string { return nullCache }, 0), Peak: peak(null, func() string { return nullCache })},
+		{Name: "cached", Run: hook(bin, func() string { return cached }, deps), Peak: peak(bin, func() string { return cached })},
+		{Name: "cold", Run: hook(bin, coldDir, deps), Peak: peak(bin, coldDir)},
 	}
 }
 

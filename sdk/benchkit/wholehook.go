@@ -22,6 +22,22 @@ import (
 // three requests are written at once, as a host pipelining them would.
 func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string]string, deps []protocol.PackageID) Hook {
 	tb.Helper()
+	cmd := wholeHookCmd(tb, bin, workspace, cacheDir, env, deps)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		tb.Fatalf("%s: %v\n%s", bin, err, errb.String())
+	}
+	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// wholeHookCmd is the command RunWholeHook runs: bin in workspace, with
+// initialize, list_deps and active_plugins on its input.
+func wholeHookCmd(tb testing.TB, bin, workspace, cacheDir string, env map[string]string, deps []protocol.PackageID) *exec.Cmd {
+	tb.Helper()
 	if env == nil {
 		env = map[string]string{}
 	}
@@ -43,15 +59,7 @@ func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string
 	cmd := exec.Command(bin)
 	cmd.Dir = workspace
 	cmd.Stdin = &in
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		tb.Fatalf("%s: %v\n%s", bin, err, errb.String())
-	}
-	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return cmd
 }
 
 // Counts decodes h's list_deps and active_plugins answers and returns how
@@ -112,18 +120,21 @@ func WholeHookVariants(b *testing.B, bin, workspace string, env map[string]strin
 			return h
 		}})
 	}
+	peak := func(bin string, cacheDir func() string) func() int64 {
+		return func() int64 { return PeakRSS(b, wholeHookCmd(b, bin, workspace, cacheDir(), env, deps)) }
+	}
 	return append([]Variant{
-		{Name: "nullpm", Run: func() Hook {
+		{Name: "nullpm", Peak: peak(null, func() string { return nullCache }), Run: func() Hook {
 			h := RunWholeHook(b, null, workspace, nullCache, env, deps)
 			check(h, 0, 0)
 			return h
 		}},
-		{Name: "cached", Run: func() Hook {
+		{Name: "cached", Peak: peak(bin, func() string { return cached }), Run: func() Hook {
 			h := RunWholeHook(b, bin, workspace, cached, env, deps)
 			check(h, len(deps), offers)
 			return h
 		}},
-		{Name: "cold", Rounds: coldRounds, Run: func() Hook {
+		{Name: "cold", Rounds: coldRounds, Peak: peak(bin, func() string { cold++; return filepath.Join(coldRoot, fmt.Sprint(cold)) }), Run: func() Hook {
 			cold++
 			h := RunWholeHook(b, bin, workspace, filepath.Join(coldRoot, fmt.Sprint(cold)), env, deps)
 			check(h, len(deps), offers)

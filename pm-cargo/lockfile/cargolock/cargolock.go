@@ -100,9 +100,14 @@ func ParseRef(s string) (Ref, error) {
 
 // rawLock mirrors the TOML layout.
 type rawLock struct {
+	rawHead
+	Package []rawPackage `toml:"package"`
+}
+
+// rawHead is a Cargo.lock without its [[package]] tables.
+type rawHead struct {
 	Version  *int              `toml:"version"`
 	Root     *rawPackage       `toml:"root"` // the root package of very old version 1 files
-	Package  []rawPackage      `toml:"package"`
 	Metadata map[string]string `toml:"metadata"`
 }
 
@@ -127,7 +132,12 @@ func ReadFile(path string) (*Lockfile, error) {
 // *tomlfile.Error (tomlfile.Errors for several values of the wrong type).
 func Parse(name string, data []byte) (*Lockfile, error) {
 	var raw rawLock
-	if err := tomlfile.Unmarshal(name, data, &raw); err != nil {
+	// One [[package]] table at a time, the way cargo writes the file: the
+	// decoder does not keep track of every key of every table, nor grow the
+	// list table by table. Anything else at once.
+	if pkgs, ok := tomlfile.UnmarshalTables[rawPackage](data, "package", &raw.rawHead); ok {
+		raw.Package = pkgs
+	} else if err := tomlfile.Unmarshal(name, data, &raw); err != nil {
 		return nil, err
 	}
 	var pos *tomlfile.Positions // indexed on the first problem
@@ -180,6 +190,11 @@ func Parse(name string, data []byte) (*Lockfile, error) {
 		}
 		lf.byName[p.Name] = append(lf.byName[p.Name], len(lf.Packages))
 		lf.Packages = append(lf.Packages, p)
+		if raw.Version != nil {
+			// Parsed into p, and not needed to guess the version: the
+			// strings can be collected.
+			raw.Package[i].Dependencies = nil
+		}
 	}
 	if lf.Version == 0 {
 		lf.Version = guessVersion(&raw)

@@ -3,6 +3,7 @@ package packagelock
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanLock decodes a lockfile the way Parse's typed pass does, for the
@@ -14,9 +15,10 @@ import (
 // decodes the document with encoding/json, whose answer is the reference
 // (FuzzScanMatchesDecode holds the two to the same result).
 func scanLock(data []byte) (lockfileVersion json.RawMessage, packages map[string]Package, deps json.RawMessage, ok bool) {
-	// One string of the whole document: the names and versions kept are
-	// slices of it, not an allocation each.
-	s := scanner{data: data, text: string(data)}
+	// The strings kept are copied into a few large chunks (an arena), not
+	// an allocation each, nor a copy of the whole document: most of a
+	// lockfile (dependency maps, engines, licenses) is skipped.
+	s := scanner{data: data}
 	s.space()
 	if !s.byte('{') {
 		return nil, nil, nil, false
@@ -80,16 +82,16 @@ func scanLock(data []byte) (lockfileVersion json.RawMessage, packages map[string
 
 // foldsTo reports whether key equals one of names ignoring case, but
 // none exactly.
-func foldsTo(key string, names ...string) bool {
+func foldsTo[K string | []byte](key K, names ...string) bool {
 	for _, n := range names {
-		if len(key) == len(n) && key != n && asciiFold(key, n) {
+		if len(key) == len(n) && string(key) != n && asciiFold(key, n) {
 			return true
 		}
 	}
 	return false
 }
 
-func isASCII(s string) bool {
+func isASCII[S string | []byte](s S) bool {
 	for i := range len(s) {
 		if s[i] >= 0x80 {
 			return false
@@ -98,7 +100,7 @@ func isASCII(s string) bool {
 	return true
 }
 
-func asciiFold(a, b string) bool {
+func asciiFold[S string | []byte](a S, b string) bool {
 	for i := range len(a) {
 		x, y := a[i], b[i]
 		if x >= 'A' && x <= 'Z' {
@@ -119,8 +121,33 @@ var packageFields = []string{"name", "version", "resolved", "integrity", "link",
 
 type scanner struct {
 	data []byte
-	text string // data as a string
 	i    int
+	// arena is the chunk the kept strings are copied into; a chunk is only
+	// ever appended to, so the strings made from it never change.
+	arena []byte
+}
+
+// arenaChunk is the size of one chunk of kept strings: large enough that a
+// 50,000-package lockfile needs a few hundred, small enough that a small
+// lockfile wastes little.
+const arenaChunk = 64 << 10
+
+// keep returns b as a string copied into the arena.
+func (s *scanner) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaChunk/4 {
+		return string(b) // a long string gets its own allocation
+	}
+	if cap(s.arena)-len(s.arena) < len(b) {
+		s.arena = make([]byte, 0, arenaChunk)
+	}
+	start := len(s.arena)
+	s.arena = append(s.arena, b...)
+	// The bytes at start are never written again (the chunk is only
+	// appended to, and replaced when full), so the string stays valid.
+	return unsafe.String(&s.arena[start], len(b))
 }
 
 func (s *scanner) peek() byte {
@@ -175,8 +202,17 @@ func (s *scanner) literal(lit string) bool {
 // plainString reads a string without escapes, of valid UTF-8 and without
 // control characters; anything else is not plain.
 func (s *scanner) plainString() (string, bool) {
-	if !s.byte('"') {
+	raw, ok := s.plainBytes()
+	if !ok {
 		return "", false
+	}
+	return s.keep(raw), true
+}
+
+// plainBytes is plainString without keeping the string: its bytes in data.
+func (s *scanner) plainBytes() ([]byte, bool) {
+	if !s.byte('"') {
+		return nil, false
 	}
 	start := s.i
 	ascii := true
@@ -184,20 +220,20 @@ func (s *scanner) plainString() (string, bool) {
 		c := s.data[s.i]
 		switch {
 		case c == '"':
-			str := s.text[start:s.i]
+			raw := s.data[start:s.i]
 			s.i++
-			if !ascii && !utf8.ValidString(str) {
-				return "", false
+			if !ascii && !utf8.Valid(raw) {
+				return nil, false
 			}
-			return str, true
+			return raw, true
 		case c == '\\' || c < 0x20:
-			return "", false
+			return nil, false
 		case c >= 0x80:
 			ascii = false
 		}
 		s.i++
 	}
-	return "", false
+	return nil, false
 }
 
 // stringValue reads a string, decoding escapes through encoding/json.
@@ -393,13 +429,13 @@ func (s *scanner) pkg() (Package, bool) {
 		return p, true
 	}
 	for {
-		key, ok := s.plainString()
+		key, ok := s.plainBytes()
 		if !ok || !s.colon() || !isASCII(key) {
 			return p, false // non-ASCII keys may fold to a field's name
 		}
 		var str *string
 		var flag *bool
-		switch key {
+		switch string(key) {
 		case "name":
 			str = &p.Name
 		case "version":

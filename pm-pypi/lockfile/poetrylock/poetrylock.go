@@ -4,6 +4,7 @@ package poetrylock
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -32,29 +33,68 @@ type Package struct {
 	SourceURL  string
 }
 
-type rawLock struct {
-	Package []struct {
-		Name     string   `toml:"name"`
-		Version  string   `toml:"version"`
-		Category string   `toml:"category"`
-		Groups   []string `toml:"groups"`
-		Source   struct {
-			Type string `toml:"type"`
-			URL  string `toml:"url"`
-		} `toml:"source"`
-	} `toml:"package"`
+type rawPackage struct {
+	Name     string   `toml:"name"`
+	Version  string   `toml:"version"`
+	Category string   `toml:"category"`
+	Groups   []string `toml:"groups"`
+	Source   struct {
+		Type string `toml:"type"`
+		URL  string `toml:"url"`
+	} `toml:"source"`
+}
+
+// rawHead is poetry.lock without its [[package]] tables.
+type rawHead struct {
 	Metadata struct {
 		LockVersion string `toml:"lock-version"`
 	} `toml:"metadata"`
+}
+
+type rawLock struct {
+	Package []rawPackage `toml:"package"`
+	rawHead
 }
 
 // Parse decodes a poetry.lock. It accepts lock-version >= 1 and < 3 (and
 // files older than lock-version), and refuses newer majors.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if err := tomlfile.Unmarshal("poetry.lock", data, &raw); err != nil {
+	// One [[package]] table at a time, the way Poetry writes the file;
+	// anything else at once.
+	if pkgs, ok := tomlfile.UnmarshalTables[rawPackage](data, "package", &raw.rawHead); ok {
+		raw.Package = pkgs
+	} else if err := tomlfile.Unmarshal("poetry.lock", data, &raw); err != nil {
 		return nil, err
 	}
+	return fromRaw(&raw)
+}
+
+// ParseReader decodes the poetry.lock r reads, one [[package]] table at a
+// time, without holding the whole file in memory; a file in a shape that
+// cannot be read that way is read again from the start and decoded whole.
+func ParseReader(r io.ReadSeeker) (*Lock, error) {
+	var raw rawLock
+	pkgs, ok, err := tomlfile.UnmarshalTablesFrom[rawPackage](r, "package", &raw.rawHead, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(data)
+	}
+	raw.Package = pkgs
+	return fromRaw(&raw)
+}
+
+// fromRaw checks and converts a decoded poetry.lock.
+func fromRaw(raw *rawLock) (*Lock, error) {
 	lv := raw.Metadata.LockVersion
 	if lv != "" {
 		major, _, _ := strings.Cut(lv, ".")
@@ -66,7 +106,7 @@ func Parse(data []byte) (*Lock, error) {
 			return nil, fmt.Errorf("poetry.lock: lock-version %s is not supported (this reader knows 1.x and 2.x)", lv)
 		}
 	}
-	l := &Lock{LockVersion: lv}
+	l := &Lock{LockVersion: lv, Packages: make([]Package, 0, len(raw.Package))}
 	for i, rp := range raw.Package {
 		if !pyname.Valid(rp.Name) {
 			return nil, fmt.Errorf("poetry.lock: package %d: bad name %q", i+1, rp.Name)

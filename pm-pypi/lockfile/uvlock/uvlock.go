@@ -4,6 +4,7 @@ package uvlock
 
 import (
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
@@ -73,36 +74,75 @@ type rawDep struct {
 	Marker  string `toml:"marker"`
 }
 
-type rawLock struct {
+// rawHead is uv.lock without its [[package]] tables.
+type rawHead struct {
 	Version  *int `toml:"version"`
 	Revision int  `toml:"revision"`
 	Manifest struct {
 		Members []string `toml:"members"`
 	} `toml:"manifest"`
-	Package []struct {
-		Name                 string              `toml:"name"`
-		Version              string              `toml:"version"`
-		Source               Source              `toml:"source"`
-		Dependencies         []rawDep            `toml:"dependencies"`
-		OptionalDependencies map[string][]rawDep `toml:"optional-dependencies"`
-		DevDependencies      map[string][]rawDep `toml:"dev-dependencies"`
-		ResolutionMarkers    []string            `toml:"resolution-markers"`
-	} `toml:"package"`
+}
+
+type rawPackage struct {
+	Name                 string              `toml:"name"`
+	Version              string              `toml:"version"`
+	Source               Source              `toml:"source"`
+	Dependencies         []rawDep            `toml:"dependencies"`
+	OptionalDependencies map[string][]rawDep `toml:"optional-dependencies"`
+	DevDependencies      map[string][]rawDep `toml:"dev-dependencies"`
+	ResolutionMarkers    []string            `toml:"resolution-markers"`
+}
+
+type rawLock struct {
+	rawHead
+	Package []rawPackage `toml:"package"`
 }
 
 // Parse decodes a uv.lock. It refuses schema versions other than 1.
 func Parse(data []byte) (*Lock, error) {
 	var raw rawLock
-	if err := tomlfile.Unmarshal("uv.lock", data, &raw); err != nil {
+	// One [[package]] table at a time, the way uv writes the file (less
+	// memory on a large lock); anything else at once.
+	if pkgs, ok := tomlfile.UnmarshalTables[rawPackage](data, "package", &raw.rawHead); ok {
+		raw.Package = pkgs
+	} else if err := tomlfile.Unmarshal("uv.lock", data, &raw); err != nil {
 		return nil, err
 	}
+	return fromRaw(&raw)
+}
+
+// ParseReader decodes the uv.lock r reads, one [[package]] table at a
+// time, without holding the whole file in memory; a file in a shape that
+// cannot be read that way is read again from the start and decoded whole.
+func ParseReader(r io.ReadSeeker) (*Lock, error) {
+	var raw rawLock
+	pkgs, ok, err := tomlfile.UnmarshalTablesFrom[rawPackage](r, "package", &raw.rawHead, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(data)
+	}
+	raw.Package = pkgs
+	return fromRaw(&raw)
+}
+
+// fromRaw checks and converts a decoded uv.lock.
+func fromRaw(raw *rawLock) (*Lock, error) {
 	if raw.Version == nil {
 		return nil, fmt.Errorf("uv.lock: no version key: not a uv lockfile")
 	}
 	if *raw.Version != 1 {
 		return nil, fmt.Errorf("uv.lock: schema version %d is not supported (this reader knows version 1)", *raw.Version)
 	}
-	l := &Lock{Version: *raw.Version, Revision: raw.Revision}
+	l := &Lock{Version: *raw.Version, Revision: raw.Revision, Packages: make([]Package, 0, len(raw.Package))}
 	for _, m := range raw.Manifest.Members {
 		l.Members = append(l.Members, pyname.Normalize(m))
 	}
@@ -141,6 +181,7 @@ func Parse(data []byte) (*Lock, error) {
 			}
 		}
 		l.Packages = append(l.Packages, p)
+		raw.Package[i] = rawPackage{} // what is not kept can be collected
 	}
 	return l, nil
 }

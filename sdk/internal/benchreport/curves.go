@@ -28,6 +28,11 @@ type Curve struct {
 	// null PM's series, or -1.
 	Series []Series
 	Null   int
+	// Tool is the index of the ecosystem tool's series, or -1.
+	Tool int
+	// Load holds the one-minute load average each size was measured at
+	// (the "load1" metric), 0 where not reported.
+	Load []float64
 }
 
 // Series is one variant measured at each size.
@@ -38,12 +43,50 @@ type Series struct {
 	// Ns holds the time per operation at each of the curve's sizes, 0
 	// where the variant was not measured.
 	Ns []float64
+	// PeakKiB holds the peak resident memory at each size, 0 where not
+	// reported.
+	PeakKiB []float64
+}
+
+// hasPeak reports whether any size of s has a peak memory figure.
+func (s *Series) hasPeak() bool {
+	return slices.ContainsFunc(s.PeakKiB, func(v float64) bool { return v > 0 })
+}
+
+// VsTool returns series i's time at size index j divided by the tool's,
+// or 0 when either is missing.
+func (c *Curve) VsTool(i, j int) float64 {
+	if c.Tool < 0 || c.Series[c.Tool].Ns[j] == 0 || c.Series[i].Ns[j] == 0 {
+		return 0
+	}
+	return c.Series[i].Ns[j] / c.Series[c.Tool].Ns[j]
+}
+
+// faster words r, a time divided by a tool's, as how many times faster or
+// slower than the tool.
+func faster(r float64) string {
+	if r <= 0 {
+		return "—"
+	}
+	if r <= 1 {
+		return times(1/r) + " faster"
+	}
+	return times(r) + " slower"
+}
+
+// times formats a ratio: two decimals below 100, none above.
+func times(r float64) string {
+	if r >= 100 {
+		return fmt.Sprintf("%.0f×", r)
+	}
+	return fmt.Sprintf("%.2f×", r)
 }
 
 // Ratio returns series i's time at size index j divided by the null PM's
-// at that size, or 0 when either is missing.
+// at that size, or 0 when either is missing or series i is measured in
+// process (no process start to compare with the null PM's).
 func (c *Curve) Ratio(i, j int) float64 {
-	if c.Null < 0 || c.Series[c.Null].Ns[j] == 0 || c.Series[i].Ns[j] == 0 {
+	if c.Null < 0 || c.Series[c.Null].Ns[j] == 0 || c.Series[i].Ns[j] == 0 || c.Series[i].Role == RoleInProcess {
 		return 0
 	}
 	return c.Series[i].Ns[j] / c.Series[c.Null].Ns[j]
@@ -70,6 +113,8 @@ func Curves(groups []*Group) []*Curve {
 			series string
 			size   int
 			ns     float64
+			peak   float64
+			load   float64
 			role   Role
 		}
 		points := map[string][]point{}
@@ -90,11 +135,11 @@ func Curves(groups []*Group) []*Curve {
 				}
 				key := m[1]
 				if byKey[key] == nil {
-					byKey[key] = &Curve{Group: g, Key: key, Null: -1}
+					byKey[key] = &Curve{Group: g, Key: key, Null: -1, Tool: -1}
 					index[key] = map[string]int{}
 					keys = append(keys, key)
 				}
-				points[key] = append(points[key], point{rest, size, v.Ns, v.Role})
+				points[key] = append(points[key], point{rest, size, v.Ns, v.PeakKiB, v.Result.Values["load1"], v.Role})
 				break
 			}
 		}
@@ -109,17 +154,26 @@ func Curves(groups []*Group) []*Curve {
 				continue
 			}
 			slices.Sort(c.Sizes)
+			c.Load = make([]float64, len(c.Sizes))
 			for _, p := range points[key] {
 				i, ok := index[key][p.series]
 				if !ok {
 					i = len(c.Series)
 					index[key][p.series] = i
-					c.Series = append(c.Series, Series{Name: p.series, Role: p.role, Ns: make([]float64, len(c.Sizes))})
+					c.Series = append(c.Series, Series{Name: p.series, Role: p.role, Ns: make([]float64, len(c.Sizes)), PeakKiB: make([]float64, len(c.Sizes))})
 					if p.role == RoleNull && c.Null < 0 {
 						c.Null = i
 					}
+					if p.role == RoleTool && c.Tool < 0 {
+						c.Tool = i
+					}
 				}
-				c.Series[i].Ns[slices.Index(c.Sizes, p.size)] = p.ns
+				j := slices.Index(c.Sizes, p.size)
+				c.Series[i].Ns[j] = p.ns
+				c.Series[i].PeakKiB[j] = p.peak
+				if p.load > 0 {
+					c.Load[j] = p.load
+				}
 			}
 			out = append(out, c)
 		}
@@ -127,25 +181,52 @@ func Curves(groups []*Group) []*Curve {
 	return out
 }
 
+// comparesToTool reports whether series i gets a column comparing it with
+// the tool: the PM's own series do.
+func (c *Curve) comparesToTool(i int) bool {
+	r := c.Series[i].Role
+	return c.Tool >= 0 && (r == RolePM || r == RoleInProcess)
+}
+
+// hasLoad reports whether any size has a load figure.
+func (c *Curve) hasLoad() bool {
+	return slices.ContainsFunc(c.Load, func(v float64) bool { return v > 0 })
+}
+
 // WriteTable renders the curve as a Markdown table: a row per size, for
-// each series its time and, beside the null PM, its ratio to it.
+// each series its time, beside the null PM its ratio to it, beside the
+// ecosystem tool how many times faster or slower than the tool it is, its
+// peak resident memory where measured; and the load average each size was
+// measured at.
 func (c *Curve) WriteTable(w io.Writer) error {
 	var b strings.Builder
+	toolName := ""
+	if c.Tool >= 0 {
+		toolName = c.Series[c.Tool].Name
+	}
 	b.WriteString("| " + c.Key + " |")
+	cols := 0
 	for i, s := range c.Series {
 		b.WriteString(" `" + s.Name + "` |")
+		cols++
 		if c.Null >= 0 && i != c.Null {
 			b.WriteString(" `" + s.Name + "` × null PM |")
+			cols++
+		}
+		if c.comparesToTool(i) {
+			b.WriteString(" `" + s.Name + "` vs `" + toolName + "` |")
+			cols++
+		}
+		if s.hasPeak() {
+			b.WriteString(" `" + s.Name + "` peak RSS |")
+			cols++
 		}
 	}
-	b.WriteString("\n|---:|")
-	for i := range c.Series {
-		b.WriteString("---:|")
-		if c.Null >= 0 && i != c.Null {
-			b.WriteString("---:|")
-		}
+	if c.hasLoad() {
+		b.WriteString(" load |")
+		cols++
 	}
-	b.WriteString("\n")
+	b.WriteString("\n|---:|" + strings.Repeat("---:|", cols) + "\n")
 	for j, size := range c.Sizes {
 		fmt.Fprintf(&b, "| %s |", thousands(size))
 		for i, s := range c.Series {
@@ -161,8 +242,79 @@ func (c *Curve) WriteTable(w io.Writer) error {
 					b.WriteString(" — |")
 				}
 			}
+			if c.comparesToTool(i) {
+				b.WriteString(" " + faster(c.VsTool(i, j)) + " |")
+			}
+			if s.hasPeak() {
+				b.WriteString(" " + kib(s.PeakKiB[j]) + " |")
+			}
+		}
+		if c.hasLoad() {
+			if c.Load[j] > 0 {
+				fmt.Fprintf(&b, " %.2f |", c.Load[j])
+			} else {
+				b.WriteString(" — |")
+			}
 		}
 		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteGlance renders the curve's rows of the report's summary: per PM
+// series, its ratio to the null PM at each size, how it compares with the
+// ecosystem tool at each size, its peak memory at the largest size, and
+// the load the sizes were measured at.
+func (c *Curve) WriteGlance(w io.Writer) error {
+	var b strings.Builder
+	pm := c.Group.PM()
+	if pm == "" {
+		pm = c.Group.Module()
+	}
+	load := "—"
+	if c.hasLoad() {
+		lo, hi := math.Inf(1), 0.0
+		for _, l := range c.Load {
+			if l > 0 {
+				lo, hi = math.Min(lo, l), math.Max(hi, l)
+			}
+		}
+		load = fmt.Sprintf("%.1f", lo)
+		if hi-lo >= 0.05 {
+			load += fmt.Sprintf("–%.1f", hi)
+		}
+	}
+	for i, s := range c.Series {
+		if s.Role != RolePM && s.Role != RoleInProcess {
+			continue
+		}
+		var null, tool []string
+		for j, size := range c.Sizes {
+			at := " at " + thousands(size)
+			if r := c.Ratio(i, j); r > 0 {
+				null = append(null, times(r)+at)
+			}
+			if r := c.VsTool(i, j); r > 0 && c.comparesToTool(i) {
+				tool = append(tool, faster(r)+at)
+			}
+		}
+		peak := "—"
+		for j := len(c.Sizes) - 1; j >= 0; j-- {
+			if s.PeakKiB[j] > 0 {
+				peak = kib(s.PeakKiB[j]) + " at " + thousands(c.Sizes[j])
+				break
+			}
+		}
+		toolCell := "—"
+		if len(tool) > 0 {
+			toolCell = "`" + c.Series[c.Tool].Name + "`: " + strings.Join(tool, ", ")
+		}
+		nullCell := "—"
+		if len(null) > 0 {
+			nullCell = strings.Join(null, ", ")
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | %s | %s | %s | %s |\n", pm, c.Group.Bench, s.Name, c.Key, nullCell, toolCell, peak, load)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

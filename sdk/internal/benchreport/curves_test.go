@@ -92,3 +92,63 @@ func TestCurves(t *testing.T) {
 		t.Errorf("report does not link the plot:\n%s", report.String())
 	}
 }
+
+// A whole-hook run at three sizes with its load and peak memory, and a
+// refresh benchmark measured beside git fetch + checkout (sub-benchmarks,
+// no null PM).
+const glanceRun = `pkg: github.com/symposium-dev/symposium-pm/pm-npm/npmpm
+BenchmarkWholeHook/deps=100-2 	1	1000 ns/op	4.0 nullpm-ms	4.4 cached-ms	8.0 cold-ms	9000 cold-peak-RSS-KiB	0.5 load1
+BenchmarkWholeHook/deps=400-2 	1	1000 ns/op	4.0 nullpm-ms	4.6 cached-ms	12.0 cold-ms	10000 cold-peak-RSS-KiB	0.7 load1
+BenchmarkWholeHook/deps=2000-2 	1	1000 ns/op	4.0 nullpm-ms	5.0 cached-ms	40.0 cold-ms	20480 cold-peak-RSS-KiB	1.5 load1
+BenchmarkWholeHook/deps=100/in-process-2 	1	100000 ns/op
+BenchmarkWholeHook/deps=2000/in-process-2 	1	200000 ns/op
+BenchmarkHookPath/locked=1000-2 	1	1000 ns/op	4.0 nullpm-ms	5.0 cold-ms	500 npm-ls-ms
+BenchmarkHookPath/locked=10000-2 	1	1000 ns/op	4.0 nullpm-ms	50.0 cold-ms	5000 npm-ls-ms
+pkg: github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache
+BenchmarkRefreshOneChange/entries=1000/gitcache-2 	1	16000000 ns/op
+BenchmarkRefreshOneChange/entries=1000/git-fetch-checkout-2 	1	1000000 ns/op
+BenchmarkRefreshOneChange/entries=10000/gitcache-2 	1	84000000 ns/op
+BenchmarkRefreshOneChange/entries=10000/git-fetch-checkout-2 	1	2000000 ns/op
+`
+
+// TestGlance checks the summary states the whole hook's ratio to the null
+// PM at each size with the load, the comparison with the ecosystem tool at
+// each size, and that git fetch + checkout is read as gitregistry's tool.
+func TestGlance(t *testing.T) {
+	results, err := Parse(strings.NewReader(glanceRun), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := Curves(Groups(results))
+	if len(curves) != 3 {
+		t.Fatalf("%d curves, want 3", len(curves))
+	}
+	refresh := curves[2]
+	if refresh.Tool < 0 || refresh.Series[refresh.Tool].Name != "git-fetch-checkout" {
+		t.Fatalf("git fetch + checkout is not the refresh curve's tool: %+v", refresh.Series)
+	}
+	var report strings.Builder
+	if err := Write(&report, Info{CPUs: "2 CPUs"}, Groups(results)); err != nil {
+		t.Fatal(err)
+	}
+	out := report.String()
+	for _, want := range []string{
+		"| npm | `WholeHook` | `cached` | deps | 1.10× at 100, 1.15× at 400, 1.25× at 2,000 | — | — | 0.5–1.5 |",
+		"| npm | `WholeHook` | `cold` | deps | 2.00× at 100, 3.00× at 400, 10.00× at 2,000 | — | 20 MiB at 2,000 | 0.5–1.5 |",
+		"| npm | `HookPath` | `cold` | locked | 1.25× at 1,000, 12.50× at 10,000 | `npm-ls`: 100× faster at 1,000, 100× faster at 10,000 | — | — |",
+		"| gitregistry | `RefreshOneChange` | `gitcache` | entries | — | `git-fetch-checkout`: 16.00× slower at 1,000, 42.00× slower at 10,000 | — | — |",
+		// The curve tables: ratios, the tool, peak memory and load per size.
+		"| 2,000 | 40 ms | 10.00× | 20 MiB | 5 ms | 1.25× | 4 ms | 200 µs | — | 1.50 |",
+		"| 10,000 | 84 ms | 42.00× slower | 2 ms |",
+		"this machine has 2 CPUs",
+		// Measured in process: no ratio to the null PM's process.
+		"| npm | `WholeHook` | `in-process` | deps | — | — | — | 0.5–1.5 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}

@@ -51,6 +51,8 @@ func TestClassify(t *testing.T) {
 		{"pip-list", RoleTool, false},
 		{"hook-path/metadata", RoleTool, false},
 		{"git-ls-files", RoleTool, false},
+		{"entries=1000/git-fetch-checkout", RoleTool, false},
+		{"entries=1000/gitcache", RolePM, false},
 		{"npm/cold", RolePM, true},
 		{"npm/cached", RolePM, false},
 		{"pypi-cold", RolePM, true},
@@ -96,10 +98,10 @@ func TestReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		// npm: cached 262383273 ns ÷ null 131510287 ns, ÷ bare 64304538 ns; npm ls 10022362233 ns.
-		"| npm | `HookPath` | 496 ms | 262 ms | 2.00× | 4.08× | npm ls 10.0 s | 20.23× | 38.20× | 9.40 MiB |",
+		"| npm | `HookPath` | — | 496 ms | 262 ms | 2.00× | 4.08× | npm ls 10.0 s | 20.23× | 38.20× | 9.40 MiB | — |",
 		// cargo: variants split out of one result's -ms metrics.
 		"| `hook-path/cached` | cargo hook path, cached | 107 ms | 1.28× | 6.54× | 37.39× | 32.2 ms |",
-		"| gitregistry | `ActivePluginsNone` | 447 ms | 365 ms | 2.23× |",
+		"| gitregistry | `ActivePluginsNone` | — | 447 ms | 365 ms | 2.23× |",
 		"throughput 1115 req/s",
 		"| nullpm | 6.68 MiB | 6.80 MiB |",
 		"| pm-npm/npmpm | `FetchNone` | 242 µs | 10736 | 173 |",

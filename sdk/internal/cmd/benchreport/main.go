@@ -56,8 +56,10 @@ func report(args []string) error {
 	fs.StringVar(&info.Benchtime, "benchtime", "1s", "the -benchtime the benchmarks ran with")
 	fs.StringVar(&info.Machine, "machine", fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()), "the machine, for the header")
 	fs.StringVar(&info.Go, "go", info.Go, "the Go version, for the header")
+	fs.StringVar(&info.Duration, "duration", "", "how long the run took, for the header")
 	plots := fs.String("plots", "", "write each growth curve's plot as DIR/<name>.svg, linked from the report as plots/<name>.svg")
 	fs.Parse(args)
+	info.CPUs = fmt.Sprintf("%d CPUs", *procs)
 	results, err := benchreport.Parse(os.Stdin, *procs)
 	if err != nil {
 		return err

@@ -1,0 +1,163 @@
+package tomlfile
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// UnmarshalTables decodes a document made mostly of one array of tables
+// ([[key]], key a bare key, as Cargo.lock, uv.lock and poetry.lock hold
+// their packages) one table at a time: each [[key]] table, with the
+// [key.sub] tables that follow it, is decoded alone into an E, and the rest
+// of the document (what comes before the first table, and any other table)
+// into rest, a pointer. Decoding the whole document at once keeps track of
+// every key of every table until the end; one table at a time, only of
+// one. What the elements hold does not share memory with data.
+//
+// It reports false when the document cannot be read that way: a piece that
+// does not decode alone (a header line inside a multi-line string splits
+// the document where it should not, and leaves a string open), a [key.sub]
+// table after another table, key defined outside the [[key]] tables. The
+// caller then decodes the whole document, which gives the same answer or
+// the error to report (FuzzUnmarshalTables holds the two to the same
+// result).
+func UnmarshalTables[E any](data []byte, key string, rest any) ([]E, bool) {
+	out, ok, _ := UnmarshalTablesFrom[E](bytes.NewReader(data), key, rest, bytes.Count(data, []byte("[["+key+"]]")))
+	return out, ok
+}
+
+// UnmarshalTablesFrom is UnmarshalTables reading the document from r, a
+// line at a time: only one table and the rest of the document are in
+// memory at once, never the whole document. sizeHint is the number of
+// tables expected (0 if unknown). An error is one of r's; false without an
+// error is a document to decode whole.
+func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int) ([]E, bool, error) {
+	if !bareKey(key) {
+		return nil, false, nil
+	}
+	// Each table is decoded into struct { Tables []E `toml:"<key>"` },
+	// made once.
+	wrapper := reflect.New(reflect.StructOf([]reflect.StructField{{
+		Name: "Tables", Type: reflect.TypeFor[[]E](), Tag: reflect.StructTag(`toml:"` + key + `"`),
+	}}))
+	tables := wrapper.Elem().Field(0)
+	var (
+		out     = make([]E, 0, sizeHint)
+		others  []byte // the document without the [[key]] tables
+		piece   []byte // the current [[key]] table, reused
+		inTable bool
+	)
+	elem := []byte("[[" + key + "]]")
+	sub := []byte("[" + key + ".")
+	subArray := []byte("[[" + key + ".")
+	flush := func() bool {
+		if !inTable {
+			return true
+		}
+		tables.Set(reflect.Zero(tables.Type()))
+		if err := toml.Unmarshal(piece, wrapper.Interface()); err != nil || tables.Len() != 1 {
+			return false
+		}
+		out = append(out, tables.Index(0).Interface().(E))
+		piece = piece[:0]
+		return true
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than br's buffer, assembled
+	for {
+		raw, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, raw...)
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		if long != nil {
+			raw = append(long, raw...)
+			long = nil
+		}
+		if len(raw) > 0 {
+			line := bytes.TrimLeft(raw, " \t")
+			if len(line) > 0 && line[0] == '[' {
+				switch {
+				case bytes.HasPrefix(line, elem) && headerEnds(line[len(elem):]):
+					if !flush() {
+						return nil, false, nil
+					}
+					inTable = true
+					raw = line
+				case bytes.HasPrefix(line, sub) || bytes.HasPrefix(line, subArray):
+					if !inTable {
+						return nil, false, nil
+					}
+				case foldsToHeader(line, key):
+					// [[Package]] decodes into the same field as
+					// [[package]]: left to the whole-document decoder.
+					return nil, false, nil
+				default:
+					if !flush() {
+						return nil, false, nil
+					}
+					inTable = false
+				}
+			}
+			if inTable {
+				piece = append(piece, raw...)
+			} else {
+				others = append(others, raw...)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if !flush() {
+		return nil, false, nil
+	}
+	// The key set outside its tables (key = [...], a dotted key.x = 1)
+	// would be merged with them by the whole-document decoder, or refused.
+	var keys map[string]any
+	if err := toml.Unmarshal(others, &keys); err != nil {
+		return nil, false, nil
+	}
+	for k := range keys {
+		if strings.EqualFold(k, key) {
+			return nil, false, nil
+		}
+	}
+	if err := toml.Unmarshal(others, rest); err != nil {
+		return nil, false, nil
+	}
+	return out, true, nil
+}
+
+// headerEnds reports whether what follows a table header on its line is
+// only white space and an optional comment.
+func headerEnds(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " \t")
+	return len(rest) == 0 || rest[0] == '\n' || rest[0] == '#' || (rest[0] == '\r' && len(rest) > 1 && rest[1] == '\n')
+}
+
+// foldsToHeader reports whether a header line names key (or a table under
+// it) in another case.
+func foldsToHeader(line []byte, key string) bool {
+	name := bytes.TrimLeft(line, "[ \t")
+	return len(name) >= len(key) && bytes.EqualFold(name[:len(key)], []byte(key))
+}
+
+// bareKey reports whether key is a TOML bare key (A-Za-z0-9_-), the only
+// kind UnmarshalTables splits on.
+func bareKey(key string) bool {
+	for _, c := range []byte(key) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return key != ""
+}
