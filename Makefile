@@ -32,7 +32,7 @@ PKGS     := $(patsubst %,./%/...,$(MODULES))
 TESTP    ?= 4
 ORACLE   := ^TestOracle
 test:
-	$(GO) test -p $(TESTP) -vet=all -skip '$(ORACLE)' $(TESTFLAGS) $(PKGS)
+	$(GO) test -p $(TESTP) -vet=all -ldflags=-w -skip '$(ORACLE)' $(TESTFLAGS) $(PKGS)
 
 ## oracle: the TestOracle* tests make test leaves out, in the packages that
 ## have them; CI runs it after race. -short (make race) skips most of them
