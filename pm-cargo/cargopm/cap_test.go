@@ -14,7 +14,7 @@ import (
 // zeros (900 MiB expanded) is refused by the PM's audit as a decompression
 // bomb under the caps of sdk/archive, and the audit writes nothing at all
 // (cargo unpacks crates itself, and refuses more than 512 MiB unpacked:
-// TestHostileCrates' "bomb" case, through real cargo).
+// TestOracleHostileCrates' "bomb" case, through real cargo).
 func TestBombWritesAtMostTheCap(t *testing.T) {
 	data := archivetest.TgzBomb("bomb-1.0.0/", 900, map[string]string{
 		"bomb-1.0.0/Cargo.toml": "[package]\nname = \"bomb\"\nversion = \"1.0.0\"\n"})

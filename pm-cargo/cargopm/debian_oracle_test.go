@@ -269,13 +269,13 @@ func compareAnswers(t *testing.T, what string, got, want cargoAnswer) {
 	}
 }
 
-// TestDebianSourcesMatchCargoMetadata is the differential suite against
+// TestOracleDebianSourcesMatchCargoMetadata is the differential suite against
 // cargo itself: workspaces generated here resolve against Debian's packaged
 // crate sources (a cargo directory source), and list_deps and workspace,
 // opened from every start directory of each case and with the lockfile
 // rewritten in every format version, must answer what
 // `cargo metadata --all-features` does, failing exactly where cargo fails.
-func TestDebianSourcesMatchCargoMetadata(t *testing.T) {
+func TestOracleDebianSourcesMatchCargoMetadata(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs cargo on generated workspaces")
 	}

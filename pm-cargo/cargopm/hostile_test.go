@@ -140,12 +140,12 @@ var refusedByCargo = map[string]bool{
 	"hardabs": true, "hardrel": true, "bomb": true,
 }
 
-// TestHostileCrates fetches every hostile archive through real cargo from
+// TestOracleHostileCrates fetches every hostile archive through real cargo from
 // the loopback registry: fetch and load_plugin fail with -32014 naming the
 // cause, active_plugins offers nothing for them, nothing lands in
 // <cache_dir>/cargo and nothing is written outside cargo's own directories;
 // a tampered checksum is -32013 with nothing unpacked.
-func TestHostileCrates(t *testing.T) {
+func TestOracleHostileCrates(t *testing.T) {
 	cargotest.Cargo(t)
 	if testing.Short() {
 		t.Skip("fetches 16 crates through cargo")

@@ -281,9 +281,9 @@ func metadataDirect(t *testing.T, out []byte) []protocol.PackageID {
 	return sortDeps(got)
 }
 
-func TestListDepsMatchesCargoMetadata(t *testing.T) {
+func TestOracleListDepsMatchesCargoMetadata(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an oracle test that runs cargo metadata on every generated workspace for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that runs cargo metadata on every generated workspace for minutes: make oracle runs it; -short (make race) skips it")
 	}
 	reg, err := fakeregistry.New(oracleCrates()...)
 	if err != nil {

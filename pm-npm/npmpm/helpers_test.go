@@ -69,13 +69,13 @@ func needNPM(t testing.TB) {
 
 // oracleRegistry begins an oracle test that drives npm (or tools installed
 // with it) for minutes, as what says: it skips without npm, and with -short,
-// which make race passes (make test runs it); it runs in parallel, and
+// which make race passes (make oracle runs it); it runs in parallel, and
 // returns a fake registry serving the universe.
 func oracleRegistry(t *testing.T, what string) *fakeregistry.Registry {
 	t.Helper()
 	needNPM(t)
 	if testing.Short() {
-		t.Skip("an oracle test that " + what + " for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that " + what + " for minutes: make oracle runs it; -short (make race) skips it")
 	}
 	t.Parallel()
 	reg := fakeregistry.New()

@@ -61,7 +61,7 @@ func lockParserDeps(t *testing.T, nodePath, kind, dir string, member ...string) 
 	return deps
 }
 
-// TestListDepsAgainstLockfileParsers has real pnpm 9, yarn 1 and yarn 4
+// TestOracleListDepsAgainstLockfileParsers has real pnpm 9, yarn 1 and yarn 4
 // (berry) lock generated projects against the fake registry, then reads
 // each lockfile back with the tool's own parser (@yarnpkg/lockfile,
 // @yarnpkg/parsers, js-yaml on pnpm's format) and compares the direct
@@ -73,7 +73,7 @@ func lockParserDeps(t *testing.T, nodePath, kind, dir string, member ...string) 
 // from inside its members (a member's directory and one below it), where
 // list_deps must give that member's own dependencies, read through the
 // root's lockfile as each tool does.
-func TestListDepsAgainstLockfileParsers(t *testing.T) {
+func TestOracleListDepsAgainstLockfileParsers(t *testing.T) {
 	reg := oracleRegistry(t, "installs pnpm and yarn from the npm registry and locks every project with each")
 	// "b" is a member's name that the registry publishes too.
 	reg.Publish(fakeregistry.Version{Name: "b", Version: "9.0.0"})
@@ -191,10 +191,10 @@ func TestListDepsAgainstLockfileParsers(t *testing.T) {
 	}
 }
 
-// TestListDepsWorkspacesLockV2AgainstNPMLs completes the npm lockfile
+// TestOracleListDepsWorkspacesLockV2AgainstNPMLs completes the npm lockfile
 // versions for workspaces (the other oracle covers 1 and 3): a version 2
 // lockfile written by npm, read by npm ls and by list_deps at the root.
-func TestListDepsWorkspacesLockV2AgainstNPMLs(t *testing.T) {
+func TestOracleListDepsWorkspacesLockV2AgainstNPMLs(t *testing.T) {
 	reg := oracleRegistry(t, "runs npm install and npm ls on a workspace")
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -95,7 +95,7 @@ func publishUniverse(reg *fakeregistry.Registry) {
 	reg.Publish(fakeregistry.Version{Name: "tagged", Version: "2.0.0-rc.1", Tag: "next"})
 }
 
-func TestListDepsAgainstNPMLs(t *testing.T) {
+func TestOracleListDepsAgainstNPMLs(t *testing.T) {
 	reg := oracleRegistry(t, "runs npm install and npm ls on every project")
 
 	rootPkg := `{"name":"app","version":"1.0.0",

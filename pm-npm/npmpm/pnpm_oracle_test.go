@@ -13,14 +13,14 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/internal/fakeregistry"
 )
 
-// TestListDepsAgainstPnpmLs installs a pnpm 9 monorepo against the fake
+// TestOracleListDepsAgainstPnpmLs installs a pnpm 9 monorepo against the fake
 // registry with real pnpm, then checks list_deps from pnpm-lock.yaml alone
 // against `pnpm ls -r --json --depth 0`: a registry range on a member's
 // name that pnpm resolved from the registry, a catalog: dependency on a
 // member's name, a member's peer that pnpm auto-installs beside one it
 // does not (a peer already declared as a dependency), a tarball URL under
 // another name, and a workspace: link.
-func TestListDepsAgainstPnpmLs(t *testing.T) {
+func TestOracleListDepsAgainstPnpmLs(t *testing.T) {
 	reg := oracleRegistry(t, "installs pnpm and runs pnpm install and pnpm ls")
 	bins := installTools(t, map[string]string{"pnpm9": "pnpm@9"})
 	dir := t.TempDir()

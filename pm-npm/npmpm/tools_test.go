@@ -83,11 +83,11 @@ func runTool(t *testing.T, reg *fakeregistry.Registry, dir, bin string, env []st
 	}
 }
 
-// TestListDepsPnpmYarnAgainstNPMLs locks the same projects with real pnpm
+// TestOracleListDepsPnpmYarnAgainstNPMLs locks the same projects with real pnpm
 // 9 (lockfile 9.0), yarn 1 and yarn 4 (berry) — plus pnpm 8 and 7 (lockfile 6.0 and 5.4)
 // with SYMPOSIUM_NPM_ALL_TOOLS=1 — and checks that
 // list_deps from each lockfile alone equals npm ls on npm's own lockfile.
-func TestListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
+func TestOracleListDepsPnpmYarnAgainstNPMLs(t *testing.T) {
 	reg := oracleRegistry(t, "installs pnpm and yarn and locks every project with each")
 	projects := map[string]map[string]string{
 		"app": {"package.json": `{"name":"app","version":"1.0.0",

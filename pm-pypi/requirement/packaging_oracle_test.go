@@ -202,14 +202,14 @@ for pr in parse_requirements(sys.argv[1], session=PipSession(), constraint=False
 json.dump(rows, sys.stdout)
 `
 
-// TestParseFilePipFileOracle reads pipTree with ParseFile and with pip's
+// TestOracleParseFilePipFile reads pipTree with ParseFile and with pip's
 // own requirements-file parser (every interpreter with pip among
 // /usr/bin/python3 and the python3 on PATH) and compares line by line: the
 // same requirements in the same order, from the same files, with the
 // version of an exact pin.
-func TestParseFilePipFileOracle(t *testing.T) {
+func TestOracleParseFilePipFile(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an oracle test that runs pip's requirements-file parser on every case for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that runs pip's requirements-file parser on every case for minutes: make oracle runs it; -short (make race) skips it")
 	}
 	var pys []string
 	for _, c := range []string{"/usr/bin/python3", "python3"} {

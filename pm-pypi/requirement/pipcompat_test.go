@@ -109,13 +109,13 @@ for path in sys.argv[1:]:
 json.dump(out, sys.stdout)
 `
 
-// TestParseFilePipOracle compares pipLines with pip's own parser
+// TestOracleParseFilePip compares pipLines with pip's own parser
 // (pip._internal.req.req_file): every line pip installs is listed under
 // its name, with the version of an exact "==" pin (none for a legacy one);
 // a line pip refuses is never listed with a version.
-func TestParseFilePipOracle(t *testing.T) {
+func TestOracleParseFilePip(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an oracle test that runs pip's requirements-file parser on every line for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that runs pip's requirements-file parser on every line for minutes: make oracle runs it; -short (make race) skips it")
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {

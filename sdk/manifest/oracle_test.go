@@ -14,7 +14,7 @@ import (
 // fixture and every EncodeTOML output to the same value as the wire JSON:
 // the decoder loses nothing and the encoder writes TOML others read the
 // same way.
-func TestTOMLAgainstPythonTomllib(t *testing.T) {
+func TestOracleTOMLAgainstPythonTomllib(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")

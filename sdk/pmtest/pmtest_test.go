@@ -34,8 +34,12 @@ func self(t *testing.T) []string {
 	return []string{exe}
 }
 
+// TestRunRawPM runs the suite through Run, with a line limit of 1 MiB on
+// both sides: TestCheckReportsEveryCheck pipes the default 64 MiB through
+// the same PM, which one run is enough to check.
 func TestRunRawPM(t *testing.T) {
-	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(), pmtest.WithProcessEnv("PMTEST_RAW_PM="))
+	pmtest.Run(t, self(t), pmtest.WithWorkspace(rawWorkspace(t)), patientInit(),
+		pmtest.WithProcessEnv("PMTEST_RAW_PM=", "PMTEST_RAW_LIMIT=1048576"), pmtest.WithLineLimit(1<<20))
 }
 
 // patientInit gives the raw PM (this test binary, race-built perhaps, on a

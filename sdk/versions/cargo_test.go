@@ -35,12 +35,12 @@ var cargoRequirements = []string{
 	"3", "4", "=1.2.5", "^0.3", "<0.0.1",
 }
 
-// TestCargoMatchesRealCargo resolves every requirement with the real cargo
+// TestOracleCargoMatchesRealCargo resolves every requirement with the real cargo
 // against a directory source holding cargoVersions of one crate per
 // requirement, and checks Select picks the same version (or none).
-func TestCargoMatchesRealCargo(t *testing.T) {
+func TestOracleCargoMatchesRealCargo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an oracle test that runs cargo generate-lockfile over every requirement for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that runs cargo generate-lockfile over every requirement for minutes: make oracle runs it; -short (make race) skips it")
 	}
 	cargo, err := exec.LookPath("cargo")
 	if err != nil {

@@ -117,11 +117,11 @@ func installNodeSemver(t *testing.T) string {
 	return filepath.Join(dir, "node_modules", "semver")
 }
 
-// TestNPMAgainstNodeSemver is the differential test of NPM against node's
+// TestOracleNPMAgainstNodeSemver is the differential test of NPM against node's
 // semver, npm's own range engine.
-func TestNPMAgainstNodeSemver(t *testing.T) {
+func TestOracleNPMAgainstNodeSemver(t *testing.T) {
 	if testing.Short() {
-		t.Skip("an oracle test that installs node-semver with npm and runs node for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that installs node-semver with npm and runs node for minutes: make oracle runs it; -short (make race) skips it")
 	}
 	semverDir := installNodeSemver(t)
 	in, _ := json.Marshal(map[string]any{"ranges": npmRanges, "versions": npmVersions})

@@ -129,9 +129,9 @@ func runPEP440Oracle(t *testing.T) pep440OracleResult {
 	return res
 }
 
-// TestPEP440Oracle compares parsing, normalization, ordering, matching and
+// TestOraclePEP440 compares parsing, normalization, ordering, matching and
 // filtering with pip's own packaging library, case by case.
-func TestPEP440Oracle(t *testing.T) {
+func TestOraclePEP440(t *testing.T) {
 	o := runPEP440Oracle(t)
 	for _, v := range pep440Versions {
 		got, err := CanonicalPEP440(v)

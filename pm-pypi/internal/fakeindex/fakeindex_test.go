@@ -14,7 +14,7 @@ import (
 func pip(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("an oracle test that runs pip against the fake index for minutes: make test runs it; -short (make race) skips it")
+		t.Skip("an oracle test that runs pip against the fake index for minutes: make test (TestRealPip) and make oracle run it; -short (make race) skips it")
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -87,8 +87,8 @@ func TestRealPip(t *testing.T) {
 	}
 }
 
-// TestRealPipRejectsWrongHash shows the advertised hash is what pip checks.
-func TestRealPipRejectsWrongHash(t *testing.T) {
+// TestOracleRealPipRejectsWrongHash shows the advertised hash is what pip checks.
+func TestOracleRealPipRejectsWrongHash(t *testing.T) {
 	t.Parallel()
 	py := pip(t)
 	ix := Start(Package{Name: "tampered", Version: "1.0", WrongHash: true, Files: map[string]string{"tampered/__init__.py": ""}})

@@ -94,7 +94,7 @@ func cargoEnv(t *testing.T) []string {
 	return env
 }
 
-func TestCargoInstallFromSparseRegistry(t *testing.T) {
+func TestOracleCargoInstallFromSparseRegistry(t *testing.T) {
 	t.Parallel()
 	env := cargoEnv(t)
 	cache := t.TempDir()
@@ -149,7 +149,7 @@ func TestCargoFailures(t *testing.T) {
 
 // cargo install --git from a local repository at a rev: pinned, keyed by
 // the repository, and the version read back from cargo's install record.
-func TestCargoInstallFromGit(t *testing.T) {
+func TestOracleCargoInstallFromGit(t *testing.T) {
 	t.Parallel()
 	env := cargoEnv(t)
 	git, err := exec.LookPath("git")

@@ -78,7 +78,7 @@ func goEnv(t *testing.T) []string {
 	return env
 }
 
-func TestGoInstallFromProxy(t *testing.T) {
+func TestOracleGoInstallFromProxy(t *testing.T) {
 	t.Parallel()
 	env := goEnv(t)
 	cache := t.TempDir()

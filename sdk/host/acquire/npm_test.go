@@ -121,7 +121,7 @@ func TestNPMFailures(t *testing.T) {
 
 // A floating version ("latest") is updated by a later acquisition when the
 // registry has a newer release, and swapped in place.
-func TestNPMLatestIsUpdated(t *testing.T) {
+func TestOracleNPMLatestIsUpdated(t *testing.T) {
 	t.Parallel()
 	reg, env := npmEnv(t)
 	cache := t.TempDir()
