@@ -26,13 +26,17 @@ build:
 ## and PMs against real cargo, npm, pnpm, yarn and pip, and installs by real
 ## go, cargo and npm, over many inputs: minutes of CPU), are left to make
 ## oracle; make test keeps, per fake registry, a quick test in which the real
-## client talks to it. TESTP test binaries run at once: more than the cores,
-## since several packages spend most of their time waiting on PM processes
+## client talks to it. -trimpath keeps source paths out of what go compiles,
+## so a fresh clone anywhere on the machine reuses the compiled packages and
+## test binaries of the build cache; -count=1 still runs every test (no
+## result is taken from the test cache). TESTP test binaries run at once: more
+## than the cores, since several packages spend most of their time waiting on
+## PM processes
 PKGS     := $(patsubst %,./%/...,$(MODULES))
 TESTP    ?= 4
 ORACLE   := ^TestOracle
 test:
-	$(GO) test -p $(TESTP) -vet=all -ldflags=-w -skip '$(ORACLE)' $(TESTFLAGS) $(PKGS)
+	$(GO) test -p $(TESTP) -count=1 -trimpath -vet=all -ldflags=-w -skip '$(ORACLE)' $(TESTFLAGS) $(PKGS)
 
 ## oracle: the TestOracle* tests make test leaves out, in the packages that
 ## have them; CI runs it after race. -short (make race) skips most of them

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,8 +31,7 @@ func TestMain(m *testing.M) {
 		"symposium-pm-gitregistry": func() { gitregistry.Main() },
 		// The Node.js PM of examples/pm-node, run by node from this checkout.
 		"symposium-pm-node": func() {
-			_, file, _, _ := runtime.Caller(0)
-			script := filepath.Join(filepath.Dir(file), "..", "examples", "pm-node", "bin", "symposium-pm-node.js")
+			script := filepath.Join(os.Getenv("SYMPOSIUM_TEST_EXAMPLES"), "pm-node", "bin", "symposium-pm-node.js")
 			node, err := exec.LookPath("node")
 			if err == nil {
 				err = syscall.Exec(node, append([]string{node, script}, os.Args[1:]...), os.Environ())
@@ -43,8 +41,7 @@ func TestMain(m *testing.M) {
 		},
 		// The Python PM of examples/pm-python, run by python3 from this checkout.
 		"symposium-pm-python": func() {
-			_, file, _, _ := runtime.Caller(0)
-			script := filepath.Join(filepath.Dir(file), "..", "examples", "pm-python", "symposium-pm-python")
+			script := filepath.Join(os.Getenv("SYMPOSIUM_TEST_EXAMPLES"), "pm-python", "symposium-pm-python")
 			// The interpreter TestScripts resolved: a version manager's shim
 			// (pyenv's python3 is a shell script) started here, in the process
 			// group the host gives a PM, may not pass stdin through.
@@ -63,11 +60,19 @@ func TestMain(m *testing.M) {
 
 func TestScripts(t *testing.T) {
 	python := realPython3()
+	examples, err := filepath.Abs(filepath.Join("..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Setup: func(env *testscript.Env) error {
+			// The example PMs run from this checkout, found from the
+			// package directory go test starts in (not from the source
+			// path compiled in, which -trimpath removes).
+			env.Setenv("SYMPOSIUM_TEST_EXAMPLES", examples)
 			if python != "" {
 				env.Setenv("SYMPOSIUM_TEST_PYTHON3", python)
 			}

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -47,6 +46,9 @@ func NullPM(tb testing.TB) string { return floor(tb, "nullpm") }
 // BareGo returns the path of a Go binary that only starts and exits.
 func BareGo(tb testing.TB) string { return floor(tb, "barego") }
 
+// floorPkg is the import path of the floors' main packages.
+const floorPkg = "github.com/symposium-dev/symposium-pm/sdk/benchkit/internal"
+
 func floor(tb testing.TB, name string) string {
 	tb.Helper()
 	floorsOnce.Do(func() {
@@ -56,11 +58,11 @@ func floor(tb testing.TB, name string) string {
 		if floorsErr = os.MkdirAll(floorsDir, 0o755); floorsErr != nil {
 			return
 		}
-		_, file, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(file), "internal")
+		// By import path, from the test's own directory (inside the
+		// workspace): the source path compiled in is relative under
+		// -trimpath.
 		for _, n := range []string{"nullpm", "barego", "peakrss"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(floorsDir, n), ".")
-			cmd.Dir = filepath.Join(src, n)
+			cmd := exec.Command("go", "build", "-o", filepath.Join(floorsDir, n), floorPkg+"/"+n)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				floorsErr = fmt.Errorf("building %s: %v\n%s", n, err, b)
 				return
