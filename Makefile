@@ -32,7 +32,10 @@ build:
 ## result is taken from the test cache). TESTP test binaries run at once: more
 ## than the cores, since several packages spend most of their time waiting on
 ## PM processes
-PKGS     := $(patsubst %,./%/...,$(MODULES))
+## Packages are listed longest-running first (the scenarios, the fixture's
+## fault timeouts), as go test starts them roughly in the order given.
+SLOWEST  := testscript pm-fixture
+PKGS     := $(patsubst %,./%/...,$(SLOWEST) $(filter-out $(SLOWEST),$(MODULES)))
 TESTP    ?= 4
 ORACLE   := ^TestOracle
 test:
