@@ -63,29 +63,10 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
-	if err := p.storeOffers(ctx, cache, key, rec.Stamps(), offers); err != nil {
+	if err := cache.StoreAnswer(ctx, offersCacheKey, []string{p.workspace}, deps, rec.Stamps(), offers); err != nil {
 		p.log.Debug("cannot persist the active_plugins answer", "err", err)
 	}
 	return offers, nil
-}
-
-// storeOffers persists an answer: encoded, under the request's params,
-// when it answers a request (for ActivePluginsRaw); decoded, under key,
-// otherwise.
-func (p *PM) storeOffers(ctx context.Context, cache *depcache.Cache, key string, stamps []depcache.Stamp, offers []protocol.Offer) error {
-	params := pmserver.Params(ctx)
-	if params == nil {
-		return cache.StoreOffers(key, stamps, offers)
-	}
-	enc, err := pmserver.EncodeOffers(ctx, offers)
-	if err != nil {
-		return err
-	}
-	return cache.StoreRawOffers(p.rawOffersKey(params), stamps, enc)
-}
-
-func (p *PM) rawOffersKey(params json.RawMessage) string {
-	return depcache.RawOffersKey(offersCacheKey, []string{p.workspace}, params)
 }
 
 // ActivePluginsRaw implements pmserver.RawActivePlugins: an active_plugins
@@ -105,6 +86,6 @@ func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json
 	p.listCheck.Lock()
 	//lint:ignore SA2001 an empty critical section, on purpose: waiting is the point
 	p.listCheck.Unlock()
-	res, ok := cache.LoadRawOffers(p.rawOffersKey(params), p.log)
+	res, ok := cache.LoadRawOffers(depcache.RawOffersKey(offersCacheKey, []string{p.workspace}, params), p.log)
 	return res, ok, nil
 }

@@ -70,7 +70,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
-	if err := storeOffers(ctx, cache, key, keyCtx, rec.Stamps(), offers); err != nil {
+	if err := cache.StoreAnswer(ctx, offersCacheKey, keyCtx, deps, rec.Stamps(), offers); err != nil {
 		p.log.Debug("cannot persist the active_plugins answer", "err", err)
 	}
 	return offers, nil
@@ -88,21 +88,6 @@ func (p *PM) offersContext(ctx context.Context) (map[string]string, []string) {
 		keyCtx = append(keyCtx, k+"="+local[k])
 	}
 	return local, keyCtx
-}
-
-// storeOffers persists an answer: encoded, under the request's params,
-// when it answers a request (for ActivePluginsRaw); decoded, under key,
-// otherwise.
-func storeOffers(ctx context.Context, cache *depcache.Cache, key string, keyCtx []string, stamps []depcache.Stamp, offers []protocol.Offer) error {
-	params := pmserver.Params(ctx)
-	if params == nil {
-		return cache.StoreOffers(key, stamps, offers)
-	}
-	enc, err := pmserver.EncodeOffers(ctx, offers)
-	if err != nil {
-		return err
-	}
-	return cache.StoreRawOffers(depcache.RawOffersKey(offersCacheKey, keyCtx, params), stamps, enc)
 }
 
 // ActivePluginsRaw implements pmserver.RawActivePlugins: an active_plugins
