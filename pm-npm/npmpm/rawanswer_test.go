@@ -4,50 +4,26 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync/atomic"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// countingPM counts the active_plugins requests the harness answers through
-// ActivePlugins rather than from an encoded answer (ActivePluginsRaw).
+// countingPM counts, in computed, the active_plugins requests the harness
+// answers through ActivePlugins rather than from an encoded answer
+// (ActivePluginsRaw).
 type countingPM struct {
 	*PM
-	computed atomic.Int32
+	computed *atomic.Int32
 }
 
-func (c *countingPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+func (c countingPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	c.computed.Add(1)
 	return c.PM.ActivePlugins(ctx, deps)
-}
-
-// rawHook runs the hook once over the harness, as a new PM process would:
-// list_deps, then active_plugins for deps. It returns the offers and
-// how many active_plugins requests were computed rather than served
-// encoded.
-func rawHook(t *testing.T, ws, cache string, deps []protocol.PackageID) ([]protocol.Offer, int32) {
-	t.Helper()
-	pm := &countingPM{PM: New()}
-	c, err := host.NewLocal(t.Context(), pm, host.Options{Workspace: ws, CacheDir: cache, Env: map[string]string{
-		"HOME": t.TempDir(), "npm_config_globalconfig": filepath.Join(t.TempDir(), "npmrc"),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var listed []protocol.PackageID
-	if err := c.Call(t.Context(), protocol.MethodListDeps, struct{}{}, &listed); err != nil {
-		t.Fatal(err)
-	}
-	var offers []protocol.Offer
-	if err := c.Call(t.Context(), protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: deps}, &offers); err != nil {
-		t.Fatal(err)
-	}
-	return offers, pm.computed.Load()
 }
 
 // TestRawAnswerInvalidation: the second hook is answered from the encoded
@@ -78,26 +54,16 @@ func TestRawAnswerInvalidation(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, cache := t.TempDir(), t.TempDir()
+			ws := t.TempDir()
 			deps := cacheWorkspace(t, ws)
 			settle()
-			first, computed := rawHook(t, ws, cache, deps)
-			if computed != 1 {
-				t.Fatalf("first hook computed %d answers, want 1", computed)
+			var computed atomic.Int32
+			env := map[string]string{"HOME": t.TempDir(), "npm_config_globalconfig": filepath.Join(t.TempDir(), "npmrc")}
+			hook := func(cache string) pmtest.Hook {
+				return pmtest.Hook{New: func() pmserver.PM { return countingPM{New(), &computed} }, Deps: deps,
+					Options: host.Options{Workspace: ws, CacheDir: cache, Env: env}}
 			}
-			second, computed := rawHook(t, ws, cache, deps)
-			if computed != 0 || !reflect.DeepEqual(pmtest.OfferSet(first), pmtest.OfferSet(second)) {
-				t.Fatalf("second hook computed %d answers (want 0, served encoded) and offered %v, first %v", computed, pmtest.OfferSet(second), pmtest.OfferSet(first))
-			}
-			tc.change(t, ws)
-			got, computed := rawHook(t, ws, cache, deps)
-			want, _ := rawHook(t, ws, "", deps)
-			if computed != 1 || !reflect.DeepEqual(pmtest.OfferSet(got), pmtest.OfferSet(want)) {
-				t.Errorf("after the change the cached PM computed %d answers and offers\n%v\nwant 1 and\n%v", computed, pmtest.OfferSet(got), pmtest.OfferSet(want))
-			}
-			if reflect.DeepEqual(pmtest.OfferSet(want), pmtest.OfferSet(first)) {
-				t.Errorf("the change did not change the answer: the case tests nothing")
-			}
+			pmtest.CheckServedEncoded(t, hook(t.TempDir()), hook(""), &computed, func() { tc.change(t, ws) })
 		})
 	}
 }

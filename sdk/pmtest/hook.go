@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
@@ -26,6 +27,9 @@ type Hook struct {
 	// Started, when set, is called with each run's PM once it is
 	// initialized, before list_deps.
 	Started func(pm pmserver.PM)
+	// Deps, when set, are the dependencies active_plugins is asked about,
+	// instead of list_deps' answer.
+	Deps []protocol.PackageID
 }
 
 // HookRun is what one run of the hook path answered.
@@ -55,7 +59,11 @@ func (h Hook) Run(t testing.TB) HookRun {
 	if err := c.Call(t.Context(), protocol.MethodListDeps, struct{}{}, &r.Deps); err != nil {
 		t.Fatal(err)
 	}
-	r.Diagnostics, err = c.CallDiagnostics(t.Context(), protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: r.Deps}, &r.Offers)
+	deps := r.Deps
+	if h.Deps != nil {
+		deps = h.Deps
+	}
+	r.Diagnostics, err = c.CallDiagnostics(t.Context(), protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: deps}, &r.Offers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +115,39 @@ func CheckInvalidation(t testing.TB, changed bool, first, cached, fresh []protoc
 	if changed && maps.Equal(want, OfferSet(first)) {
 		t.Errorf("the change did not change the answer: the case tests nothing")
 	}
+}
+
+// CheckServedEncoded checks one invalidation case of an active_plugins
+// answer a PM serves pre-encoded (pmserver.RawActivePlugins). cached runs
+// with a cache directory, fresh with none; computed counts the
+// active_plugins requests the runs' PMs computed through ActivePlugins
+// rather than served encoded (the caller's New wraps the PM to count
+// them). The first run must compute, the second must be served encoded
+// with the same offers; after change, the next run must compute again and
+// answer exactly what fresh answers, and that answer must differ from the
+// first, or the case tests nothing.
+func CheckServedEncoded(t testing.TB, cached, fresh Hook, computed *atomic.Int32, change func()) {
+	t.Helper()
+	run := func(h Hook) ([]protocol.Offer, int32) {
+		computed.Store(0)
+		offers := h.Run(t).Offers
+		return offers, computed.Load()
+	}
+	first, n := run(cached)
+	if n != 1 {
+		t.Fatalf("first hook computed %d answers, want 1", n)
+	}
+	second, n := run(cached)
+	if a, b := OfferSet(first), OfferSet(second); n != 0 || !maps.Equal(a, b) {
+		t.Fatalf("second hook computed %d answers (want 0, served encoded) and offered %v, first %v", n, sorted(b), sorted(a))
+	}
+	change()
+	got, n := run(cached)
+	if n != 1 {
+		t.Errorf("after the change the cached PM computed %d answers, want 1", n)
+	}
+	want, _ := run(fresh)
+	CheckInvalidation(t, true, first, got, want)
 }
 
 // sorted lists a set's entries in key order, for messages.
