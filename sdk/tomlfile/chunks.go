@@ -31,6 +31,25 @@ func UnmarshalTables[E any](data []byte, key string, rest any) ([]E, bool) {
 	return out, ok
 }
 
+// ReadTables is UnmarshalTablesFrom for a document that can be read again:
+// when it cannot be decoded a table at a time, it reads r again from the
+// start and returns the whole document as whole (tables nil), for the
+// caller to decode at once. An error is one of r's.
+func ReadTables[E any](r io.ReadSeeker, key string, rest any) (tables []E, whole []byte, err error) {
+	tables, ok, err := UnmarshalTablesFrom[E](r, key, rest, 0)
+	if err != nil || ok {
+		return tables, nil, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, err
+	}
+	whole, err = io.ReadAll(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, whole, nil
+}
+
 // UnmarshalTablesFrom is UnmarshalTables reading the document from r, a
 // line at a time: only one table and the rest of the document are in
 // memory at once, never the whole document. sizeHint is the number of

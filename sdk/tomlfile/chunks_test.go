@@ -117,3 +117,24 @@ func TestUnmarshalTablesLongLine(t *testing.T) {
 		t.Fatalf("%v, %d tables", ok, len(got))
 	}
 }
+
+// TestReadTables: a document read a table at a time gives its tables; one
+// that cannot be (here, a key that is not bare) is read again from the
+// start and given whole.
+func TestReadTables(t *testing.T) {
+	type pkg struct {
+		Name string `toml:"name"`
+	}
+	doc := "version = 1\n\n[[package]]\nname = \"a\"\n\n[[package]]\nname = \"b\"\n"
+	var head struct {
+		Version int `toml:"version"`
+	}
+	tables, whole, err := ReadTables[pkg](strings.NewReader(doc), "package", &head)
+	if err != nil || whole != nil || len(tables) != 2 || tables[1].Name != "b" || head.Version != 1 {
+		t.Errorf("streamed: tables %v, whole %q, head %+v, err %v", tables, whole, head, err)
+	}
+	tables, whole, err = ReadTables[pkg](strings.NewReader(doc), "pack age", &head)
+	if err != nil || tables != nil || string(whole) != doc {
+		t.Errorf("not streamable: tables %v, whole %q, err %v; want the whole document", tables, whole, err)
+	}
+}

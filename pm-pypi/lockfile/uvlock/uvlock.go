@@ -116,19 +116,12 @@ func Parse(data []byte) (*Lock, error) {
 // cannot be read that way is read again from the start and decoded whole.
 func ParseReader(r io.ReadSeeker) (*Lock, error) {
 	var raw rawLock
-	pkgs, ok, err := tomlfile.UnmarshalTablesFrom[rawPackage](r, "package", &raw.rawHead, 0)
+	pkgs, whole, err := tomlfile.ReadTables[rawPackage](r, "package", &raw.rawHead)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		if _, err := r.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return nil, err
-		}
-		return Parse(data)
+	if whole != nil {
+		return Parse(whole)
 	}
 	raw.Package = pkgs
 	return fromRaw(&raw)

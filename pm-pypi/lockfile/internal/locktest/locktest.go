@@ -4,8 +4,11 @@
 package locktest
 
 import (
+	"bytes"
+	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -72,4 +75,29 @@ func FuzzResolve[L lockfile.Resolver](f *testing.F, parse func([]byte) (L, error
 			t.Errorf("Resolve of an absent name = %+v", got)
 		}
 	})
+}
+
+// CheckReader checks that parseReader, reading a lockfile from the file,
+// gives what parse gives from its bytes, for every file under testdata.
+func CheckReader[L any](t *testing.T, parse func([]byte) (L, error), parseReader func(io.ReadSeeker) (L, error)) {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/*")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // a directory
+		}
+		want, werr := parse(data)
+		got, gerr := parseReader(bytes.NewReader(data))
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: reading the file gives error %v, parsing its bytes %v", f, gerr, werr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: reading the file gives %+v, parsing its bytes %+v", f, got, want)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
 }
