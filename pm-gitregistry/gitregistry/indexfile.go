@@ -419,15 +419,11 @@ func parseEntries(b []byte, commit string) ([]entry, error) {
 // its head's checksum, with two reads (the length, then the head), bounded
 // by the file's size; decodeHead checks it.
 func readIndexHead(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, size, err := openIndex(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	pre := make([]byte, len(indexMagic)+8)
 	if _, err := f.ReadAt(pre, 0); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errBadIndex, p, err)
@@ -437,7 +433,7 @@ func readIndexHead(p string) ([]byte, error) {
 		return nil, err
 	}
 	total := int64(len(pre)) + int64(n) + 4
-	if total > fi.Size() {
+	if total > size {
 		return nil, fmt.Errorf("%w: %s: truncated head", errBadIndex, p)
 	}
 	data := make([]byte, total)
@@ -450,22 +446,35 @@ func readIndexHead(p string) ([]byte, error) {
 
 // readIndexFile reads a persisted index with one read, bounded.
 func readIndexFile(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, size, err := openIndex(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxIndexFile {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", errBadIndex, p, maxIndexFile)
-	}
-	data := make([]byte, fi.Size())
+	data := make([]byte, size)
 	n, err := f.ReadAt(data, 0)
 	if err != nil && n != len(data) {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
 	return data, nil
+}
+
+// openIndex opens a persisted index and returns its size, refusing one
+// larger than maxIndexFile: neither the head nor the whole file is read
+// from a file past the bound.
+func openIndex(p string) (*os.File, int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if fi.Size() > maxIndexFile {
+		f.Close()
+		return nil, 0, fmt.Errorf("%w: %s is larger than %d bytes", errBadIndex, p, maxIndexFile)
+	}
+	return f, fi.Size(), nil
 }
