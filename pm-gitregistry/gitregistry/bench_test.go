@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/gitregistry"
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
@@ -66,17 +65,8 @@ func hookInput(workspace, cacheDir, method string) string {
 // and times it from spawn to exit with all output read, as benchkit does.
 func runHook(b *testing.B, bin string, args []string, workspace, cacheDir string) benchkit.Hook {
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = workspace
 	cmd.Stdin = strings.NewReader(hookInput(workspace, cacheDir, protocol.MethodActivePlugins))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		b.Fatalf("%s: %v\n%s", bin, err, errb.String())
-	}
-	return benchkit.Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return benchkit.RunCmd(b, cmd, workspace)
 }
 
 // offers decodes the active_plugins answer of a hook's output and returns

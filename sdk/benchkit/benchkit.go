@@ -94,15 +94,7 @@ type Hook struct {
 func RunHook(tb testing.TB, bin string, args []string, workspace, cacheDir string) Hook {
 	tb.Helper()
 	cmd := hookCmd(bin, args, workspace, cacheDir)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		tb.Fatalf("%s: %v\n%s", bin, err, errb.String())
-	}
-	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return RunCmd(tb, cmd, cmd.Dir)
 }
 
 // hookCmd is the command RunHook runs: bin in workspace, with initialize
@@ -176,22 +168,24 @@ func Run(tb testing.TB, dir, bin string, args ...string) {
 	RunCmd(tb, exec.Command(bin, args...), dir)
 }
 
-// RunCmd runs cmd in dir to completion and times it like RunHook; it fails
-// the benchmark if cmd fails. It is for tools that need their own
-// environment.
+// RunCmd runs cmd in dir to completion and times it from spawn to exit
+// with all output read; its output is the Hook's Out. It fails the
+// benchmark if cmd fails, with the end of its stderr and stdout. RunHook
+// and RunWholeHook run their hooks with it; tools that need their own
+// environment use it directly.
 func RunCmd(tb testing.TB, cmd *exec.Cmd, dir string) Hook {
 	tb.Helper()
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		b := out.Bytes()
+		b := append(errb.Bytes(), out.Bytes()...)
 		tb.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b[max(0, len(b)-2000):])
 	}
-	return Hook{Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
 // Variant is one thing Interleave times.

@@ -23,15 +23,7 @@ import (
 func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string]string, deps []protocol.PackageID) Hook {
 	tb.Helper()
 	cmd := wholeHookCmd(tb, bin, workspace, cacheDir, env, deps)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		tb.Fatalf("%s: %v\n%s", bin, err, errb.String())
-	}
-	return Hook{Out: out.Bytes(), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return RunCmd(tb, cmd, cmd.Dir)
 }
 
 // wholeHookCmd is the command RunWholeHook runs: bin in workspace, with
