@@ -28,7 +28,8 @@ import (
 // offered, which depcache checks on every load. What a user edits in
 // ordinary work is stamped file by file as before: a node_modules entry
 // that is a symbolic link leading out of the installer's node_modules (a
-// workspace member, npm link, a file: or link: directory), and every
+// workspace member, npm link, a file: or link: directory, and pnpm's copy
+// of a file: directory, whose files are hard links to the user's), and every
 // package of a node_modules that holds no record (a tree made by hand, or
 // by an installer that keeps none). A hand edit inside installed content is
 // therefore seen after the installer next runs, or once the PM's cache
@@ -76,7 +77,8 @@ func (idx *installIndex) realNodeModules(i int) string {
 // installerOwned reports whether the copy found at at, whose real
 // directory is real, is content its installer owns (see above): a record
 // covers its node_modules, and it is a plain entry or a link that stays
-// inside the covering node_modules (pnpm's node_modules/.pnpm).
+// inside the covering node_modules (pnpm's node_modules/.pnpm), except
+// pnpm's copy of a file: directory.
 func (idx *installIndex) installerOwned(at installed, real string) bool {
 	cover, ok := idx.coverOf(at.parent)
 	if !ok {
@@ -85,5 +87,17 @@ func (idx *installIndex) installerOwned(at installed, real string) bool {
 	if !at.link {
 		return true
 	}
-	return strings.HasPrefix(real, cover+string(filepath.Separator))
+	rel, ok := strings.CutPrefix(real, cover+string(filepath.Separator))
+	return ok && !pnpmFileDep(rel)
+}
+
+// pnpmFileDep reports whether rel, a path inside a node_modules, lies in
+// pnpm's copy of a file: directory dependency
+// (.pnpm/<name>@file+<path>/...). pnpm hard-links that copy's files to the
+// user's directory, so an edit there in place is an edit of the copy: it is
+// the user's content, and stays stamped.
+func pnpmFileDep(rel string) bool {
+	first, rest, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	entry, _, _ := strings.Cut(rest, "/")
+	return first == ".pnpm" && strings.Contains(entry, "@file+")
 }

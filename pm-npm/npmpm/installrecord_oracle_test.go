@@ -198,3 +198,41 @@ func checkStampsRecord(t *testing.T, cacheDir, record string) {
 		}
 	}
 }
+
+// TestPnpmFileDepRealTool: real pnpm 9 installs a file: directory
+// dependency as hard links into node_modules/.pnpm, so an edit of the
+// user's directory in place is an edit of the installed copy, though
+// pnpm's record does not change: the hook must see it.
+func TestPnpmFileDepRealTool(t *testing.T) {
+	reg := oracleRegistry(t, "installs pnpm and a file: dependency with it")
+	bins := installTools(t, map[string]string{"pnpm9": "pnpm@9"})
+	base := t.TempDir()
+	dir := filepath.Join(base, "app")
+	writeFiles(t, base, map[string]string{
+		"app/package.json":     `{"name":"app","version":"1.0.0","dependencies":{"local":"file:../local"}}`,
+		"local/package.json":   `{"name":"local","version":"0.1.0"}`,
+		"local/SYMPOSIUM.toml": "",
+	})
+	runTool(t, reg, dir, bins["pnpm9"], []string{"npm_config_store_dir=" + filepath.Join(base, "store")}, "install", "--ignore-scripts")
+	if real, err := filepath.EvalSymlinks(filepath.Join(dir, "node_modules", "local")); err != nil || !strings.Contains(real, "@file+") {
+		t.Fatalf("pnpm installed local at %s (%v), not as a copy in .pnpm", real, err)
+	}
+	settle()
+	var computed atomic.Int32
+	env := map[string]string{"HOME": t.TempDir(), "npm_config_globalconfig": filepath.Join(t.TempDir(), "npmrc")}
+	hook := func(cache string) pmtest.Hook {
+		return pmtest.Hook{New: func() pmserver.PM { return countingPM{New(), &computed} },
+			Options: host.Options{Workspace: dir, CacheDir: cache, Env: env}}
+	}
+	cached, fresh := hook(t.TempDir()), hook("")
+	pmtest.CheckServedEncoded(t, cached, fresh, &computed, func() {
+		f, err := os.OpenFile(filepath.Join(base, "local", "SYMPOSIUM.toml"), os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString("[defaults]\nskills = true\n"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -71,7 +71,8 @@ func TestCachedAnswerStampsTheRecord(t *testing.T) {
 // package a link into node_modules/.pnpm, members' node_modules linking
 // there too), the links into .pnpm are installed content, stamped through
 // the root's record, while a link: dependency leading out of node_modules
-// is the user's and stays stamped file by file.
+// and the copy of a file: directory pnpm hard-links into .pnpm are the
+// user's and stay stamped file by file.
 func TestPnpmLayoutTrust(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
@@ -83,10 +84,23 @@ func TestPnpmLayoutTrust(t *testing.T) {
 		"node_modules/.modules.yaml": "layoutVersion: 5\n",
 		"node_modules/.pnpm/plug@1.0.0/node_modules/plug/package.json":   `{"name":"plug","version":"1.0.0"}`,
 		"node_modules/.pnpm/plug@1.0.0/node_modules/plug/SYMPOSIUM.toml": "[defaults]\nskills = false\n",
+		"copied/package.json":   `{"name":"copied","version":"0.2.0"}`,
+		"copied/SYMPOSIUM.toml": "",
 	})
+	// A file: directory: pnpm hard-links its files into .pnpm.
+	copyDir := filepath.Join(ws, "node_modules/.pnpm/copied@file+..+..+copied/node_modules/copied")
+	if err := os.MkdirAll(copyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"package.json", "SYMPOSIUM.toml"} {
+		if err := os.Link(filepath.Join(ws, "copied", f), filepath.Join(copyDir, f)); err != nil {
+			t.Skip("no hard links:", err)
+		}
+	}
 	for link, target := range map[string]string{
-		"packages/a/node_modules/plug":  "../../../node_modules/.pnpm/plug@1.0.0/node_modules/plug",
-		"packages/a/node_modules/local": "../../../local",
+		"packages/a/node_modules/plug":   "../../../node_modules/.pnpm/plug@1.0.0/node_modules/plug",
+		"packages/a/node_modules/local":  "../../../local",
+		"packages/a/node_modules/copied": "../../../node_modules/.pnpm/copied@file+..+..+copied/node_modules/copied",
 	} {
 		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(link)), 0o755); err != nil {
 			t.Fatal(err)
@@ -95,15 +109,15 @@ func TestPnpmLayoutTrust(t *testing.T) {
 			t.Skip("no symbolic links:", err)
 		}
 	}
-	deps := []protocol.PackageID{npmID("plug", "1.0.0"), npmID("local", "0.1.0")}
+	deps := []protocol.PackageID{npmID("plug", "1.0.0"), npmID("local", "0.1.0"), npmID("copied", "0.2.0")}
 	settle()
 	p, cache := newPM(t, ws, nil)
 	first, err := p.ActivePlugins(context.Background(), deps)
-	if err != nil || len(first) != 2 {
+	if err != nil || len(first) != 3 {
 		t.Fatalf("offers %v, %v", pmtest.OfferSet(first), err)
 	}
 	stamps := strings.Join(persistedStamps(t, cache), "\n")
-	for _, want := range []string{"node_modules/.modules.yaml", "local/package.json", "local/SYMPOSIUM.toml"} {
+	for _, want := range []string{"node_modules/.modules.yaml", "local/package.json", "local/SYMPOSIUM.toml", "copied/SYMPOSIUM.toml"} {
 		if !strings.Contains(stamps, filepath.FromSlash(want)) {
 			t.Errorf("the persisted answer does not stamp %s:\n%s", want, stamps)
 		}
@@ -129,8 +143,16 @@ func TestPnpmLayoutTrust(t *testing.T) {
 	if got, fresh := answer(true), answer(false); !maps.Equal(got, pmtest.OfferSet(first)) || maps.Equal(fresh, got) {
 		t.Errorf("after a hand edit inside .pnpm: cached %v, fresh %v, first %v (want the cached answer kept)", got, fresh, pmtest.OfferSet(first))
 	}
-	writeFiles(t, ws, map[string]string{"local/SYMPOSIUM.toml": "[defaults]\nskills = true\n"})
-	if got, fresh := answer(true), answer(false); !maps.Equal(got, fresh) {
-		t.Errorf("after an edit of the link: directory: cached %v, fresh %v", got, fresh)
+	for _, f := range []string{"local/SYMPOSIUM.toml", "copied/SYMPOSIUM.toml"} {
+		before := answer(true)
+		edited, err := os.OpenFile(filepath.Join(ws, f), os.O_WRONLY|os.O_TRUNC, 0) // in place, as pnpm's hard link sees it
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited.WriteString("[defaults]\nskills = true\n")
+		edited.Close()
+		if got, fresh := answer(true), answer(false); !maps.Equal(got, fresh) || maps.Equal(got, before) {
+			t.Errorf("after an edit of %s in place: cached %v, fresh %v, before %v", f, got, fresh, before)
+		}
 	}
 }
