@@ -28,6 +28,9 @@ type candidate struct {
 	version string
 	root    string
 	pkg     *packagejson.Manifest // its package.json, when already read
+	// installerOwned marks an installed copy its installer's record stands
+	// for: its files are not stamped one by one (see installrecord.go).
+	installerOwned bool
 }
 
 // pkgDir is where the unpacked tarball of name@version is cached.

@@ -25,7 +25,7 @@ import (
 // listCacheKey names the persisted list_deps answer and versions its
 // meaning; the workspace directory follows it. The value is the answer in
 // depcache's compact dependency form.
-const listCacheKey = "npm list_deps 5\x00"
+const listCacheKey = "npm list_deps 6\x00"
 
 // listCache is where the list_deps answers are persisted.
 func (p *PM) listCache() *depcache.Cache {
@@ -58,6 +58,7 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 		if err := cache.Store(key, rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist the list_deps cache", "err", err)
 		}
+		p.storeListRaw(ctx, cache, rec.Stamps(), deps)
 	}
 	return deps, nil
 }

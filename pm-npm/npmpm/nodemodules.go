@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
@@ -50,6 +51,20 @@ type installIndex struct {
 	parents []string               // directories whose node_modules are searched, in order
 	where   map[string][]installed // package name → where it is installed, in search order
 	realNM  map[int]string         // parent index → its node_modules with links resolved
+	// member marks the parents that are workspace members; workspace is
+	// the index of the workspace itself (-1 if absent).
+	member    []bool
+	workspace int
+	// recorded marks the parents whose node_modules hold an installer
+	// record (see installrecord.go).
+	recorded []bool
+}
+
+// parentDirs is what installedParents returns: the directories, in search
+// order, and which of them are workspace members.
+type parentDirs struct {
+	dirs   []string
+	member []bool
 }
 
 // installed is one node_modules entry of a wanted package.
@@ -63,13 +78,14 @@ type installed struct {
 // member (root "workspaces" globs and pnpm-workspace.yaml), then the
 // workspace and each of its parents up to the filesystem root, as Node's
 // resolution climbs. Each directory appears once.
-func (p *PM) installedParents(rec *depcache.Recorder) []string {
-	var out []string
+func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
+	var out parentDirs
 	seen := map[string]bool{}
-	add := func(d string) {
+	add := func(d string, member bool) {
 		if !seen[d] {
 			seen[d] = true
-			out = append(out, d)
+			out.dirs = append(out.dirs, d)
+			out.member = append(out.member, member)
 		}
 	}
 	var patterns []string
@@ -108,12 +124,12 @@ func (p *PM) installedParents(rec *depcache.Recorder) []string {
 		}
 		for _, d := range ex.Dirs {
 			if d != "" {
-				add(filepath.Join(p.workspace, filepath.FromSlash(d)))
+				add(filepath.Join(p.workspace, filepath.FromSlash(d)), true)
 			}
 		}
 	}
 	for d := p.workspace; ; {
-		add(d)
+		add(d, false)
 		parent := filepath.Dir(d)
 		if parent == d {
 			break
@@ -126,9 +142,12 @@ func (p *PM) installedParents(rec *depcache.Recorder) []string {
 // indexInstalled lists each parent's node_modules once (and the scope
 // directories holding a wanted scoped name) and records where the wanted
 // names are. It costs one directory listing per parent plus one per
-// relevant scope, whatever the number of wanted names.
-func (p *PM) indexInstalled(rec *depcache.Recorder, parents []string, want map[string]bool) *installIndex {
-	idx := &installIndex{parents: parents, where: map[string][]installed{}, realNM: map[int]string{}}
+// relevant scope, whatever the number of wanted names. The installer
+// record a node_modules holds, if any, is recorded in rec.
+func (p *PM) indexInstalled(rec *depcache.Recorder, pd parentDirs, want map[string]bool) *installIndex {
+	parents := pd.dirs
+	idx := &installIndex{parents: parents, where: map[string][]installed{}, realNM: map[int]string{},
+		member: pd.member, workspace: slices.Index(parents, p.workspace), recorded: make([]bool, len(parents))}
 	if len(want) == 0 {
 		return idx
 	}
@@ -148,6 +167,11 @@ func (p *PM) indexInstalled(rec *depcache.Recorder, parents []string, want map[s
 		}
 		for _, e := range ents {
 			name := e.Name()
+			if isInstallerRecord(name) && e.Type().IsRegular() {
+				rec.Observe(filepath.Join(nm, name))
+				idx.recorded[i] = true
+				continue
+			}
 			link := e.Type()&fs.ModeSymlink != 0
 			if scopes[name] {
 				rec.ObserveDir(filepath.Join(nm, name))
@@ -173,13 +197,30 @@ func (p *PM) indexInstalled(rec *depcache.Recorder, parents []string, want map[s
 // installedCopy returns the first copy of name in the index whose version
 // passes ok, nearest first.
 // A copy that cannot be used is skipped with a diagnostic of the request
-// ctx belongs to. Each package.json looked at is recorded in rec.
+// ctx belongs to. Each package.json looked at is recorded in rec, unless
+// the copy is content its installer owns (installerOwned): the installer's
+// record stands for it, and the candidate says so.
 func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *installIndex, name string, ok func(version string) bool) (candidate, bool) {
 	disk := p.disk()
 	for _, at := range idx.where[name] {
 		nm := filepath.Join(idx.parents[at.parent], "node_modules")
 		dir := filepath.Join(nm, filepath.FromSlash(name))
-		rec.Observe(filepath.Join(dir, "package.json"))
+		// The root is the real directory. A plain entry lies in its
+		// node_modules' real directory, resolved once per node_modules; a
+		// linked one (pnpm, workspaces) is resolved itself.
+		real := filepath.Join(idx.realNodeModules(at.parent), filepath.FromSlash(name))
+		if at.link {
+			real = dir
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				real = r
+			}
+		}
+		owned := idx.installerOwned(at, real)
+		prec := rec
+		if owned {
+			prec = nil
+		}
+		prec.Observe(filepath.Join(dir, "package.json"))
 		data, err := disk.ReadFile(filepath.Join(dir, "package.json"))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -201,25 +242,7 @@ func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *ins
 		if !validVersion(pkg.Version) || !ok(pkg.Version) {
 			continue
 		}
-		// The root is the real directory. A plain entry lies in its
-		// node_modules' real directory, resolved once per node_modules; a
-		// linked one (pnpm, workspaces) is resolved itself.
-		if at.link {
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				dir = real
-			}
-		} else {
-			realNM, ok := idx.realNM[at.parent]
-			if !ok {
-				realNM = nm
-				if r, err := filepath.EvalSymlinks(nm); err == nil {
-					realNM = r
-				}
-				idx.realNM[at.parent] = realNM
-			}
-			dir = filepath.Join(realNM, filepath.FromSlash(name))
-		}
-		return candidate{version: pkg.Version, root: dir, pkg: pkg}, true
+		return candidate{version: pkg.Version, root: real, pkg: pkg, installerOwned: owned}, true
 	}
 	return candidate{}, false
 }

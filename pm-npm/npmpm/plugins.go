@@ -54,9 +54,19 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *
 			p.log.Debug("dependency not installed or cached", "package", d.Name, "version", d.Version)
 			continue
 		}
-		m, embeds := p.manifest(ctx, rec, d.Name, c.version, c.root, c.pkg)
+		// An installer-owned copy's files are stood for by its installer's
+		// record; only its root, if offered, is recorded, since a loaded
+		// answer's roots must be directories it recorded.
+		mrec := rec
+		if c.installerOwned {
+			mrec = nil
+		}
+		m, embeds := p.manifest(ctx, mrec, d.Name, c.version, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
+		}
+		if c.installerOwned {
+			rec.ObserveDir(c.root)
 		}
 		offers = append(offers, protocol.Offer{
 			ID:       protocol.PackageID{PM: Name, Name: d.Name, Version: c.version},

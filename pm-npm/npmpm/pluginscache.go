@@ -13,7 +13,7 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "npm active_plugins 2"
+const offersCacheKey = "npm active_plugins 3"
 
 // offersCache is where active_plugins answers are persisted, or nil (which
 // stores nothing) when the host gave no cache directory.
@@ -30,12 +30,15 @@ func (p *PM) offersCache() *depcache.Cache {
 // network.
 //
 // The answer is persisted (sdk/depcache) keyed on the requested
-// dependencies and on the stamp of everything it was read from: each
-// node_modules and scope directory listed, each package directory and
-// package.json, SYMPOSIUM.toml (present or not) and skills/ tree, the
-// workspace's package.json and pnpm-workspace.yaml and the directories its
-// member globs listed. A hit costs one stat per input and opens no
-// package file. An answer whose computation logged a warning or sent the
+// dependencies and on the stamp of what it was read from: each
+// node_modules and scope directory listed, the installer's record in each
+// (installrecord.go) standing for the packages it installed there, the
+// directory of each package offered, and, for content a user edits (a
+// link out of node_modules, or a node_modules holding no record), each
+// package directory and package.json, SYMPOSIUM.toml (present or not) and
+// skills/ tree; the workspace's package.json and pnpm-workspace.yaml and
+// the directories its member globs listed. A hit costs one stat per input
+// and opens no package file. An answer whose computation logged a warning or sent the
 // host a diagnostic is not persisted, so the next hook computes it again
 // and sends the same diagnostics: a hit never hides one.
 //
