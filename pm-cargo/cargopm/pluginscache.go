@@ -85,7 +85,7 @@ func (p *PM) offersCache(ctx context.Context) (map[string]string, string, *depca
 	sess := p.session()
 	paths := map[string]string{}
 	lock := ""
-	if s, err := p.snapshot(ctx, true); err == nil {
+	if s, err := p.snapshot(ctx, layoutPart); err == nil {
 		paths = s.Paths
 		if s.Found && s.Root != "" {
 			lock = filepath.Join(s.Root, "Cargo.lock")
