@@ -68,7 +68,7 @@ func (p *PM) resolve(ctx context.Context, id protocol.PackageID, update protocol
 		return localCrate{}, protocol.NewError(protocol.CodeInvalidParams, nil, "update must be none, check or fetch, not %q", update)
 	}
 	var paths map[string]string
-	if s, err := p.snapshot(ctx, true); err == nil {
+	if s, err := p.snapshot(ctx, layoutPart); err == nil {
 		paths = s.Paths
 	}
 	srcs := p.sources(ctx, paths, p.vendoredDirs(ctx, nil))

@@ -71,9 +71,21 @@ func (s *snapshot) encode() ([]byte, bool) {
 	return depcache.AppendDeps(b, s.Deps)
 }
 
-// decodeSnapshot parses what encode wrote. With full false it skips the
-// second part, leaving Root, Members and Paths empty.
-func decodeSnapshot(data []byte, full bool) (*snapshot, error) {
+// snapshotParts selects the parts of a persisted snapshot that are
+// decoded: a caller that needs only the layout skips parsing one line per
+// dependency, and list_deps skips the layout.
+type snapshotParts uint8
+
+const (
+	// depsPart is Deps.
+	depsPart snapshotParts = 1 << iota
+	// layoutPart is Root, Members and Paths.
+	layoutPart
+)
+
+// decodeSnapshot parses what encode wrote, the parts selected: the others
+// are left empty.
+func decodeSnapshot(data []byte, parts snapshotParts) (*snapshot, error) {
 	head, rest, ok1 := bytes.Cut(data, []byte{'\n'})
 	body, rest, ok2 := bytes.Cut(rest, []byte{'\n'})
 	if !ok1 || !ok2 {
@@ -87,23 +99,25 @@ func decodeSnapshot(data []byte, full bool) (*snapshot, error) {
 	} else {
 		s.Found = true
 	}
-	if full {
+	if parts&layoutPart != 0 {
 		if err := json.Unmarshal(body, s); err != nil {
 			return nil, err
 		}
 	}
-	deps, err := depcache.ParseDeps(rest, Name)
-	if err != nil {
-		return nil, err
+	if parts&depsPart != 0 {
+		deps, err := depcache.ParseDeps(rest, Name)
+		if err != nil {
+			return nil, err
+		}
+		s.Deps = deps
 	}
-	s.Deps = deps
 	return s, nil
 }
 
 // ListDeps returns the direct dependencies of every workspace member,
 // without running cargo or touching the network.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
-	s, err := p.snapshot(ctx, false)
+	s, err := p.snapshot(ctx, depsPart)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +126,7 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 
 // Workspace reports the workspace root and its members.
 func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
-	s, err := p.snapshot(ctx, true)
+	s, err := p.snapshot(ctx, layoutPart)
 	if err != nil {
 		return protocol.WorkspaceResult{}, err
 	}
@@ -127,9 +141,9 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 }
 
 // snapshot returns the workspace's snapshot, from the persisted cache when
-// its inputs are unchanged. With full false, Root, Members and Paths may be
-// left empty: list_deps needs only the dependencies.
-func (p *PM) snapshot(ctx context.Context, full bool) (*snapshot, error) {
+// its inputs are unchanged. Only the parts selected are sure to be there:
+// read from the cache, the others are left empty.
+func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, error) {
 	sess := p.session()
 	var cache *depcache.Cache
 	if sess.CacheDir != "" {
@@ -137,7 +151,7 @@ func (p *PM) snapshot(ctx context.Context, full bool) (*snapshot, error) {
 	}
 	key := cacheKey + sess.Workspace
 	if raw, ok := cache.Load(key); ok {
-		if s, err := decodeSnapshot(raw, full); err == nil {
+		if s, err := decodeSnapshot(raw, parts); err == nil {
 			return p.finish(ctx, s)
 		}
 	}

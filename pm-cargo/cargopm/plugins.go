@@ -58,7 +58,7 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, paths
 			continue
 		}
 		seen[key] = true
-		if !embedsPlugin(lc.Dir, rec) {
+		if !embedsPlugin(lc.Dir, crateRecorder(lc, rec)) {
 			continue
 		}
 		offer, err := p.offer(ctx, lc, rec)
@@ -123,11 +123,15 @@ func (p *PM) offer(ctx context.Context, lc localCrate, rec *depcache.Recorder) (
 	if err != nil {
 		return protocol.Offer{}, err
 	}
-	// The real directory is the offer's root; the crate's files were
-	// recorded under lc.Dir, which the stamps follow to the same files.
+	// The real directory is the offer's root, recorded even for a crate
+	// cargo owns (a cached answer offers only roots it recorded); the
+	// crate's files were recorded under lc.Dir, which the stamps follow to
+	// the same files, unless cargo owns them.
 	rec.ObserveDir(root)
 	if a := registryArchive(root); a != "" {
-		rec.Observe(a) // checkSource's audit verdict depends on it
+		// checkSource's audit verdict depends on it; cargo writes it
+		// once per version, like the source it unpacked.
+		crateRecorder(lc, rec).Observe(a)
 	}
 	if err := p.checkSource(id, localCrate{Name: lc.Name, Version: lc.Version, Dir: root}); err != nil {
 		return protocol.Offer{}, err

@@ -15,7 +15,7 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "cargo active_plugins 2"
+const offersCacheKey = "cargo active_plugins 3"
 
 // ActivePlugins offers the plugins embedded in those of deps whose sources
 // are on disk: a crate embeds one when it has SYMPOSIUM.toml at its root, a
@@ -25,11 +25,17 @@ const offersCacheKey = "cargo active_plugins 2"
 // The answer is persisted (sdk/depcache) keyed on the requested
 // dependencies, the workspace, CARGO_HOME and the path dependencies
 // list_deps resolved from the manifests and Cargo.lock, and on the stamp
-// of everything it was read from: each cargo configuration file (present
-// or not), each vendored and registry source directory listed, each
-// candidate crate's Cargo.toml, .cargo-ok and index cache, and each chosen
-// crate's directory, SYMPOSIUM.toml, skills/ tree and .crate archive. A hit
-// costs one stat per input. An answer whose computation logged a warning
+// of what it was read from, stamping what a user edits and trusting what
+// cargo owns (trust.go): each cargo configuration file (present or not),
+// the workspace's Cargo.lock, each vendored and registry source directory
+// listed, and each offer's root; each path dependency's, hand-made
+// vendored crate's or incompletely unpacked source's Cargo.toml, marker,
+// SYMPOSIUM.toml, skills/ tree and .crate archive; each index cache read.
+// A crate cargo vendored (with .cargo-checksum.json) or unpacked (with
+// .cargo-ok) is not stamped file by file: cargo never rewrites one in
+// place, and its installs and removals change the listing of its
+// directory. A hand edit inside one is seen once cargo next changes that
+// directory. A hit costs one stat per input. An answer whose computation logged a warning
 // or sent the host a diagnostic is not persisted, so the next hook
 // computes it again and sends the same diagnostics: a hit never hides one.
 //
@@ -39,7 +45,7 @@ const offersCacheKey = "cargo active_plugins 2"
 // keyed on deps.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	sess := p.session()
-	paths, cache, keyCtx := p.offersCache(ctx)
+	paths, lock, cache, keyCtx := p.offersCache(ctx)
 	key := depcache.OffersKey(offersCacheKey, keyCtx, deps)
 	// Answering a request, the answer is persisted encoded and looked up by
 	// ActivePluginsRaw, which declined: no decoded answer is looked for.
@@ -49,6 +55,12 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		}
 	}
 	var rec depcache.Recorder
+	if lock != "" {
+		// It names the source of every locked crate: a vendored git
+		// dependency moved to another revision of the same version
+		// changes it, not the dependencies asked for.
+		rec.Observe(lock)
+	}
 	warned, sent := p.warnings.Count(), pmserver.DiagnosticsSent(ctx)
 	offers, err := p.computeOffers(ctx, deps, paths, &rec)
 	if err != nil || cache == nil {
@@ -64,15 +76,20 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 	return offers, nil
 }
 
-// offersCache returns the path dependencies list_deps resolved, where
+// offersCache returns the path dependencies list_deps resolved, the
+// workspace's Cargo.lock ("" outside a cargo workspace), where
 // active_plugins answers are persisted (nil, which stores nothing, without
 // a cache directory) and the context their keys name besides the request:
 // the workspace, CARGO_HOME and those path dependencies.
-func (p *PM) offersCache(ctx context.Context) (map[string]string, *depcache.Cache, []string) {
+func (p *PM) offersCache(ctx context.Context) (map[string]string, string, *depcache.Cache, []string) {
 	sess := p.session()
 	paths := map[string]string{}
-	if s, err := p.snapshot(ctx, true); err == nil {
+	lock := ""
+	if s, err := p.snapshot(ctx, layoutPart); err == nil {
 		paths = s.Paths
+		if s.Found && s.Root != "" {
+			lock = filepath.Join(s.Root, "Cargo.lock")
+		}
 	}
 	var cache *depcache.Cache
 	if sess.CacheDir != "" {
@@ -82,7 +99,7 @@ func (p *PM) offersCache(ctx context.Context) (map[string]string, *depcache.Cach
 	for _, k := range slices.Sorted(maps.Keys(paths)) {
 		keyCtx = append(keyCtx, k+"="+paths[k])
 	}
-	return paths, cache, keyCtx
+	return paths, lock, cache, keyCtx
 }
 
 // ActivePluginsRaw implements pmserver.RawActivePlugins: an active_plugins
@@ -93,7 +110,7 @@ func (p *PM) offersCache(ctx context.Context) (map[string]string, *depcache.Cach
 // decodes and encodes the offers; anything else declines, and the harness
 // calls ActivePlugins.
 func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, bool, error) {
-	_, cache, keyCtx := p.offersCache(ctx)
+	_, _, cache, keyCtx := p.offersCache(ctx)
 	if cache == nil || params == nil {
 		return nil, false, nil
 	}

@@ -21,6 +21,9 @@ type localCrate struct {
 	Name    string
 	Version string
 	Dir     string
+	// Owned marks a crate cargo wrote and owns (see ownedBy): its files
+	// are not recorded one by one, its container's listing is.
+	Owned bool
 }
 
 type pkgInfo struct {
@@ -115,7 +118,10 @@ func (s *sources) candidates(name, exact string) []localCrate {
 				continue
 			}
 			dir := filepath.Join(vd, e)
-			s.rec.Observe(filepath.Join(dir, "Cargo.toml"))
+			owned := ownedBy(dir, checksumFile)
+			if !owned {
+				s.rec.Observe(filepath.Join(dir, "Cargo.toml"))
+			}
 			pi, err := readPackage(dir)
 			if err != nil {
 				if errors.Is(err, pkgfile.ErrTooLarge) || errors.Is(err, pkgfile.ErrNotRegular) || errors.Is(err, pkgfile.ErrOutside) {
@@ -127,15 +133,14 @@ func (s *sources) candidates(name, exact string) []localCrate {
 			if pi.name != name {
 				continue
 			}
-			out = append(out, localCrate{Name: name, Version: pi.version, Dir: dir})
+			out = append(out, localCrate{Name: name, Version: pi.version, Dir: dir, Owned: owned})
 		}
 	}
 	for _, sd := range s.srcDirs {
 		if exact != "" {
 			dir := filepath.Join(sd, name+"-"+exact)
-			s.rec.Observe(filepath.Join(dir, ".cargo-ok"))
-			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err == nil {
-				out = append(out, localCrate{Name: name, Version: exact, Dir: dir})
+			if ok, owned := s.unpacked(sd, dir); ok {
+				out = append(out, localCrate{Name: name, Version: exact, Dir: dir, Owned: owned})
 			}
 			continue
 		}
@@ -148,11 +153,11 @@ func (s *sources) candidates(name, exact string) []localCrate {
 				continue // another crate whose name starts with name-
 			}
 			dir := filepath.Join(sd, e)
-			s.rec.Observe(filepath.Join(dir, ".cargo-ok"))
-			if _, err := os.Stat(filepath.Join(dir, ".cargo-ok")); err != nil {
+			ok, owned := s.unpacked(sd, dir)
+			if !ok {
 				continue // not completely unpacked
 			}
-			out = append(out, localCrate{Name: name, Version: v, Dir: dir})
+			out = append(out, localCrate{Name: name, Version: v, Dir: dir, Owned: owned})
 		}
 	}
 	return out

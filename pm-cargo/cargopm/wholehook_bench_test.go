@@ -1,6 +1,8 @@
 package cargopm_test
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -15,10 +17,26 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
+// cargoChecksum returns the .cargo-checksum.json `cargo vendor` writes
+// for a crate of the given files: the SHA-256 of each file and of the
+// .crate (here of nothing: no archive was unpacked).
+func cargoChecksum(files map[string]string) string {
+	sums := map[string]string{}
+	for name, content := range files {
+		sums[name] = fmt.Sprintf("%x", sha256.Sum256([]byte(content)))
+	}
+	data, err := json.Marshal(map[string]any{"files": sums, "package": fmt.Sprintf("%x", sha256.Sum256(nil))})
+	if err != nil {
+		panic(err) // a map of strings always encodes
+	}
+	return string(data)
+}
+
 // genVendoredWorkspace writes a crate depending on n crates vendored in
-// vendor/ (source replacement in .cargo/config.toml), one in ten with a
-// SYMPOSIUM.toml, with its Cargo.lock, and returns the dependencies as
-// list_deps reports them.
+// vendor/ as `cargo vendor` lays them out (source replacement in
+// .cargo/config.toml, a .cargo-checksum.json in every crate), one in ten
+// with a SYMPOSIUM.toml, with its Cargo.lock, and returns the dependencies
+// as list_deps reports them.
 func genVendoredWorkspace(tb testing.TB, ws string, n int) []protocol.PackageID {
 	tb.Helper()
 	files := map[string]string{
@@ -32,9 +50,13 @@ func genVendoredWorkspace(tb testing.TB, ws string, n int) []protocol.PackageID 
 		fmt.Fprintf(&decl, "%s = \"1\"\n", name)
 		fmt.Fprintf(&names, "%q,", name)
 		fmt.Fprintf(&lock, "\n[[package]]\nname = %q\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n", name)
-		files["vendor/"+name+"/Cargo.toml"] = fmt.Sprintf("[package]\nname = %q\nversion = \"1.0.0\"\n", name)
+		crate := map[string]string{"Cargo.toml": fmt.Sprintf("[package]\nname = %q\nversion = \"1.0.0\"\n", name)}
 		if i%10 == 0 {
-			files["vendor/"+name+"/SYMPOSIUM.toml"] = "[defaults]\nskills = false\n"
+			crate["SYMPOSIUM.toml"] = "[defaults]\nskills = false\n"
+		}
+		crate[".cargo-checksum.json"] = cargoChecksum(crate)
+		for f, content := range crate {
+			files["vendor/"+name+"/"+f] = content
 		}
 		ids = append(ids, protocol.PackageID{PM: "cargo", Name: name, Version: "1.0.0"})
 	}
