@@ -44,6 +44,9 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 // localTrees returns the local source trees of path and editable
 // dependencies (normalized name to absolute directory).
 func (p *PM) localTrees(ctx context.Context) map[string]string {
+	if r := p.loadRawDeps(); r.ok {
+		return r.local
+	}
 	p.ListDeps(ctx)
 	return p.local
 }
@@ -126,6 +129,8 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
 		if err := cache.Store(key, r.rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist list_deps cache", "err", err)
+		} else {
+			p.storeRawDeps(ctx, depsHead{Env: hashValues(r.env), Local: local}, r.rec.Stamps(), deps)
 		}
 	}
 	return deps, local, nil
