@@ -53,7 +53,10 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 
 // depsCacheKey names the persisted list_deps answer and versions its
 // meaning and layout (see encodeDeps); the workspace directory follows it.
-const depsCacheKey = "pypi list_deps 5\x00"
+// It also names the answer persisted as sent (listdepsraw.go), which is
+// written only when the answer is computed: version 6 has every cache
+// compute it once more, to write that one too.
+const depsCacheKey = "pypi list_deps 6\x00"
 
 // depsCache is where list_deps answers are persisted: nil, which stores
 // nothing, when the host gave no cache directory.
