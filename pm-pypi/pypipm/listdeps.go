@@ -44,13 +44,19 @@ func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 // localTrees returns the local source trees of path and editable
 // dependencies (normalized name to absolute directory).
 func (p *PM) localTrees(ctx context.Context) map[string]string {
+	if r := p.loadRawDeps(); r.ok {
+		return r.local
+	}
 	p.ListDeps(ctx)
 	return p.local
 }
 
 // depsCacheKey names the persisted list_deps answer and versions its
 // meaning and layout (see encodeDeps); the workspace directory follows it.
-const depsCacheKey = "pypi list_deps 5\x00"
+// It also names the answer persisted as sent (listdepsraw.go), which is
+// written only when the answer is computed: version 6 has every cache
+// compute it once more, to write that one too.
+const depsCacheKey = "pypi list_deps 6\x00"
 
 // depsCache is where list_deps answers are persisted: nil, which stores
 // nothing, when the host gave no cache directory.
@@ -126,6 +132,8 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
 		if err := cache.Store(key, r.rec.Stamps(), data); err != nil {
 			p.log.Debug("cannot persist list_deps cache", "err", err)
+		} else {
+			p.storeRawDeps(ctx, depsHead{Env: hashValues(r.env), Local: local}, r.rec.Stamps(), deps)
 		}
 	}
 	return deps, local, nil

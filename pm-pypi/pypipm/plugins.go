@@ -50,6 +50,10 @@ type installed struct {
 	// editableVia names the installed file (a .pth file or __editable__
 	// finder listed in RECORD) that corroborates editable.
 	editableVia string
+	// owned is set for a distribution whose files an installer wrote and
+	// owns (see ownedByInstaller): rec is then nil, as nothing read from
+	// it is recorded.
+	owned bool
 }
 
 // computeOffers answers active_plugins (see ActivePlugins) for the source
@@ -156,16 +160,41 @@ func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]insta
 	if !ok {
 		return nil
 	}
-	return p.offers(ctx, in, false)
+	offers := p.offers(ctx, in, false)
+	if in.owned {
+		// Nothing read from an installer-owned distribution was recorded:
+		// only its roots are, for the cache to check they still exist.
+		for _, o := range offers {
+			rec.ObserveDir(o.Root)
+		}
+	}
+	return offers
 }
 
+// fromDist describes a distribution installed in site-packages. What
+// active_plugins reads from it is recorded in rec, unless it is
+// installer-owned (see ownedByInstaller): then nothing read from it is
+// recorded, the stamp of its site-packages directory (recordEnvironment)
+// standing for all of it.
 func (p *PM) fromDist(ctx context.Context, name, version, site, distInfo string, rec *depcache.Recorder) installed {
-	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo, rec: rec}
-	rec.ObserveDir(distInfo)
-	rec.Observe(filepath.Join(distInfo, "METADATA"))
+	// Whether the distribution is installer-owned is known once
+	// direct_url.json is read: what is read until then is recorded apart.
+	var head *depcache.Recorder
+	if rec != nil {
+		head = &depcache.Recorder{}
+	}
+	in := installed{id: pkgID(name, canon(version)), site: site, distInfo: distInfo, rec: head}
+	head.ObserveDir(distInfo)
+	head.Observe(filepath.Join(distInfo, "METADATA"))
 	if dir, via, ok := p.editableProject(ctx, in); ok {
 		in.source, in.editable, in.editableVia = dir, true, via
 	}
+	if !in.editable && ownedByInstaller(distInfo) {
+		in.rec, in.owned = nil, true
+		return in
+	}
+	rec.Merge(head)
+	in.rec = rec
 	return in
 }
 

@@ -16,7 +16,7 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "pypi active_plugins 2"
+const offersCacheKey = "pypi active_plugins 3"
 
 // offersCache is where active_plugins answers are persisted: nil, which
 // stores nothing, when the host gave no cache directory.
@@ -35,12 +35,15 @@ func (p *PM) offersCache() *depcache.Cache {
 // The answer is persisted (sdk/depcache) keyed on the requested
 // dependencies, the virtualenv candidates (VIRTUAL_ENV included) and the
 // path and editable dependencies list_deps resolved from the project's
-// manifests and lockfiles, and on the stamp of everything it was read
-// from: the virtualenv's directories and site-packages listings, each
-// distribution's .dist-info directory and the files read in it (METADATA,
+// manifests and lockfiles, and on the stamp of what it was read from: the
+// virtualenv's directories and site-packages directories, which stand for
+// every distribution an installer wrote there (see owned.go: their files
+// are not stamped one by one, only the roots of the plugins they offer);
+// for any other distribution (an editable install, a dist-info without
+// RECORD) its .dist-info directory and the files read in it (METADATA,
 // direct_url.json, entry_points.txt, RECORD, top_level.txt), its top-level
-// package directories and their SYMPOSIUM.toml, source trees and their
-// pyproject.toml, and cached copies. A hit costs one stat per input. An
+// package directories and their SYMPOSIUM.toml; source trees and their
+// pyproject.toml; and cached copies. A hit costs one stat per input. An
 // answer whose computation logged a warning or sent the host a diagnostic
 // is not persisted, so the next hook computes it again and sends the same
 // diagnostics: a hit never hides one.

@@ -2,6 +2,7 @@ package pypipm
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,32 +17,98 @@ const cacheSite = ".venv/lib/python3.12/site-packages/"
 
 // cacheProject writes a project with a virtualenv holding three
 // distributions (one declaring an entry point, one with SYMPOSIUM.toml in
-// its package, one plain) and a path dependency with [tool.symposium].
+// its package, one plain), each with a RECORD as installers write, and a
+// path dependency with [tool.symposium].
 func cacheProject(t *testing.T, ws string) []protocol.PackageID {
 	t.Helper()
-	dist := func(name, files string) map[string]string {
-		di := cacheSite + name + "-1.0.dist-info/"
-		return map[string]string{
-			di + "METADATA":                   "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n\n",
-			di + "RECORD":                     name + "/__init__.py,,\n" + files,
-			cacheSite + name + "/__init__.py": "",
-		}
-	}
 	files := map[string]string{
 		"pyproject.toml":                       "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"epplug\", \"tomlplug\", \"plain\", \"local\"]\n\n[tool.uv.sources]\nlocal = { path = \"local\" }\n",
 		".venv/pyvenv.cfg":                     "version = 3.12.1\n",
 		"local/pyproject.toml":                 "[project]\nname = \"local\"\nversion = \"0.5\"\n\n[tool.symposium]\nname = \"local-plugin\"\n",
-		cacheSite + "tomlplug/SYMPOSIUM.toml":  "name = \"toml-plugin\"\n",
 		cacheSite + "plain/skills/x/notes.txt": "",
 	}
-	for _, m := range []map[string]string{dist("epplug", ""), dist("tomlplug", ""), dist("plain", "")} {
+	for _, m := range []map[string]string{
+		distFiles("epplug", map[string]string{"epplug-1.0.dist-info/entry_points.txt": "[symposium]\nepplug = epplug\n"}),
+		distFiles("tomlplug", map[string]string{"tomlplug/SYMPOSIUM.toml": "name = \"toml-plugin\"\n"}),
+		distFiles("plain", nil),
+	} {
 		for k, v := range m {
-			files[k] = v
+			files[cacheSite+k] = v
 		}
 	}
-	files[cacheSite+"epplug-1.0.dist-info/entry_points.txt"] = "[symposium]\nepplug = epplug\n"
 	writeTree(t, ws, files)
 	return []protocol.PackageID{pkgID("epplug", "1.0"), pkgID("tomlplug", "1.0"), pkgID("plain", "1.0"), pkgID("local", "*")}
+}
+
+// distFiles returns the files, relative to site-packages, of name 1.0 as
+// an installer writes it: its package's __init__.py, METADATA, RECORD and
+// extra.
+func distFiles(name string, extra map[string]string) map[string]string {
+	di := name + "-1.0.dist-info/"
+	files := map[string]string{
+		di + "METADATA":       "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n\n",
+		di + "RECORD":         name + "/__init__.py,,\n",
+		name + "/__init__.py": "",
+		di + "INSTALLER":      "pip\n",
+	}
+	for k, v := range extra {
+		files[k] = v
+	}
+	return files
+}
+
+// reinstall does to the virtualenv in ws what pip install --force-reinstall
+// does to name 1.0: its dist-info and package directories are removed, then
+// written anew from distFiles(name, extra), RECORD last.
+func reinstall(t *testing.T, ws, name string, extra map[string]string) {
+	t.Helper()
+	uninstall(t, ws, name)
+	files := distFiles(name, extra)
+	record := name + "-1.0.dist-info/RECORD"
+	rest := map[string]string{}
+	for k, v := range files {
+		if k != record {
+			rest[k] = v
+		}
+	}
+	site := filepath.Join(ws, cacheSite)
+	writeTree(t, site, rest)
+	writeTree(t, site, map[string]string{record: files[record]})
+}
+
+// uninstall does to the virtualenv in ws what pip uninstall does to name
+// 1.0: its dist-info and package directories are removed.
+func uninstall(t *testing.T, ws, name string) {
+	t.Helper()
+	site := filepath.Join(ws, cacheSite)
+	for _, d := range []string{name + "-1.0.dist-info", name} {
+		if err := os.RemoveAll(filepath.Join(site, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// handMade makes tomlplug's dist-info one no installer finished writing:
+// no RECORD (its top-level package named by top_level.txt instead).
+func handMade(t *testing.T, ws string) {
+	t.Helper()
+	di := filepath.Join(ws, cacheSite, "tomlplug-1.0.dist-info")
+	if err := os.Remove(filepath.Join(di, "RECORD")); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, di, map[string]string{"top_level.txt": "tomlplug\n"})
+}
+
+// editablePlain makes plain an editable install of the project directory
+// plainsrc (direct_url.json and the .pth file its RECORD lists), whose
+// tree offers no plugin yet.
+func editablePlain(t *testing.T, ws string) {
+	t.Helper()
+	uninstall(t, ws, "plain")
+	proj := filepath.Join(ws, "plainsrc")
+	files := editable("plain", proj)
+	files["plainsrc/pyproject.toml"] = "[project]\nname = \"plain\"\nversion = \"1.0\"\n"
+	writeTree(t, ws, files)
 }
 
 func writeTree(t *testing.T, dir string, files map[string]string) {
@@ -57,62 +124,108 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// cacheCases are the changes after which a cached active_plugins answer
+// must be computed again (or, for the cases with unseen set, must not):
+// setup, when set, shapes the project before the first answer.
+var cacheCases = []struct {
+	name   string
+	setup  func(t *testing.T, ws string)
+	change func(t *testing.T, ws string)
+	// unseen marks a change the cached answer deliberately does not see: a
+	// hand edit inside files an installer owns, trusted on the stamp of
+	// site-packages (the documented trade, see owned.go).
+	unseen bool
+}{
+	// Installed distributions change the way installers change them.
+	{name: "reinstalled with an entry point", change: func(t *testing.T, ws string) {
+		reinstall(t, ws, "plain", map[string]string{"plain-1.0.dist-info/entry_points.txt": "[symposium]\nplain = plain\n"})
+	}},
+	{name: "reinstalled without its entry point", change: func(t *testing.T, ws string) {
+		reinstall(t, ws, "epplug", nil)
+	}},
+	{name: "reinstalled with other entry points", change: func(t *testing.T, ws string) {
+		reinstall(t, ws, "epplug", map[string]string{"epplug-1.0.dist-info/entry_points.txt": "[console_scripts]\nx = epplug:main\n"})
+	}},
+	{name: "reinstalled with a SYMPOSIUM.toml", change: func(t *testing.T, ws string) {
+		reinstall(t, ws, "plain", map[string]string{"plain/SYMPOSIUM.toml": "name = \"plain-plugin\"\n"})
+	}},
+	{name: "reinstalled without its SYMPOSIUM.toml", change: func(t *testing.T, ws string) {
+		reinstall(t, ws, "tomlplug", nil)
+	}},
+	{name: "reinstalled with another SYMPOSIUM.toml", change: func(t *testing.T, ws string) {
+		reinstall(t, ws, "tomlplug", map[string]string{"tomlplug/SYMPOSIUM.toml": "name = \"renamed\"\n"})
+	}},
+	{name: "uninstalled", change: func(t *testing.T, ws string) {
+		uninstall(t, ws, "epplug")
+	}},
+	{name: "distribution reinstalled at another version", change: func(t *testing.T, ws string) {
+		site := filepath.Join(ws, cacheSite)
+		os.RemoveAll(filepath.Join(site, "tomlplug-1.0.dist-info"))
+		writeTree(t, site, map[string]string{
+			"tomlplug-2.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tomlplug\nVersion: 2.0\n\n",
+			"tomlplug-2.0.dist-info/RECORD":   "tomlplug/__init__.py,,\n",
+		})
+	}},
+	{name: "package directory replaced", change: func(t *testing.T, ws string) {
+		site := filepath.Join(ws, cacheSite)
+		writeTree(t, site, map[string]string{".new/__init__.py": ""})
+		os.RemoveAll(filepath.Join(site, "tomlplug"))
+		if err := os.Rename(filepath.Join(site, ".new"), filepath.Join(site, "tomlplug")); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	// The trade: a hand edit inside an installed distribution, its
+	// installer's record (site-packages) unchanged, is not seen.
+	{name: "installed SYMPOSIUM.toml edited by hand", unseen: true, change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{cacheSite + "tomlplug/SYMPOSIUM.toml": "name = \"renamed\"\n"})
+	}},
+	{name: "installed entry points edited by hand", unseen: true, change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{cacheSite + "epplug-1.0.dist-info/entry_points.txt": "[console_scripts]\nx = epplug:main\n"})
+	}},
+	// The fallback: a dist-info without RECORD is stamped file by file.
+	{name: "no RECORD: SYMPOSIUM.toml edited in place", setup: handMade, change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{cacheSite + "tomlplug/SYMPOSIUM.toml": "name = \"renamed\"\n"})
+	}},
+	{name: "no RECORD: top_level.txt edited in place", setup: handMade, change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{cacheSite + "tomlplug-1.0.dist-info/top_level.txt": "other\n"})
+	}},
+	// What a user edits is stamped file by file.
+	{name: "editable install's project gets a SYMPOSIUM.toml", setup: editablePlain, change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{"plainsrc/SYMPOSIUM.toml": "name = \"plain-plugin\"\n"})
+	}},
+	{name: "editable install's pyproject gets tool.symposium in place", setup: editablePlain, change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{"plainsrc/pyproject.toml": "[project]\nname = \"plain\"\nversion = \"1.0\"\n\n[tool.symposium]\nname = \"plain-plugin\"\n"})
+	}},
+	{name: "path dependency's pyproject edited", change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{"local/pyproject.toml": "[project]\nname = \"local\"\nversion = \"0.5\"\n\n[tool.symposium]\nname = \"renamed\"\n"})
+	}},
+	{name: "path dependency moved by the manifest", change: func(t *testing.T, ws string) {
+		writeTree(t, ws, map[string]string{
+			"pyproject.toml":       "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"epplug\", \"tomlplug\", \"plain\", \"local\"]\n\n[tool.uv.sources]\nlocal = { path = \"other\" }\n",
+			"other/pyproject.toml": "[project]\nname = \"local\"\nversion = \"0.5\"\n",
+		})
+	}},
+}
+
 // TestActivePluginsCache: a second active_plugins on unchanged files is
-// served from the persisted cache; after each kind of change, the cached
-// PM answers exactly what a PM without a cache answers.
+// served from the persisted cache; after each change of cacheCases, the
+// cached PM answers exactly what a PM without a cache answers (or, for a
+// change it deliberately does not see, its first answer, which a PM
+// without a cache no longer gives).
 func TestActivePluginsCache(t *testing.T) {
-	for _, tc := range []struct {
+	cases := append([]struct {
 		name   string
+		setup  func(t *testing.T, ws string)
 		change func(t *testing.T, ws string)
-	}{
-		{"nothing", func(*testing.T, string) {}},
-		{"entry point added", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "plain-1.0.dist-info/entry_points.txt": "[symposium]\nplain = plain\n"})
-		}},
-		{"entry point removed", func(t *testing.T, ws string) {
-			os.Remove(filepath.Join(ws, cacheSite+"epplug-1.0.dist-info/entry_points.txt"))
-		}},
-		{"entry points edited in place", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "epplug-1.0.dist-info/entry_points.txt": "[console_scripts]\nx = epplug:main\n"})
-		}},
-		{"SYMPOSIUM.toml added", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "plain/SYMPOSIUM.toml": "name = \"plain-plugin\"\n"})
-		}},
-		{"SYMPOSIUM.toml removed", func(t *testing.T, ws string) {
-			os.Remove(filepath.Join(ws, cacheSite+"tomlplug/SYMPOSIUM.toml"))
-		}},
-		{"SYMPOSIUM.toml edited", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "tomlplug/SYMPOSIUM.toml": "name = \"renamed\"\n"})
-		}},
-		{"distribution reinstalled at another version", func(t *testing.T, ws string) {
-			site := filepath.Join(ws, cacheSite)
-			os.RemoveAll(filepath.Join(site, "tomlplug-1.0.dist-info"))
-			writeTree(t, site, map[string]string{
-				"tomlplug-2.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tomlplug\nVersion: 2.0\n\n",
-				"tomlplug-2.0.dist-info/RECORD":   "tomlplug/__init__.py,,\n",
-			})
-		}},
-		{"package directory replaced", func(t *testing.T, ws string) {
-			site := filepath.Join(ws, cacheSite)
-			writeTree(t, site, map[string]string{".new/__init__.py": ""})
-			os.RemoveAll(filepath.Join(site, "tomlplug"))
-			if err := os.Rename(filepath.Join(site, ".new"), filepath.Join(site, "tomlplug")); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"path dependency's pyproject edited", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{"local/pyproject.toml": "[project]\nname = \"local\"\nversion = \"0.5\"\n\n[tool.symposium]\nname = \"renamed\"\n"})
-		}},
-		{"path dependency moved by the manifest", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{
-				"pyproject.toml":       "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"epplug\", \"tomlplug\", \"plain\", \"local\"]\n\n[tool.uv.sources]\nlocal = { path = \"other\" }\n",
-				"other/pyproject.toml": "[project]\nname = \"local\"\nversion = \"0.5\"\n",
-			})
-		}},
-	} {
+		unseen bool
+	}{{name: "nothing", change: func(*testing.T, string) {}}}, cacheCases...)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
 			deps := cacheProject(t, ws)
+			if tc.setup != nil {
+				tc.setup(t, ws)
+			}
 			time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
 			cache := t.TempDir()
 			ctx := context.Background()
@@ -135,7 +248,24 @@ func TestActivePluginsCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tc.unseen {
+				checkUnseen(t, first, got, want)
+				return
+			}
 			pmtest.CheckInvalidation(t, tc.name != "nothing", first, got, want)
 		})
+	}
+}
+
+// checkUnseen checks a change the cache deliberately does not see: the
+// cached PM still answers first, and a PM without a cache answers
+// otherwise (or the case tests nothing).
+func checkUnseen(t *testing.T, first, cached, fresh []protocol.Offer) {
+	t.Helper()
+	if !maps.Equal(pmtest.OfferSet(cached), pmtest.OfferSet(first)) {
+		t.Errorf("the cached PM saw a hand edit inside an installed distribution: answered\n%v\nthen\n%v", pmtest.OfferSet(first), pmtest.OfferSet(cached))
+	}
+	if maps.Equal(pmtest.OfferSet(fresh), pmtest.OfferSet(first)) {
+		t.Errorf("the change did not change the answer: the case tests nothing")
 	}
 }

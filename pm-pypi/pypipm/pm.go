@@ -51,6 +51,11 @@ type PM struct {
 	// verified spares active_plugins the stats list_deps just made.
 	verified depcache.Verified
 
+	// rawDepsOnce loads rawDeps, the list_deps answer persisted as sent
+	// (listdepsraw.go).
+	rawDepsOnce sync.Once
+	rawDeps     rawDeps
+
 	depsOnce sync.Once
 	deps     []protocol.PackageID
 	local    map[string]string

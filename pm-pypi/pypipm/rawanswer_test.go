@@ -2,8 +2,6 @@ package pypipm
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,34 +28,18 @@ func (c countingPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID
 
 // TestRawAnswerInvalidation: the second hook is answered from the encoded
 // answer the first persisted (ActivePlugins is not called); after each
-// in-place edit of what a plugin is read from, the next hook computes the
-// answer again and it is exactly what a PM without a cache answers.
+// change of cacheCases, the next hook computes the answer again and it is
+// exactly what a PM without a cache answers; after a change the cache
+// deliberately does not see (a hand edit inside an installed
+// distribution), the next hook is still served the first answer.
 func TestRawAnswerInvalidation(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		change func(t *testing.T, ws string)
-	}{
-		{"SYMPOSIUM.toml edited in place", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "tomlplug/SYMPOSIUM.toml": "name = \"renamed\"\n"})
-		}},
-		{"SYMPOSIUM.toml added", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "plain/SYMPOSIUM.toml": "name = \"plain-plugin\"\n"})
-		}},
-		{"SYMPOSIUM.toml removed", func(t *testing.T, ws string) {
-			if err := os.Remove(filepath.Join(ws, cacheSite+"tomlplug/SYMPOSIUM.toml")); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"entry point added in place", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{cacheSite + "epplug-1.0.dist-info/entry_points.txt": "[console_scripts]\nx = epplug\n"})
-		}},
-		{"path dependency's tool.symposium edited in place", func(t *testing.T, ws string) {
-			writeTree(t, ws, map[string]string{"local/pyproject.toml": "[project]\nname = \"local\"\nversion = \"0.5\"\n\n[tool.symposium]\nname = \"renamed\"\n"})
-		}},
-	} {
+	for _, tc := range cacheCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
 			deps := cacheProject(t, ws)
+			if tc.setup != nil {
+				tc.setup(t, ws)
+			}
 			time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
 			var computed atomic.Int32
 			env := testEnv(t, nil)
@@ -65,7 +47,19 @@ func TestRawAnswerInvalidation(t *testing.T) {
 				return pmtest.Hook{New: func() pmserver.PM { return countingPM{New(), &computed} }, Deps: deps,
 					Options: host.Options{Workspace: ws, CacheDir: cache, Env: env}}
 			}
-			pmtest.CheckServedEncoded(t, hook(t.TempDir()), hook(""), &computed, func() { tc.change(t, ws) })
+			cached := hook(t.TempDir())
+			if !tc.unseen {
+				pmtest.CheckServedEncoded(t, cached, hook(""), &computed, func() { tc.change(t, ws) })
+				return
+			}
+			first := cached.Run(t).Offers
+			tc.change(t, ws)
+			computed.Store(0)
+			got := cached.Run(t).Offers
+			if n := computed.Load(); n != 0 {
+				t.Errorf("after a hand edit inside an installed distribution the cached PM computed %d answers, want 0 (served encoded)", n)
+			}
+			checkUnseen(t, first, got, hook("").Run(t).Offers)
 		})
 	}
 }

@@ -14,7 +14,9 @@ import (
 // genHookVenv writes a project declaring n dependencies, each installed in
 // .venv (METADATA, RECORD, a package directory), one in ten with a
 // SYMPOSIUM.toml in its package, and returns them as list_deps reports
-// them.
+// them. With a RECORD, as installers write it, each distribution is
+// installer-owned (owned.go): a cached answer is checked through the stamp
+// of site-packages and the plugin roots, not file by file.
 func genHookVenv(tb testing.TB, ws string, n int) []protocol.PackageID {
 	tb.Helper()
 	site := filepath.Join(ws, ".venv", "lib", "python3.12", "site-packages")
