@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 )
 
 // DefaultMaxMessage is the default bound on one message: 64 MiB.
@@ -129,13 +130,15 @@ func keepHead(buf, chunk []byte) []byte {
 	return h
 }
 
-var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*"|null)`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"id"\s*:\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*"|null)`)
+})
 
 // FindID returns the raw JSON-RPC id in the first "id" member of msg's
 // prefix, or nil when there is none. It does not parse the whole message, so
 // it works on truncated messages.
 func FindID(msg []byte) json.RawMessage {
-	m := idPattern.FindSubmatch(msg[:min(len(msg), headSize)])
+	m := idPattern().FindSubmatch(msg[:min(len(msg), headSize)])
 	if m == nil {
 		return nil
 	}

@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask replaces every secret.
@@ -111,14 +112,19 @@ func SecretKey(key string) bool {
 
 var secretWords = []string{"token", "pass", "secret", "key", "sig", "credential", "session", "auth", "cookie"}
 
-var (
-	// assignment finds "name = value", "name: value" and JSON's
-	// "name": "value" for credential-like names; the value is group 2.
-	assignment = regexp.MustCompile(`(?i)((?:_authToken|_auth|_password|password|passwd|token|secret|api[-_]?key|access[-_]?key)"?\s*[=:]\s*"?)([^\s"',;&]+)`)
-	// header finds credential headers in text; the value runs to the end
-	// of the line.
-	header = regexp.MustCompile(`(?i)\b((?:proxy-)?(?:authorization|cookie|set-cookie|x-api-key|private-token|x-auth-token|x-npm-otp)\s*:\s*)([^\r\n]+)`)
-)
+// secretPatterns are the regular expressions Text applies, compiled on
+// first use rather than when the package is initialised: a PM that never
+// reports a problem never needs them.
+var secretPatterns = sync.OnceValue(func() struct{ assignment, header *regexp.Regexp } {
+	return struct{ assignment, header *regexp.Regexp }{
+		// assignment finds "name = value", "name: value" and JSON's
+		// "name": "value" for credential-like names; the value is group 2.
+		assignment: regexp.MustCompile(`(?i)((?:_authToken|_auth|_password|password|passwd|token|secret|api[-_]?key|access[-_]?key)"?\s*[=:]\s*"?)([^\s"',;&]+)`),
+		// header finds credential headers in text; the value runs to the
+		// end of the line.
+		header: regexp.MustCompile(`(?i)\b((?:proxy-)?(?:authorization|cookie|set-cookie|x-api-key|private-token|x-auth-token|x-npm-otp)\s*:\s*)([^\r\n]+)`),
+	}
+})
 
 // authorityEnd are the bytes that end a URL's user information and host in
 // free text: the path, query and the punctuation that commonly quotes a URL.
@@ -133,9 +139,10 @@ func Text(s string) string {
 		s = userinfo(s)
 	}
 	if strings.ContainsAny(s, "=:") {
-		s = header.ReplaceAllString(s, "${1}"+Mask)
-		s = assignment.ReplaceAllStringFunc(s, func(m string) string {
-			sub := assignment.FindStringSubmatch(m)
+		re := secretPatterns()
+		s = re.header.ReplaceAllString(s, "${1}"+Mask)
+		s = re.assignment.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.assignment.FindStringSubmatch(m)
 			return sub[1] + Mask
 		})
 	}

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -170,26 +171,32 @@ func decodeError(file string, err error) *Error {
 	return e
 }
 
-var (
-	mismatchRE = regexp.MustCompile(`^cannot decode TOML (.+?) into (?:struct field \S+ of type )?(.+)$`)
-	storeRE    = regexp.MustCompile(`^(?:negative )?integer value (-?\d+) cannot be stored in \S+$`)
-	floatRE    = regexp.MustCompile(`^float value \S+ cannot be stored in \S+$`)
-	tableInRE  = regexp.MustCompile(`^cannot store (a table|an array table) in an? \S+$`)
-)
+// goMessages are the go-toml messages Words rewrites. They are compiled
+// on first use, not when the package is initialised: most processes
+// (every cached hook) never decode a mistyped TOML value.
+var goMessages = sync.OnceValue(func() struct{ mismatch, store, float, tableIn *regexp.Regexp } {
+	return struct{ mismatch, store, float, tableIn *regexp.Regexp }{
+		mismatch: regexp.MustCompile(`^cannot decode TOML (.+?) into (?:struct field \S+ of type )?(.+)$`),
+		store:    regexp.MustCompile(`^(?:negative )?integer value (-?\d+) cannot be stored in \S+$`),
+		float:    regexp.MustCompile(`^float value \S+ cannot be stored in \S+$`),
+		tableIn:  regexp.MustCompile(`^cannot store (a table|an array table) in an? \S+$`),
+	}
+})
 
 // Words rewrites a go-toml message that names Go types in the file's
 // terms, and returns other messages unchanged.
 func Words(msg string) string {
-	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
+	re := goMessages()
+	if m := re.mismatch.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("expected %s, found %s", goWords(m[2]), article(m[1]))
 	}
-	if m := storeRE.FindStringSubmatch(msg); m != nil {
+	if m := re.store.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("the integer %s is out of range here", m[1])
 	}
-	if floatRE.MatchString(msg) {
+	if re.float.MatchString(msg) {
 		return "the number is out of range here"
 	}
-	if m := tableInRE.FindStringSubmatch(msg); m != nil {
+	if m := re.tableIn.FindStringSubmatch(msg); m != nil {
 		return m[1] + " is not allowed here"
 	}
 	return msg
