@@ -215,6 +215,11 @@ func (s *scanner) plainBytes() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i
+	// The common case, printable ASCII up to the closing quote, in a
+	// tight loop; the loop below handles the rest from where it stops.
+	for s.i < len(s.data) && plainASCII[s.data[s.i]] {
+		s.i++
+	}
 	ascii := true
 	for s.i < len(s.data) {
 		c := s.data[s.i]
@@ -235,6 +240,15 @@ func (s *scanner) plainBytes() ([]byte, bool) {
 	}
 	return nil, false
 }
+
+// plainASCII holds the bytes a plain string holds as they are: printable
+// ASCII but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // stringValue reads a string, decoding escapes through encoding/json.
 func (s *scanner) stringValue() (string, bool) {
