@@ -113,7 +113,9 @@ func indexFiles(b *testing.B, cacheDir string) []string {
 // without it ("no-index": the index removed before each run, so every
 // manifest and SKILL.md is parsed again), interleaved with `git ls-files`
 // on the same checkout and the SDK's floors (the null PM's whole hook, a Go
-// binary that only starts). Target: cached/nullpm ≤ 2 at 10,000 entries.
+// binary that only starts) and cat-answer, cat writing the cached hook's
+// output (3.7 MiB at 10,000 entries, where the null PM sends a few hundred
+// bytes) to the same pipe. Target: cached/nullpm ≤ 2 at 10,000 entries.
 // "in-process" is the same work without spawning.
 //
 //	go test -run '^$' -bench ActivePluginsNone -benchtime 1x ./gitregistry
@@ -125,9 +127,19 @@ func BenchmarkActivePluginsNone(b *testing.B) {
 		ws, cache, nullCache := b.TempDir(), b.TempDir(), b.TempDir()
 		args := []string{"--name", "bench", "--url", repo.Dir}
 		refresh(b, bin, args, ws, cache)
-		if got := offers(b, runHook(b, bin, args, ws, cache)); got != n {
+		first := runHook(b, bin, args, ws, cache)
+		if got := offers(b, first); got != n {
 			b.Fatalf("active_plugins offered %d entries, want %d", got, n)
 		}
+		// The null PM answers an empty list_deps (a few hundred bytes);
+		// the registry's answer is megabytes at 10,000 entries. cat-answer
+		// is the floor of sending that much: cat writing the hook's whole
+		// output, from a file, to the same pipe.
+		answerFile := filepath.Join(b.TempDir(), "hook-output")
+		if err := os.WriteFile(answerFile, first.Out, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("entries=%d: the hook writes %d bytes", n, len(first.Out))
 		if idx := indexFiles(b, cache); len(idx) == 0 {
 			b.Fatalf("no persisted index in %s", cache)
 		}
@@ -156,12 +168,17 @@ func BenchmarkActivePluginsNone(b *testing.B) {
 					}
 					return check(runHook(b, bin, args, ws, cache))
 				}},
+				benchkit.Variant{Name: "cat-answer", Run: func() benchkit.Hook {
+					return benchkit.RunCmd(b, exec.Command("cat", answerFile), ws)
+				}},
 				benchkit.Variant{Name: "git-ls-files", Run: func() benchkit.Hook {
 					return benchkit.RunCmd(b, exec.Command("git", "ls-files"), repo.Dir)
 				}},
 			)
 			b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
 			b.ReportMetric(med["no-index"]/med["nullpm"], "no-index/nullpm")
+			b.ReportMetric(med["cat-answer"]/med["nullpm"], "cat-answer/nullpm")
+			benchkit.ReportLoad(b)
 		})
 		b.Run(fmt.Sprintf("entries=%d/in-process", n), func(b *testing.B) {
 			// The same work without spawning: a fresh PM each time (open the

@@ -17,18 +17,24 @@ import (
 // then reads the index file, checks it whole (checksum, format, commit),
 // checks the stamps of the commit's directories, sends the diagnostics of
 // the entries not offered, and hands the answer to the harness as it is:
-// no entry is decoded and no offer encoded (pmserver.RawActivePlugins).
+// no entry is decoded and no offer encoded. The answer came from
+// pmserver.EncodeOffers when it was kept and the head's checksum, checked
+// on every read, covers it, so it is served as vetted
+// (pmserver.VettedActivePlugins): the harness checks its framing but does
+// not scan megabytes of it again for JSON validity.
 // Anything else (no answer kept, another name or directory, a damaged
 // index, a stamp that moved) declines, and the usual path answers, builds
 // or repairs what it must, and keeps the answer for the next hook.
 
-// ActivePluginsRaw serves the active_plugins answer kept with the current
-// commit's persisted index (pmserver.RawActivePlugins). It declines, for
+// ActivePluginsVetted serves the active_plugins answer kept with the
+// current commit's persisted index (pmserver.VettedActivePlugins): bytes
+// EncodeOffers produced, read back only through the head's checksum
+// (decodeHead), so a damaged answer is never served. It declines, for
 // the usual path to answer, whenever that answer is not known to be exactly
 // what the usual path would send: params it would refuse, a registry never
 // fetched, an index not intact or not for this name and directory, a
 // directory whose stamps moved.
-func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, bool, error) {
+func (p *PM) ActivePluginsVetted(ctx context.Context, params json.RawMessage) (pmserver.Vetted, bool, error) {
 	if len(params) > 0 && string(params) != "null" {
 		var ap protocol.ActivePluginsParams
 		if json.Unmarshal(params, &ap) != nil {
@@ -45,7 +51,7 @@ func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json
 	}
 	head.diagnose(ctx, p.cfg.Name, snap.Dir)
 	p.log.Debug("served the kept active_plugins answer", "commit", snap.Commit, "bytes", len(head.Answer.JSON))
-	return head.Answer.JSON, true, nil
+	return pmserver.Vetted(head.Answer.JSON), true, nil
 }
 
 // answerHead returns the head of the commit's persisted index (decodeHead)
@@ -75,7 +81,7 @@ func (p *PM) answerHead(c *gitcache.Cache, snap gitcache.Snapshot) *index {
 
 // keepAnswer persists idx again with its active_plugins answer when the
 // persisted one is missing or was encoded for another name or directory,
-// so that the next hook serves it (ActivePluginsRaw).
+// so that the next hook serves it (ActivePluginsVetted).
 func (p *PM) keepAnswer(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, idx *index) {
 	p.mu.Lock()
 	kept := idx.Answer.matches(p.cfg.Name, snap.Dir)

@@ -49,7 +49,9 @@ func serveOnce(t *testing.T, url, cache, method, params string) (string, string)
 // encoded), and what it sends — the diagnostics of the entries not offered,
 // then the result — is byte for byte what the usual path sends. An index
 // whose kept answer is damaged, or whose directory's stamps moved, is never
-// served: the usual path answers, the same, and keeps the answer again.
+// served (the checksum of the index's head refuses it, since the harness
+// does not scan a vetted answer for JSON validity): the usual path
+// answers, the same, and keeps the answer again.
 func TestKeptAnswer(t *testing.T) {
 	f := newFixture(t)
 	cache := t.TempDir()
@@ -78,6 +80,17 @@ func TestKeptAnswer(t *testing.T) {
 				t.Fatal("no answer in the index")
 			}
 			b[i+10] ^= 1
+			os.WriteFile(idxPath, b, 0o644)
+		}},
+		{"kept answer made invalid JSON", func(t *testing.T) {
+			// The answer is served as vetted (the harness does not check
+			// it is JSON): only the head's checksum keeps this one out.
+			b, _ := os.ReadFile(idxPath)
+			i := bytes.Index(b, []byte(`"root":`))
+			if i < 0 {
+				t.Fatal("no answer in the index")
+			}
+			b[i+6] = ';'
 			os.WriteFile(idxPath, b, 0o644)
 		}},
 		{"stamps moved", func(t *testing.T) {

@@ -166,8 +166,9 @@ func (c *lineChannel) Send(msg []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.mu.Lock()
+	parts := [][]byte{msg}
 	if single != nil && c.raw != nil {
-		msg = c.spliceRaw(msg, single, keys[0])
+		parts = c.spliceRaw(msg, single, keys[0])
 	}
 	for _, k := range keys {
 		if n := c.pending[k]; n > 1 {
@@ -182,7 +183,7 @@ func (c *lineChannel) Send(msg []byte) error {
 	}
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	return c.writeLocked(msg)
+	return c.writeLocked(parts...)
 }
 
 func (c *lineChannel) write(msg []byte) error {
@@ -191,16 +192,44 @@ func (c *lineChannel) write(msg []byte) error {
 	return c.writeLocked(msg)
 }
 
-// writeLocked writes one message line; the caller holds wmu.
-func (c *lineChannel) writeLocked(msg []byte) error {
+// writeLocked writes one message line, given as the parts to join; the
+// caller holds wmu. A message whose parts are small is joined and written
+// at once; a large part (a pre-encoded result, see spliceRaw) is written
+// as it is, between the others, rather than copied.
+func (c *lineChannel) writeLocked(parts ...[]byte) error {
 	if c.closed {
 		return errors.New("channel is closed")
 	}
-	buf := make([]byte, 0, len(msg)+1)
-	buf = append(append(buf, msg...), '\n')
+	small := 1
+	for _, p := range parts {
+		if len(p) <= directWrite {
+			small += len(p)
+		}
+	}
+	buf := make([]byte, 0, small)
+	for _, p := range parts {
+		if len(p) <= directWrite {
+			buf = append(buf, p...)
+			continue
+		}
+		if len(buf) > 0 {
+			if _, err := c.w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if _, err := c.w.Write(p); err != nil {
+			return err
+		}
+	}
+	buf = append(buf, '\n')
 	_, err := c.w.Write(buf)
 	return err
 }
+
+// directWrite is the size past which a part of a message is written as it
+// is rather than copied into the line being assembled.
+const directWrite = 64 << 10
 
 // reply writes an error response directly, for messages jrpc2 never sees.
 func (c *lineChannel) reply(id json.RawMessage, code protocol.Code, message string) {

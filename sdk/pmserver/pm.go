@@ -5,7 +5,8 @@
 // Searcher, Refresher and WorkspaceReporter, and calls Main from the binary's
 // main function. A PM that keeps answers already encoded may also implement
 // RawActivePlugins and RawDepLister, which the harness tries before decoding
-// a request or encoding an answer. The harness announces the capabilities
+// a request or encoding an answer, and VettedActivePlugins for answers it
+// checked when it stored them and protects by a checksum. The harness announces the capabilities
 // the optional interfaces provide, answers the other optional methods with their empty
 // result, enforces the initialize handshake, keeps serving after bad input and
 // handler panics, keeps stray writes off the protocol stream, and answers every

@@ -122,18 +122,19 @@ func EncodeDeps(ctx context.Context, deps []protocol.PackageID) (json.RawMessage
 const rawPlaceholder = "0"
 
 // rawResult vets a result a PM encoded itself and hands it to the channel
-// for the response to the request ctx belongs to. It must be one line of
-// valid JSON holding an array.
-func (s *server) rawResult(ctx context.Context, method string, res json.RawMessage) (any, error) {
+// for the response to the request ctx belongs to. It must be one line
+// holding a JSON array; unless the PM vetted it when it stored it (see
+// Vetted), it must also be valid UTF-8 and JSON.
+func (s *server) rawResult(ctx context.Context, method string, res json.RawMessage, vetted bool) (any, error) {
 	r, _ := ctx.Value(requestKey{}).(*request)
 	switch {
 	case len(res) < 2 || res[0] != '[' || res[len(res)-1] != ']':
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not a JSON array", method)
 	case bytes.IndexByte(res, '\n') >= 0:
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not on one line", method)
-	case !utf8.Valid(res):
+	case !vetted && !utf8.Valid(res):
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not valid UTF-8", method)
-	case !json.Valid(res):
+	case !vetted && !json.Valid(res):
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not valid JSON", method)
 	case r == nil:
 		return nil, fmt.Errorf("%s: internal error: no request to answer", method)
@@ -154,22 +155,22 @@ func (c *lineChannel) holdRaw(id json.RawMessage, res json.RawMessage) {
 }
 
 // spliceRaw returns msg, the response to the request with the given id and
-// key, with the pre-encoded result held for it in place of the placeholder.
-// A response to such a request that is not the placeholder result (jrpc2
-// answered it otherwise, say once it was cancelled) is sent as it is; the
-// caller holds mu.
-func (c *lineChannel) spliceRaw(msg []byte, id json.RawMessage, key string) []byte {
+// key, as the parts to write in order: the response's head, the pre-encoded
+// result held for it in place of the placeholder, and its end. The result
+// is not copied into a joined message (it can be megabytes). A response to
+// such a request that is not the placeholder result (jrpc2 answered it
+// otherwise, say once it was cancelled) is sent as it is, as the one part;
+// the caller holds mu.
+func (c *lineChannel) spliceRaw(msg []byte, id json.RawMessage, key string) [][]byte {
 	res, ok := c.raw[key]
 	if !ok {
-		return msg
+		return [][]byte{msg}
 	}
 	delete(c.raw, key)
 	const head, mid, tail = `{"jsonrpc":"2.0","id":`, `,"result":`, rawPlaceholder + `}`
 	if len(msg) != len(head)+len(id)+len(mid)+len(tail) || !bytes.HasPrefix(msg, []byte(head)) ||
 		!bytes.HasSuffix(msg, []byte(mid+tail)) || !bytes.Equal(msg[len(head):len(head)+len(id)], id) {
-		return msg
+		return [][]byte{msg}
 	}
-	out := make([]byte, 0, len(head)+len(id)+len(mid)+len(res)+1)
-	out = append(append(append(append(out, head...), id...), mid...), res...)
-	return append(out, '}')
+	return [][]byte{msg[:len(msg)-len(tail)], res, []byte("}")}
 }

@@ -343,13 +343,22 @@ func (s *server) checkOffers(method string, offers []protocol.Offer) ([]protocol
 }
 
 func (s *server) activePlugins(ctx context.Context, raw json.RawMessage) (any, error) {
+	if vp, ok := s.pm.(VettedActivePlugins); ok {
+		res, ok, err := vp.ActivePluginsVetted(ctx, raw)
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			return s.rawResult(ctx, protocol.MethodActivePlugins, json.RawMessage(res), true)
+		}
+	}
 	if rp, ok := s.pm.(RawActivePlugins); ok {
 		res, ok, err := rp.ActivePluginsRaw(ctx, raw)
 		switch {
 		case err != nil:
 			return nil, err
 		case ok:
-			return s.rawResult(ctx, protocol.MethodActivePlugins, res)
+			return s.rawResult(ctx, protocol.MethodActivePlugins, res, false)
 		}
 	}
 	var p protocol.ActivePluginsParams
@@ -427,7 +436,7 @@ func (s *server) listDeps(ctx context.Context, raw json.RawMessage) (any, error)
 		case err != nil:
 			return nil, err
 		case ok:
-			return s.rawResult(ctx, protocol.MethodListDeps, res)
+			return s.rawResult(ctx, protocol.MethodListDeps, res, false)
 		}
 	}
 	deps, err := dl.ListDeps(ctx)

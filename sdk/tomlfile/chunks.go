@@ -56,8 +56,41 @@ func ReadTables[E any](r io.ReadSeeker, key string, rest any) (tables []E, whole
 // tables expected (0 if unknown). An error is one of r's; false without an
 // error is a document to decode whole.
 func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int) ([]E, bool, error) {
+	out := make([]E, 0, sizeHint)
+	ok, err := eachTable(r, key, rest, func(e E) { out = append(out, e) })
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return out, true, nil
+}
+
+// ReadTablesFunc is ReadTables handing each [[key]] table to fn as soon as
+// it is decoded, in the document's order, instead of collecting them: a
+// caller that converts each table into what it keeps, and drops the rest,
+// never holds every decoded table at once. rest is decoded at the end.
+//
+// When whole is non-nil, the document could not be read a table at a time
+// (see UnmarshalTables): fn may already have received some of its tables,
+// which the caller must discard, and whole is the document read again
+// from the start, for the caller to decode at once. An error is one of r's.
+func ReadTablesFunc[E any](r io.ReadSeeker, key string, rest any, fn func(E)) (whole []byte, err error) {
+	ok, err := eachTable(r, key, rest, fn)
+	if err != nil || ok {
+		return nil, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+// eachTable reads the document from r a line at a time and hands each
+// [[key]] table, decoded alone into an E, to fn; the rest of the document
+// is decoded into rest at the end. It reports false (fn having received
+// some tables, perhaps) for a document to decode whole.
+func eachTable[E any](r io.Reader, key string, rest any, fn func(E)) (bool, error) {
 	if !bareKey(key) {
-		return nil, false, nil
+		return false, nil
 	}
 	// Each table is decoded into struct { Tables []E `toml:"<key>"` },
 	// made once.
@@ -66,7 +99,6 @@ func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int)
 	}}))
 	tables := wrapper.Elem().Field(0)
 	var (
-		out     = make([]E, 0, sizeHint)
 		others  []byte // the document without the [[key]] tables
 		piece   []byte // the current [[key]] table, reused
 		inTable bool
@@ -82,7 +114,7 @@ func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int)
 		if err := toml.Unmarshal(piece, wrapper.Interface()); err != nil || tables.Len() != 1 {
 			return false
 		}
-		out = append(out, tables.Index(0).Interface().(E))
+		fn(tables.Index(0).Interface().(E))
 		piece = piece[:0]
 		return true
 	}
@@ -95,7 +127,7 @@ func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int)
 			continue
 		}
 		if err != nil && err != io.EOF {
-			return nil, false, err
+			return false, err
 		}
 		if long != nil {
 			raw = append(long, raw...)
@@ -107,21 +139,21 @@ func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int)
 				switch {
 				case bytes.HasPrefix(line, elem) && headerEnds(line[len(elem):]):
 					if !flush() {
-						return nil, false, nil
+						return false, nil
 					}
 					inTable = true
 					raw = line
 				case bytes.HasPrefix(line, sub) || bytes.HasPrefix(line, subArray):
 					if !inTable {
-						return nil, false, nil
+						return false, nil
 					}
 				case foldsToHeader(line, key):
 					// [[Package]] decodes into the same field as
 					// [[package]]: left to the whole-document decoder.
-					return nil, false, nil
+					return false, nil
 				default:
 					if !flush() {
-						return nil, false, nil
+						return false, nil
 					}
 					inTable = false
 				}
@@ -137,23 +169,23 @@ func UnmarshalTablesFrom[E any](r io.Reader, key string, rest any, sizeHint int)
 		}
 	}
 	if !flush() {
-		return nil, false, nil
+		return false, nil
 	}
 	// The key set outside its tables (key = [...], a dotted key.x = 1)
 	// would be merged with them by the whole-document decoder, or refused.
 	var keys map[string]any
 	if err := toml.Unmarshal(others, &keys); err != nil {
-		return nil, false, nil
+		return false, nil
 	}
 	for k := range keys {
 		if strings.EqualFold(k, key) {
-			return nil, false, nil
+			return false, nil
 		}
 	}
 	if err := toml.Unmarshal(others, rest); err != nil {
-		return nil, false, nil
+		return false, nil
 	}
-	return out, true, nil
+	return true, nil
 }
 
 // headerEnds reports whether what follows a table header on its line is

@@ -138,3 +138,22 @@ func TestReadTables(t *testing.T) {
 		t.Errorf("not streamable: tables %v, whole %q, err %v; want the whole document", tables, whole, err)
 	}
 }
+
+// TestReadTablesFunc: each table reaches fn as it is decoded, in order,
+// the same tables ReadTables collects; a document that cannot be read a
+// table at a time is given whole, read again from the start.
+func TestReadTablesFunc(t *testing.T) {
+	for _, doc := range chunkSeeds {
+		var head, head2 chunkRest
+		want, wantWhole, wantErr := ReadTables[chunkElem](strings.NewReader(doc), "package", &head)
+		var got []chunkElem
+		whole, err := ReadTablesFunc(strings.NewReader(doc), "package", &head2, func(e chunkElem) { got = append(got, e) })
+		if (err != nil) != (wantErr != nil) || string(whole) != string(wantWhole) {
+			t.Errorf("%q: whole %q, err %v; ReadTables gave whole %q, err %v", doc, whole, err, wantWhole, wantErr)
+			continue
+		}
+		if whole == nil && (!reflect.DeepEqual(got, want) && len(got)+len(want) > 0 || head2 != head) {
+			t.Errorf("%q: tables %+v, head %+v; ReadTables gave %+v, %+v", doc, got, head2, want, head)
+		}
+	}
+}

@@ -32,3 +32,23 @@ func TestParseAllocatesLessThanTheDocument(t *testing.T) {
 		t.Errorf("version %q changed with the input buffer", l.Packages["node_modules/pkg-00001"].Version)
 	}
 }
+
+// TestParseSizesTheMapOnce checks that the packages map of a large
+// lockfile is made at its size, not grown a table at a time (each growth
+// allocates the table again and rehashes it): parsing allocates less
+// than three quarters of the document, where growing the map took more
+// than all of it.
+func TestParseSizesTheMapOnce(t *testing.T) {
+	data := genLock(t, 20000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	l, err := Parse(data)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(l.Packages) != 20001 {
+		t.Fatalf("%v, %d packages", err, len(l.Packages))
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(data))*3/4; got > limit {
+		t.Errorf("parsing a %d-byte lockfile allocated %d bytes, want at most %d", len(data), got, limit)
+	}
+}

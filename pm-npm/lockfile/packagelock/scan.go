@@ -215,6 +215,11 @@ func (s *scanner) plainBytes() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i
+	// The common case, printable ASCII up to the closing quote, in a
+	// tight loop; the loop below handles the rest from where it stops.
+	for s.i < len(s.data) && plainASCII[s.data[s.i]] {
+		s.i++
+	}
 	ascii := true
 	for s.i < len(s.data) {
 		c := s.data[s.i]
@@ -235,6 +240,15 @@ func (s *scanner) plainBytes() ([]byte, bool) {
 	}
 	return nil, false
 }
+
+// plainASCII holds the bytes a plain string holds as they are: printable
+// ASCII but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // stringValue reads a string, decoding escapes through encoding/json.
 func (s *scanner) stringValue() (string, bool) {
@@ -385,15 +399,31 @@ func (s *scanner) skip(depth int) bool {
 	}
 }
 
-// packages reads the "packages" object.
+// packages reads the "packages" object. Its first sampleEntries entries
+// are held in a slice; the map is then made once, at the size the bytes
+// they took predict for the rest of the document (sizeHint), instead of
+// grown and rehashed a dozen times on a large lockfile.
 func (s *scanner) packages() (map[string]Package, bool) {
 	if !s.byte('{') {
 		return nil, false
 	}
-	out := map[string]Package{}
+	start := s.i
+	var (
+		out    map[string]Package
+		sample []sampled
+	)
+	// fill makes the map, for hint entries, and moves the sample into it
+	// in order: a repeated key's last entry wins, as it would have.
+	fill := func(hint int) {
+		out = make(map[string]Package, hint)
+		for _, e := range sample {
+			out[e.key] = e.p
+		}
+		sample = nil
+	}
 	s.space()
 	if s.byte('}') {
-		return out, true
+		return map[string]Package{}, true
 	}
 	for {
 		key, ok := s.stringValue()
@@ -404,18 +434,53 @@ func (s *scanner) packages() (map[string]Package, bool) {
 		if !ok {
 			return nil, false
 		}
-		out[key] = p
+		if out != nil {
+			out[key] = p
+		} else if sample = append(sample, sampled{key, p}); len(sample) == sampleEntries {
+			fill(sizeHint(len(sample), s.i-start, len(s.data)-s.i))
+		}
 		s.space()
 		if s.byte(',') {
 			s.space()
 			continue
 		}
 		if s.byte('}') {
+			if out == nil {
+				fill(len(sample))
+			}
 			return out, true
 		}
 		return nil, false
 	}
 }
+
+// sampled is one entry of the sample packages reads before it makes its
+// map.
+type sampled struct {
+	key string
+	p   Package
+}
+
+// sampleEntries is how many entries packages reads before sizing its map.
+const sampleEntries = 64
+
+// sizeHint predicts the number of entries of a map whose first n entries
+// took used bytes, with left bytes of the document after them: n plus as
+// many again per used bytes in what is left. What is left may hold
+// something else after the map (the v1 tree of a v2 lockfile, about as
+// large again, or anything a hostile file holds): the map is then made
+// larger than it needed, but never for more than maxHint entries; past
+// that it grows as it fills.
+func sizeHint(n, used, left int) int {
+	if used <= 0 {
+		return n
+	}
+	return n + min(left/used*n+left%used*n/used, maxHint)
+}
+
+// maxHint bounds the entries a map is made for ahead of reading them: a
+// few megabytes of map whatever the document.
+const maxHint = 1 << 16
 
 // pkg reads one entry; a repeated key's entry replaces the earlier one,
 // as encoding/json decodes each map element from zero.

@@ -3,6 +3,7 @@ package packagelock
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -94,4 +95,32 @@ func FuzzScanMatchesDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkScan(t, data) })
+}
+
+// TestScanAcrossTheSample: a packages map longer than the sample read
+// before the map is made (sampleEntries), or exactly as long, or with
+// repeated keys inside the sample and across its end, is what
+// encoding/json decodes: the last entry of a key wins.
+func TestScanAcrossTheSample(t *testing.T) {
+	for _, n := range []int{sampleEntries - 1, sampleEntries, sampleEntries + 1, 3 * sampleEntries} {
+		var b bytes.Buffer
+		b.WriteString(`{"lockfileVersion":2,"packages":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			key := i
+			if i == 20 || i == n-1 {
+				key = 3 // repeated inside the sample, and after it
+			}
+			fmt.Fprintf(&b, `"node_modules/p%d":{"version":"1.0.%d"}`, key, i)
+		}
+		b.WriteString(`},"dependencies":{"p1":{"version":"1.0.1"}}}`)
+		if !checkScan(t, b.Bytes()) {
+			t.Errorf("%d entries: not scanned", n)
+		}
+	}
+	if got := sizeHint(64, 6400, 1<<40); got != 64+maxHint {
+		t.Errorf("sizeHint for a huge rest = %d, want it bounded at %d more", got, maxHint)
+	}
 }

@@ -64,7 +64,7 @@ func (l *Lock) Resolve(name string) []lockfile.Locked {
 func (l *Lock) Workspace() lockfile.Workspace {
 	ws := lockfile.Workspace{Members: l.Members}
 	for _, p := range l.Packages {
-		if p.IsRoot() {
+		if p.IsRoot() || p.Source == nil {
 			continue
 		}
 		for _, dir := range []string{p.Source.Editable, p.Source.Directory, p.Source.Path, p.Source.Virtual} {

@@ -3,8 +3,10 @@
 package uvlock
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
@@ -20,25 +22,23 @@ type Lock struct {
 	Packages []Package
 }
 
-// Package is one [[package]] entry.
+// Package is one [[package]] entry, with what the readers of a lock use:
+// a lock of tens of thousands of packages is held in memory whole, so
+// nothing else of the table is kept (not its files, nor its dependencies
+// apart from their references).
 type Package struct {
 	// Name is normalized; Version is as locked ("" for virtual packages).
 	Name    string
 	Version string
-	Source  Source
-	// Dependencies are the normalized names of the package's dependencies.
-	Dependencies []string
-	// Optional are its extras' dependencies, DevGroups its dependency
-	// groups' (normalized names).
-	Optional  map[string][]string
-	DevGroups map[string][]string
+	// Source is never nil; packages with equal sources share one.
+	Source *Source
 	// ResolutionMarkers are the forks of the resolution this version
 	// belongs to (PEP 508 markers, any of which holding selects it); none
 	// when one version serves every environment.
 	ResolutionMarkers []string
 	// Edges are the package's dependency references (main, then extras,
-	// then groups) with the version and marker uv records when a name is
-	// locked at several versions.
+	// then groups, each by name) with the version and marker uv records
+	// when a name is locked at several versions.
 	Edges []Edge
 }
 
@@ -61,11 +61,13 @@ type Source struct {
 
 // IsRoot reports whether the package is the project at the lock's
 // directory (editable = "." or virtual = ".").
-func (p Package) IsRoot() bool { return p.Source.Editable == "." || p.Source.Virtual == "." }
+func (p Package) IsRoot() bool {
+	return p.Source != nil && (p.Source.Editable == "." || p.Source.Virtual == ".")
+}
 
 // IsLocal reports whether the package is a source tree on disk.
 func (p Package) IsLocal() bool {
-	return p.Source.Editable != "" || p.Source.Virtual != "" || p.Source.Directory != "" || p.Source.Path != ""
+	return p.Source != nil && p.Source.Editable != "" || p.Source.Virtual != "" || p.Source.Directory != "" || p.Source.Path != ""
 }
 
 type rawDep struct {
@@ -100,92 +102,141 @@ type rawLock struct {
 
 // Parse decodes a uv.lock. It refuses schema versions other than 1.
 func Parse(data []byte) (*Lock, error) {
-	var raw rawLock
-	// One [[package]] table at a time, the way uv writes the file (less
-	// memory on a large lock); anything else at once.
-	if pkgs, ok := tomlfile.UnmarshalTables[rawPackage](data, "package", &raw.rawHead); ok {
-		raw.Package = pkgs
-	} else if err := tomlfile.Unmarshal("uv.lock", data, &raw); err != nil {
-		return nil, err
-	}
-	return fromRaw(&raw)
+	return ParseReader(bytes.NewReader(data))
 }
 
 // ParseReader decodes the uv.lock r reads, one [[package]] table at a
-// time, without holding the whole file in memory; a file in a shape that
-// cannot be read that way is read again from the start and decoded whole.
+// time, each converted to a Package as it is read and dropped, without
+// holding the whole file or every decoded table in memory; a file in a
+// shape that cannot be read that way is read again from the start and
+// decoded whole.
 func ParseReader(r io.ReadSeeker) (*Lock, error) {
-	var raw rawLock
-	pkgs, whole, err := tomlfile.ReadTables[rawPackage](r, "package", &raw.rawHead)
+	var head rawHead
+	b := &builder{}
+	whole, err := tomlfile.ReadTablesFunc(r, "package", &head, b.add)
 	if err != nil {
 		return nil, err
 	}
 	if whole != nil {
-		return Parse(whole)
+		var raw rawLock
+		if err := tomlfile.Unmarshal("uv.lock", whole, &raw); err != nil {
+			return nil, err
+		}
+		b = &builder{}
+		for _, rp := range raw.Package {
+			b.add(rp)
+		}
+		head = raw.rawHead
 	}
-	raw.Package = pkgs
-	return fromRaw(&raw)
+	return b.finish(&head)
 }
 
-// fromRaw checks and converts a decoded uv.lock.
-func fromRaw(raw *rawLock) (*Lock, error) {
-	if raw.Version == nil {
+// builder converts the [[package]] tables of a uv.lock one at a time.
+type builder struct {
+	pkgs    []Package
+	err     error              // the first package refused
+	sources map[Source]*Source // the sources seen, to share them
+}
+
+// add converts the next [[package]] table. A bad name is recorded, to be
+// reported once the head is checked (finish), and the package dropped.
+func (b *builder) add(rp rawPackage) {
+	if b.err != nil {
+		return
+	}
+	if !pyname.Valid(rp.Name) {
+		b.err = fmt.Errorf("uv.lock: package %d: bad name %q", len(b.pkgs)+1, rp.Name)
+		return
+	}
+	p := Package{Name: normalize(rp.Name), Version: rp.Version, Source: b.source(rp.Source), ResolutionMarkers: rp.ResolutionMarkers}
+	n := len(rp.Dependencies)
+	for _, g := range rp.OptionalDependencies {
+		n += len(g)
+	}
+	for _, g := range rp.DevDependencies {
+		n += len(g)
+	}
+	if n > 0 {
+		p.Edges = make([]Edge, 0, n)
+	}
+	p.Edges = appendEdges(p.Edges, rp.Dependencies)
+	for _, k := range sortedKeys(rp.OptionalDependencies) {
+		p.Edges = appendEdges(p.Edges, rp.OptionalDependencies[k])
+	}
+	for _, k := range sortedKeys(rp.DevDependencies) {
+		p.Edges = appendEdges(p.Edges, rp.DevDependencies[k])
+	}
+	b.pkgs = append(b.pkgs, p)
+}
+
+// maxSources bounds the distinct sources shared.
+const maxSources = 256
+
+// source returns the source s, shared with the packages before it that
+// have an equal one (most of a lock's packages come from one registry).
+func (b *builder) source(s Source) *Source {
+	if kept, ok := b.sources[s]; ok {
+		return kept
+	}
+	if b.sources == nil {
+		b.sources = map[Source]*Source{}
+	}
+	p := &s
+	if len(b.sources) < maxSources {
+		b.sources[s] = p
+	}
+	return p
+}
+
+// finish checks the lock's head and returns the lock.
+func (b *builder) finish(head *rawHead) (*Lock, error) {
+	if head.Version == nil {
 		return nil, fmt.Errorf("uv.lock: no version key: not a uv lockfile")
 	}
-	if *raw.Version != 1 {
-		return nil, fmt.Errorf("uv.lock: schema version %d is not supported (this reader knows version 1)", *raw.Version)
+	if *head.Version != 1 {
+		return nil, fmt.Errorf("uv.lock: schema version %d is not supported (this reader knows version 1)", *head.Version)
 	}
-	l := &Lock{Version: *raw.Version, Revision: raw.Revision, Packages: make([]Package, 0, len(raw.Package))}
-	for _, m := range raw.Manifest.Members {
-		l.Members = append(l.Members, pyname.Normalize(m))
+	if b.err != nil {
+		return nil, b.err
 	}
-	names := func(ds []rawDep) []string {
-		out := make([]string, 0, len(ds))
-		for _, d := range ds {
-			out = append(out, pyname.Normalize(d.Name))
-		}
-		return out
-	}
-	for i, rp := range raw.Package {
-		if !pyname.Valid(rp.Name) {
-			return nil, fmt.Errorf("uv.lock: package %d: bad name %q", i+1, rp.Name)
-		}
-		p := Package{Name: pyname.Normalize(rp.Name), Version: rp.Version, Source: rp.Source,
-			Dependencies: names(rp.Dependencies), ResolutionMarkers: rp.ResolutionMarkers}
-		for _, group := range [][]rawDep{rp.Dependencies} {
-			p.Edges = append(p.Edges, edges(group)...)
-		}
-		for _, k := range sortedKeys(rp.OptionalDependencies) {
-			p.Edges = append(p.Edges, edges(rp.OptionalDependencies[k])...)
-		}
-		for _, k := range sortedKeys(rp.DevDependencies) {
-			p.Edges = append(p.Edges, edges(rp.DevDependencies[k])...)
-		}
-		if len(rp.OptionalDependencies) > 0 {
-			p.Optional = map[string][]string{}
-			for k, v := range rp.OptionalDependencies {
-				p.Optional[k] = names(v)
-			}
-		}
-		if len(rp.DevDependencies) > 0 {
-			p.DevGroups = map[string][]string{}
-			for k, v := range rp.DevDependencies {
-				p.DevGroups[k] = names(v)
-			}
-		}
-		l.Packages = append(l.Packages, p)
-		raw.Package[i] = rawPackage{} // what is not kept can be collected
+	l := &Lock{Version: *head.Version, Revision: head.Revision, Packages: slices.Clip(b.pkgs)}
+	for _, m := range head.Manifest.Members {
+		l.Members = append(l.Members, normalize(m))
 	}
 	return l, nil
 }
 
-// edges returns the dependency references of a list, names normalized.
-func edges(ds []rawDep) []Edge {
-	out := make([]Edge, 0, len(ds))
+// appendEdges appends the dependency references of a list, names
+// normalized.
+func appendEdges(out []Edge, ds []rawDep) []Edge {
 	for _, d := range ds {
-		out = append(out, Edge{Name: pyname.Normalize(d.Name), Version: d.Version, Marker: d.Marker})
+		out = append(out, Edge{Name: normalize(d.Name), Version: d.Version, Marker: d.Marker})
 	}
 	return out
+}
+
+// normalize is pyname.Normalize without a copy of a name already
+// normalized, as uv writes them.
+func normalize(name string) string {
+	if normalized(name) {
+		return name
+	}
+	return pyname.Normalize(name)
+}
+
+// normalized reports whether name is already in PEP 503 normal form:
+// lower case, runs of '-', '_' and '.' written as one '-', none at either
+// end.
+func normalized(name string) bool {
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'A' <= c && c <= 'Z', c == '_', c == '.':
+			return false
+		case c == '-' && (i == 0 || i == len(name)-1 || name[i+1] == '-'):
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string][]rawDep) []string {
