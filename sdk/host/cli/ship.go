@@ -121,11 +121,11 @@ func checkPackage(s shipping) []layout.Report {
 	r := layout.Report{File: s.File, Kind: "plugin"}
 	m, layerErrs, err := packageManifest(s.File, readSmall(s.File))
 	if err != nil {
-		r.Problems = append(r.Problems, problemOf(s.File, err))
+		r.Problems = append(r.Problems, problemOf(s.File, err)...)
 		return []layout.Report{r}
 	}
 	for _, e := range layerErrs {
-		r.Problems = append(r.Problems, problemOf(s.File, e))
+		r.Problems = append(r.Problems, problemOf(s.File, e)...)
 	}
 	if len(r.Problems) == 0 && !declaresPlugin(s) {
 		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
@@ -174,25 +174,28 @@ func declaresPlugin(s shipping) bool {
 	return ok
 }
 
-// problemOf renders an error about file as a problem, keeping a problem's
-// own place.
-func problemOf(file string, err error) manifest.Problem {
+// problemOf renders an error about file as problems, keeping each
+// problem's own place: every one of a [manifest.Problems], in order.
+func problemOf(file string, err error) []manifest.Problem {
 	var p manifest.Problem
 	if errors.As(err, &p) {
 		if p.File == "" {
 			p.File = file
 		}
-		return p
+		return []manifest.Problem{p}
 	}
 	var ps manifest.Problems
 	if errors.As(err, &ps) && len(ps) > 0 {
-		p := ps[0]
-		if p.File == "" {
-			p.File = file
+		out := make([]manifest.Problem, len(ps))
+		for i, p := range ps {
+			if p.File == "" {
+				p.File = file
+			}
+			out[i] = p
 		}
-		return p
+		return out
 	}
-	return manifest.Problem{File: file, Message: err.Error()}
+	return []manifest.Problem{{File: file, Message: err.Error()}}
 }
 
 // finishReport validates m, the merged manifest of a package plugin rooted
@@ -203,7 +206,7 @@ func finishReport(r layout.Report, m *manifest.Manifest, dir string, layersOK bo
 		m, err = manifest.DecodeJSON(wire)
 	}
 	if err != nil {
-		r.Problems = append(r.Problems, problemOf(r.File, err))
+		r.Problems = append(r.Problems, problemOf(r.File, err)...)
 		return r
 	}
 	r.Name = m.Name
@@ -294,7 +297,7 @@ func checkDistribution(site, shown string) []layout.Report {
 			if data, err := os.ReadFile(file); err == nil {
 				tbl, err := decodeTable(file, data)
 				if err != nil {
-					r.Problems = append(r.Problems, problemOf(file, err))
+					r.Problems = append(r.Problems, problemOf(file, err)...)
 					reports = append(reports, r)
 					continue
 				}
@@ -306,7 +309,7 @@ func checkDistribution(site, shown string) []layout.Report {
 			}
 			m, errs := manifest.Embedded(pluginName, layers...)
 			for _, e := range errs {
-				r.Problems = append(r.Problems, problemOf(file, e))
+				r.Problems = append(r.Problems, problemOf(file, e)...)
 			}
 			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
 		}
