@@ -299,8 +299,11 @@ func checkDistribution(site, shown, only string) []layout.Report {
 			}
 			dirs = append(dirs, d)
 		}
+		listed := true
 		if len(eps) == 0 {
-			for _, top := range distTopLevel(di) {
+			var tops []string
+			tops, listed = distTopLevel(di)
+			for _, top := range tops {
 				d := filepath.Join(site, top)
 				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 					continue
@@ -334,8 +337,11 @@ func checkDistribution(site, shown, only string) []layout.Report {
 			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
 		}
 		if len(dirs) == 0 && len(eps) == 0 && !several {
-			reports = append(reports, layout.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di,
-				Message: "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package (per its RECORD or top_level.txt) with a " + manifest.ManifestFile}}})
+			msg := "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package (per its RECORD or top_level.txt) with a " + manifest.ManifestFile
+			if !listed {
+				msg = "this distribution embeds no plugin: no entry point in group \"symposium\", and no RECORD or top_level.txt to list its top-level packages (a " + manifest.ManifestFile + " in one of them would be the plugin)"
+			}
+			reports = append(reports, layout.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di, Message: msg}}})
 		}
 	}
 	if several && len(reports) == 0 {
@@ -363,8 +369,9 @@ const maxRecord = 16 << 20
 // distTopLevel lists the top-level import packages of the distribution
 // whose metadata is di, as the pypi PM does: the first path component of
 // every RECORD entry outside the *.dist-info and *.data directories (and
-// outside site, "../"), else the names in top_level.txt.
-func distTopLevel(di string) []string {
+// outside site, "../"), else the names in top_level.txt. listed reports
+// whether either file could be read.
+func distTopLevel(di string) (tops []string, listed bool) {
 	var out []string
 	seen := map[string]bool{}
 	add := func(name string) {
@@ -374,6 +381,7 @@ func distTopLevel(di string) []string {
 		}
 	}
 	if data, err := readCapped(filepath.Join(di, "RECORD"), maxRecord); err == nil {
+		listed = true
 		r := csv.NewReader(bytes.NewReader(data))
 		r.FieldsPerRecord = -1
 		for {
@@ -392,15 +400,16 @@ func distTopLevel(di string) []string {
 			add(first)
 		}
 		if len(out) > 0 {
-			return out
+			return out, true
 		}
 	}
 	if data, err := readCapped(filepath.Join(di, "top_level.txt"), 1<<20); err == nil {
+		listed = true
 		for _, name := range strings.Fields(string(data)) {
 			add(name)
 		}
 	}
-	return out
+	return out, listed
 }
 
 // readCapped reads a file of at most limit bytes.
