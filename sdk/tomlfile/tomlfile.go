@@ -175,6 +175,9 @@ var (
 	storeRE    = regexp.MustCompile(`^(?:negative )?integer value (-?\d+) cannot be stored in \S+$`)
 	floatRE    = regexp.MustCompile(`^float value \S+ cannot be stored in \S+$`)
 	tableInRE  = regexp.MustCompile(`^cannot store (a table|an array table) in an? \S+$`)
+	twiceRE    = regexp.MustCompile(`^table (\S+) already exists$`)
+	arrayRE    = regexp.MustCompile(`^table (\S+) already exists as an array of tables$`)
+	keyAgainRE = regexp.MustCompile(`^key (\S+) is already defined$`)
 )
 
 // Words rewrites a go-toml message that names Go types in the file's
@@ -191,6 +194,15 @@ func Words(msg string) string {
 	}
 	if m := tableInRE.FindStringSubmatch(msg); m != nil {
 		return m[1] + " is not allowed here"
+	}
+	if m := twiceRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("[%s] is written a second time: a table has one header, so put these keys under the first [%s]", m[1], m[1])
+	}
+	if m := arrayRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("[%s] is already an array of tables: write [[%s]] for another entry", m[1], m[1])
+	}
+	if m := keyAgainRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("key %s is already defined: a key is set once in its table", m[1])
 	}
 	return msg
 }
