@@ -440,7 +440,7 @@ func TestDiscover(t *testing.T) {
 	}
 	var snippet string
 	for _, n := range doc.Notes {
-		if _, s, ok := strings.Cut(n, "(or merge into its [plugins] table):\n"); ok {
+		if _, s, ok := strings.Cut(n, "/config.toml:\n"); ok {
 			snippet = s
 		}
 	}

@@ -199,7 +199,7 @@ func consentHint(choices []consentChoice, cfg *config.Config) []string {
 		fmt.Fprintf(&b, "to consent to the plugins that need it, add under the [plugins] table of %s:%d:\n", file, header)
 		b.WriteString("auto-enable = [\n")
 	default:
-		fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s (or merge into its [plugins] table):\n", file)
+		fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s:\n", file)
 		b.WriteString("[plugins]\nauto-enable = [\n")
 	}
 	for _, c := range choices {
