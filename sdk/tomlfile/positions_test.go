@@ -111,6 +111,7 @@ func TestWords(t *testing.T) {
 		"expected character =":                                                                  "expected character =",
 		"table plugins already exists":                                                          "[plugins] is written a second time: a table has one header, so put these keys under the first [plugins]",
 		"table registry already exists as an array of tables":                                   "[registry] is already an array of tables: write [[registry]] for another entry",
+		"unexpected character U+000A at start of value":                                         "the value is missing: nothing follows = on this line",
 		"key a is already defined":                                                              "key a is already defined: a key is set once in its table",
 	} {
 		if got := Words(in); got != want {

@@ -201,6 +201,9 @@ func Words(msg string) string {
 	if m := arrayRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("[%s] is already an array of tables: write [[%s]] for another entry", m[1], m[1])
 	}
+	if msg == "unexpected character U+000A at start of value" || msg == "unexpected character U+000D at start of value" {
+		return "the value is missing: nothing follows = on this line"
+	}
 	if m := keyAgainRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("key %s is already defined: a key is set once in its table", m[1])
 	}
