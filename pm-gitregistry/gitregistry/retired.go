@@ -42,7 +42,13 @@ func retiredSkill(dirName string, data []byte, parseErr error) (*manifest.Manife
 	found := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "crates" {
-			crates, found = root.Content[i+1].Value, true
+			v := root.Content[i+1]
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if crates, found = skill.RetiredCratesValue(v); !found {
+				return nil, nil
+			}
 			root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
 			break
 		}

@@ -46,18 +46,32 @@ func (p Problem) Error() string {
 	return b.String()
 }
 
-// Problems is a list of problems; as an error it reports the first.
+// Problems is a list of problems; as an error it reports every one, in
+// order, up to [MaxRendered].
 type Problems []Problem
 
-// Error renders the first problem and how many follow.
+// MaxRendered is how many problems [Problems.Error] spells out; it says
+// how many more there are.
+const MaxRendered = 10
+
+// Error renders the problems in order, separated by "; ": all of them up
+// to [MaxRendered], then how many more there are.
 func (ps Problems) Error() string {
-	switch len(ps) {
-	case 0:
+	if len(ps) == 0 {
 		return "no problems"
-	case 1:
-		return ps[0].Error()
 	}
-	return fmt.Sprintf("%s (and %d more)", ps[0].Error(), len(ps)-1)
+	var b strings.Builder
+	for i, p := range ps {
+		if i == MaxRendered {
+			fmt.Fprintf(&b, " (and %d more)", len(ps)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.Error())
+	}
+	return b.String()
 }
 
 // joinPath appends key to a field path.

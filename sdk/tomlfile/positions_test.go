@@ -109,6 +109,10 @@ func TestWords(t *testing.T) {
 		"integer value 300 cannot be stored in uint8":                                           "the integer 300 is out of range here",
 		"cannot store a table in a int64":                                                       "a table is not allowed here",
 		"expected character =":                                                                  "expected character =",
+		"table plugins already exists":                                                          "[plugins] is written a second time: a table has one header, so put these keys under the first [plugins]",
+		"table registry already exists as an array of tables":                                   "[registry] is already an array of tables: write [[registry]] for another entry",
+		"unexpected character U+000A at start of value":                                         "the value is missing: nothing follows = on this line",
+		"key a is already defined":                                                              "key a is already defined: a key is set once in its table",
 	} {
 		if got := Words(in); got != want {
 			t.Errorf("Words(%q) = %q, want %q", in, got, want)

@@ -173,15 +173,23 @@ func decodeError(file string, err error) *Error {
 
 // goMessages are the go-toml messages Words rewrites. They are compiled
 // on first use, not when the package is initialised: most processes
-// (every cached hook) never decode a mistyped TOML value.
-var goMessages = sync.OnceValue(func() struct{ mismatch, store, float, tableIn *regexp.Regexp } {
-	return struct{ mismatch, store, float, tableIn *regexp.Regexp }{
+// (every cached hook) never meet a TOML mistake.
+var goMessages = sync.OnceValue(func() *goMessagePatterns {
+	return &goMessagePatterns{
 		mismatch: regexp.MustCompile(`^cannot decode TOML (.+?) into (?:struct field \S+ of type )?(.+)$`),
 		store:    regexp.MustCompile(`^(?:negative )?integer value (-?\d+) cannot be stored in \S+$`),
 		float:    regexp.MustCompile(`^float value \S+ cannot be stored in \S+$`),
 		tableIn:  regexp.MustCompile(`^cannot store (a table|an array table) in an? \S+$`),
+		twice:    regexp.MustCompile(`^table (\S+) already exists$`),
+		array:    regexp.MustCompile(`^table (\S+) already exists as an array of tables$`),
+		keyAgain: regexp.MustCompile(`^key (\S+) is already defined$`),
 	}
 })
+
+// goMessagePatterns match the go-toml messages Words rewrites.
+type goMessagePatterns struct {
+	mismatch, store, float, tableIn, twice, array, keyAgain *regexp.Regexp
+}
 
 // Words rewrites a go-toml message that names Go types in the file's
 // terms, and returns other messages unchanged.
@@ -198,6 +206,18 @@ func Words(msg string) string {
 	}
 	if m := re.tableIn.FindStringSubmatch(msg); m != nil {
 		return m[1] + " is not allowed here"
+	}
+	if m := re.twice.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("[%s] is written a second time: a table has one header, so put these keys under the first [%s]", m[1], m[1])
+	}
+	if m := re.array.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("[%s] is already an array of tables: write [[%s]] for another entry", m[1], m[1])
+	}
+	if msg == "unexpected character U+000A at start of value" || msg == "unexpected character U+000D at start of value" {
+		return "the value is missing: nothing follows = on this line"
+	}
+	if m := re.keyAgain.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("key %s is already defined: a key is set once in its table", m[1])
 	}
 	return msg
 }

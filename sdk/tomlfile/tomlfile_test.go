@@ -24,7 +24,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		msg        string
 	}{
 		{"unclosed table", "[project\nname = 1", 1, "invalid TOML: expected ']' to close table name"},
-		{"duplicate key", "a = 1\na = 2\n", 2, "invalid TOML: key a is already defined"},
+		{"duplicate key", "a = 1\na = 2\n", 2, "invalid TOML: key a is already defined: a key is set once in its table"},
 		{"unfinished array", "x = 1\ny = [1, \n", 2, "invalid TOML: array is incomplete"},
 		{"wrong type", "[project]\n\ndependencies = \"x\"\n", 3, "project.dependencies: expected an array, found a string"},
 		{"wrong scalar", "[project]\nname = 3\n", 2, "project.name: expected a string, found an integer"},

@@ -108,9 +108,11 @@ func ParseFile(file string, data []byte) (*Lock, error) {
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		if errors.As(err, &te) && te.Field == "" {
 			return nil, &jsonfile.Error{File: file, Msg: "a package lock must be a JSON object", Err: err}
 		}
+		// A member of the wrong type ("packages": [] ) is named, with its
+		// place, by Explain.
 		return nil, jsonfile.Explain(file, data, err)
 	}
 	l := &Lock{}

@@ -133,3 +133,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A lockfile of the wrong shape is reported in the file's terms: the whole
+// document when it is not an object, else the member of the wrong type,
+// with its place (a "packages" array is not "not an object").
+func TestParseErrorMessages(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`[]`, "package-lock.json: a package lock must be a JSON object"},
+		{"{\"lockfileVersion\": 3,\n \"packages\": []}", `package-lock.json:2:14: packages: expected an object, found an array`},
+	} {
+		_, err := ParseFile("package-lock.json", []byte(tc.in))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseFile(%s) = %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}

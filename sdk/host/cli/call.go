@@ -17,6 +17,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -181,8 +182,9 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	params := json.RawMessage("{}")
 	if fs.NArg() == 2 {
 		params = json.RawMessage(fs.Arg(1))
-		if !json.Valid(params) {
-			usageError(fs, "PARAMS-JSON %q is not valid JSON", fs.Arg(1))
+		var v any
+		if err := json.Unmarshal(params, &v); err != nil {
+			usageError(fs, "PARAMS-JSON %q: %v", fs.Arg(1), jsonfile.Explain("", params, err))
 			return ExitUsage
 		}
 	}

@@ -239,7 +239,8 @@ func TestCall(t *testing.T) {
 		{"no --", []string{"list_deps", pm}, ExitUsage, "symposium-pm call: missing '-- COMMAND' naming the PM to run\n", false},
 		{"no command", []string{"list_deps", "--"}, ExitUsage, "symposium-pm call: missing the PM COMMAND after --\n", false},
 		{"no method", []string{"--", pm}, ExitUsage, "symposium-pm call: missing METHOD\n", false},
-		{"params not JSON", []string{"list_deps", "{", "--", pm}, ExitUsage, "symposium-pm call: PARAMS-JSON \"{\" is not valid JSON\n", false},
+		{"params not JSON", []string{"list_deps", "{", "--", pm}, ExitUsage, "symposium-pm call: PARAMS-JSON \"{\": line 1, column 2: invalid JSON: unexpected end of file\n", false},
+		{"params not JSON, where", []string{"list_deps", `{"a":}`, "--", pm}, ExitUsage, "symposium-pm call: PARAMS-JSON \"{\\\"a\\\":}\": line 1, column 6: invalid JSON: invalid character '}' looking for beginning of value\n", false},
 		{"help", []string{"--help"}, ExitOK, "Usage: symposium-pm call", false},
 	} {
 		args := tc.args
@@ -439,7 +440,7 @@ func TestDiscover(t *testing.T) {
 	}
 	var snippet string
 	for _, n := range doc.Notes {
-		if _, s, ok := strings.Cut(n, "(or merge into its [plugins] table):\n"); ok {
+		if _, s, ok := strings.Cut(n, "/config.toml:\n"); ok {
 			snippet = s
 		}
 	}

@@ -181,19 +181,65 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 }
 
 // consentHint is a note holding the [plugins] snippet that consents to
-// every plugin waiting for it, ready to paste into the user config.
+// every plugin waiting for it, ready to paste into the user config. When
+// that file already has a [plugins] table (a second [plugins] header would
+// not parse), the snippet is what goes under it: the auto-enable key, or
+// only its entries when the table already has an auto-enable list.
 func consentHint(choices []consentChoice, cfg *config.Config) []string {
 	if len(choices) == 0 {
 		return nil
 	}
+	file := filepath.Join(cfg.Dir, config.FileName)
+	header, list := pluginsTableLines(file)
 	var b strings.Builder
-	fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s (or merge into its [plugins] table):\n", filepath.Join(cfg.Dir, config.FileName))
-	b.WriteString("[plugins]\nauto-enable = [\n")
+	switch {
+	case list > 0:
+		fmt.Fprintf(&b, "to consent to the plugins that need it, add these entries to the auto-enable list of [plugins] in %s:%d:\n", file, list)
+	case header > 0:
+		fmt.Fprintf(&b, "to consent to the plugins that need it, add under the [plugins] table of %s:%d:\n", file, header)
+		b.WriteString("auto-enable = [\n")
+	default:
+		fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s:\n", file)
+		b.WriteString("[plugins]\nauto-enable = [\n")
+	}
 	for _, c := range choices {
 		fmt.Fprintf(&b, "  { pm = %q, name = %q },\n", c.pm, c.name)
 	}
+	if list > 0 {
+		return []string{strings.TrimSuffix(b.String(), "\n")}
+	}
 	b.WriteString("]")
 	return []string{b.String()}
+}
+
+// pluginsTableLines finds, in the configuration file at path, the line of
+// its [plugins] header and the line of the auto-enable key in that table
+// (0 when absent). It reads the file as lines, at most 1 MiB of it: enough
+// to place a hint, which is all it is for.
+func pluginsTableLines(path string) (header, autoEnable int) {
+	data, err := readCapped(path, 1<<20)
+	if err != nil {
+		return 0, 0
+	}
+	inPlugins := false
+	for n, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			name := strings.TrimSpace(strings.Trim(strings.SplitN(t, "#", 2)[0], " \t[]"))
+			inPlugins = name == "plugins" && !strings.HasPrefix(t, "[[")
+			if inPlugins && header == 0 {
+				header = n + 1
+			}
+			continue
+		}
+		if inPlugins && autoEnable == 0 {
+			key, _, ok := strings.Cut(t, "=")
+			if ok && strings.Trim(strings.TrimSpace(key), `"'`) == "auto-enable" {
+				autoEnable = n + 1
+			}
+		}
+	}
+	return header, autoEnable
 }
 
 func printDiscovery(w io.Writer, doc discoverDoc) {

@@ -85,15 +85,17 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	reports.print(stderr)
 	warns = append(warns, reports.warnings...)
 	code = ExitOK
+	failure := ""
 	if tried > 0 && searched == 0 {
-		fmt.Fprintf(stderr, "symposium-pm search: every source's search failed (%d)\n", tried)
+		failure = fmt.Sprintf("every source's search failed (%d)", tried)
+		fmt.Fprintf(stderr, "symposium-pm search: %s\n", failure)
 		code = ExitFailure
 	}
 	if *asJSON {
 		if hits == nil {
 			hits = []protocol.SearchHit{}
 		}
-		if err := printJSON(stdout, searchDoc{Version: JSONVersion, Hits: hits, Warnings: warns, Notes: reports.notes}); err != nil {
+		if err := printJSON(stdout, searchDoc{Version: JSONVersion, Error: failure, Hits: hits, Warnings: warns, Notes: reports.notes}); err != nil {
 			return ExitFailure
 		}
 		return code
@@ -115,7 +117,10 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // searchDoc is the --json output of search.
 type searchDoc struct {
-	Version  int                  `json:"version"`
+	Version int `json:"version"`
+	// Error, when every source's search failed (exit 1), says so; the
+	// warnings say why.
+	Error    string               `json:"error,omitempty"`
 	Hits     []protocol.SearchHit `json:"hits"`
 	Warnings []Warning            `json:"warnings"`
 	Notes    []string             `json:"notes"`

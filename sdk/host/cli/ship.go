@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -43,6 +45,9 @@ type shipping struct {
 	// File is the package file (Cargo.toml, package.json, pyproject.toml)
 	// or the manifest file given.
 	File string `json:"-"`
+	// DistInfo, for a Python distribution given as its *.dist-info
+	// directory, is that directory: the one distribution of Dir checked.
+	DistInfo string `json:"-"`
 }
 
 // inferShipping says how the plugin at path ships. A file names itself (a
@@ -71,6 +76,11 @@ func inferShipping(path string) (shipping, error) {
 			}
 		}
 		return shipping{As: shipManifest, Origin: "registry", File: path, Dir: dir}, nil
+	}
+	if strings.HasSuffix(filepath.Base(filepath.Clean(path)), ".dist-info") {
+		// One installed distribution: its plugin lives beside it, in the
+		// site-packages directory holding it.
+		return shipping{As: shipPython, Origin: "package", Dir: filepath.Dir(filepath.Clean(path)), DistInfo: filepath.Clean(path)}, nil
 	}
 	has := func(name string) bool { _, err := os.Stat(filepath.Join(path, name)); return err == nil }
 	switch {
@@ -116,16 +126,16 @@ func readSmall(path string) []byte {
 // SYMPOSIUM.toml beside it), with the package origin's rules.
 func checkPackage(s shipping) []layout.Report {
 	if s.File == "" {
-		return checkDistribution(s.Dir, s.Dir)
+		return checkDistribution(s.Dir, s.Dir, s.DistInfo)
 	}
 	r := layout.Report{File: s.File, Kind: "plugin"}
 	m, layerErrs, err := packageManifest(s.File, readSmall(s.File))
 	if err != nil {
-		r.Problems = append(r.Problems, problemOf(s.File, err))
+		r.Problems = append(r.Problems, problemOf(s.File, err)...)
 		return []layout.Report{r}
 	}
 	for _, e := range layerErrs {
-		r.Problems = append(r.Problems, problemOf(s.File, e))
+		r.Problems = append(r.Problems, problemOf(s.File, e)...)
 	}
 	if len(r.Problems) == 0 && !declaresPlugin(s) {
 		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
@@ -174,25 +184,28 @@ func declaresPlugin(s shipping) bool {
 	return ok
 }
 
-// problemOf renders an error about file as a problem, keeping a problem's
-// own place.
-func problemOf(file string, err error) manifest.Problem {
+// problemOf renders an error about file as problems, keeping each
+// problem's own place: every one of a [manifest.Problems], in order.
+func problemOf(file string, err error) []manifest.Problem {
 	var p manifest.Problem
 	if errors.As(err, &p) {
 		if p.File == "" {
 			p.File = file
 		}
-		return p
+		return []manifest.Problem{p}
 	}
 	var ps manifest.Problems
 	if errors.As(err, &ps) && len(ps) > 0 {
-		p := ps[0]
-		if p.File == "" {
-			p.File = file
+		out := make([]manifest.Problem, len(ps))
+		for i, p := range ps {
+			if p.File == "" {
+				p.File = file
+			}
+			out[i] = p
 		}
-		return p
+		return out
 	}
-	return manifest.Problem{File: file, Message: err.Error()}
+	return []manifest.Problem{{File: file, Message: err.Error()}}
 }
 
 // finishReport validates m, the merged manifest of a package plugin rooted
@@ -203,7 +216,7 @@ func finishReport(r layout.Report, m *manifest.Manifest, dir string, layersOK bo
 		m, err = manifest.DecodeJSON(wire)
 	}
 	if err != nil {
-		r.Problems = append(r.Problems, problemOf(r.File, err))
+		r.Problems = append(r.Problems, problemOf(r.File, err)...)
 		return r
 	}
 	r.Name = m.Name
@@ -250,14 +263,24 @@ func distInfos(dir string) []string {
 	return out
 }
 
-// checkDistribution checks the plugins of an unpacked Python distribution
-// (an installed one, or a wheel's contents) at site, as the pypi PM finds
-// them: the import packages its entry points in group "symposium" name, or
-// else every top-level package holding a SYMPOSIUM.toml. shown replaces
-// site in the paths reported (the wheel's name for a wheel).
-func checkDistribution(site, shown string) []layout.Report {
+// checkDistribution checks the plugins of the unpacked Python
+// distributions at site (installed ones, or a wheel's contents), as the
+// pypi PM finds them: the import packages its entry points in group
+// "symposium" name, or else each of its own top-level packages (from its
+// RECORD, else its top_level.txt) that holds a SYMPOSIUM.toml. shown
+// replaces site in the paths reported (the wheel's name for a wheel).
+// only, when set, is the one *.dist-info directory to check. When site
+// holds several distributions (a site-packages directory), those that
+// embed no plugin are left out, and saying so is left to the case where
+// none does.
+func checkDistribution(site, shown, only string) []layout.Report {
 	var reports []layout.Report
-	for _, di := range distInfos(site) {
+	dis := distInfos(site)
+	if only != "" {
+		dis = []string{only}
+	}
+	several := len(dis) > 1
+	for _, di := range dis {
 		name := strings.SplitN(strings.TrimSuffix(filepath.Base(di), ".dist-info"), "-", 2)[0]
 		name = normalizePyPI(name)
 		var dirs []string
@@ -276,14 +299,17 @@ func checkDistribution(site, shown string) []layout.Report {
 			}
 			dirs = append(dirs, d)
 		}
+		listed := true
 		if len(eps) == 0 {
-			des, _ := os.ReadDir(site)
-			for _, de := range des {
-				d := filepath.Join(site, de.Name())
-				if de.IsDir() && !strings.HasSuffix(de.Name(), "-info") {
-					if _, err := os.Stat(filepath.Join(d, manifest.ManifestFile)); err == nil {
-						dirs = append(dirs, d)
-					}
+			var tops []string
+			tops, listed = distTopLevel(di)
+			for _, top := range tops {
+				d := filepath.Join(site, top)
+				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(d, manifest.ManifestFile)); err == nil {
+					dirs = append(dirs, d)
 				}
 			}
 		}
@@ -294,7 +320,7 @@ func checkDistribution(site, shown string) []layout.Report {
 			if data, err := os.ReadFile(file); err == nil {
 				tbl, err := decodeTable(file, data)
 				if err != nil {
-					r.Problems = append(r.Problems, problemOf(file, err))
+					r.Problems = append(r.Problems, problemOf(file, err)...)
 					reports = append(reports, r)
 					continue
 				}
@@ -306,14 +332,21 @@ func checkDistribution(site, shown string) []layout.Report {
 			}
 			m, errs := manifest.Embedded(pluginName, layers...)
 			for _, e := range errs {
-				r.Problems = append(r.Problems, problemOf(file, e))
+				r.Problems = append(r.Problems, problemOf(file, e)...)
 			}
 			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
 		}
-		if len(dirs) == 0 && len(eps) == 0 {
-			reports = append(reports, layout.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di,
-				Message: "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package with a " + manifest.ManifestFile}}})
+		if len(dirs) == 0 && len(eps) == 0 && !several {
+			msg := "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package (per its RECORD or top_level.txt) with a " + manifest.ManifestFile
+			if !listed {
+				msg = "this distribution embeds no plugin: no entry point in group \"symposium\", and no RECORD or top_level.txt to list its top-level packages (a " + manifest.ManifestFile + " in one of them would be the plugin)"
+			}
+			reports = append(reports, layout.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di, Message: msg}}})
 		}
+	}
+	if several && len(reports) == 0 {
+		reports = append(reports, layout.Report{File: site, Kind: "plugin", Problems: []manifest.Problem{{File: site,
+			Message: fmt.Sprintf("none of the %d distributions here embeds a plugin: none has an entry point in group \"symposium\" or a top-level package (per its RECORD or top_level.txt) with a %s", len(dis), manifest.ManifestFile)}}})
 	}
 	if shown != site {
 		for i := range reports {
@@ -327,6 +360,73 @@ func checkDistribution(site, shown string) []layout.Report {
 		}
 	}
 	return reports
+}
+
+// maxRecord bounds the RECORD read: it lists every file of the
+// distribution, tens of thousands in some.
+const maxRecord = 16 << 20
+
+// distTopLevel lists the top-level import packages of the distribution
+// whose metadata is di, as the pypi PM does: the first path component of
+// every RECORD entry outside the *.dist-info and *.data directories (and
+// outside site, "../"), else the names in top_level.txt. listed reports
+// whether either file could be read.
+func distTopLevel(di string) (tops []string, listed bool) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if name != "" && filepath.IsLocal(name) && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	if data, err := readCapped(filepath.Join(di, "RECORD"), maxRecord); err == nil {
+		listed = true
+		r := csv.NewReader(bytes.NewReader(data))
+		r.FieldsPerRecord = -1
+		for {
+			rec, err := r.Read()
+			if err != nil {
+				break // io.EOF, or a line that is not CSV: what came before stands
+			}
+			if len(rec) == 0 {
+				continue
+			}
+			first, rest, ok := strings.Cut(path.Clean(rec[0]), "/")
+			if !ok || rest == "" || first == ".." || first == "__pycache__" ||
+				strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
+				continue
+			}
+			add(first)
+		}
+		if len(out) > 0 {
+			return out, true
+		}
+	}
+	if data, err := readCapped(filepath.Join(di, "top_level.txt"), 1<<20); err == nil {
+		listed = true
+		for _, name := range strings.Fields(string(data)) {
+			add(name)
+		}
+	}
+	return out, listed
+}
+
+// readCapped reads a file of at most limit bytes.
+func readCapped(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	return data, nil
 }
 
 // entryPoint is one entry of group "symposium" of an entry_points.txt.
@@ -392,7 +492,7 @@ func checkWheel(ctx context.Context, path string) ([]layout.Report, error) {
 	if len(distInfos(tmp)) == 0 {
 		return nil, fmt.Errorf("%s: no .dist-info directory: not a wheel", path)
 	}
-	return checkDistribution(tmp, path+"!"), nil
+	return checkDistribution(tmp, path+"!", ""), nil
 }
 
 // checkWorkspace checks a workspace's own plugin (its SYMPOSIUM.toml, or

@@ -45,12 +45,23 @@ func TestValidateWheel(t *testing.T) {
 	}
 	bad := writeWheel(t, map[string]string{
 		"pyskills-1.0.dist-info/METADATA": "Name: pyskills\n",
+		"pyskills-1.0.dist-info/RECORD":   "pyskills/SYMPOSIUM.toml,,\npyskills/skills/s/SKILL.md,,\n",
 		"pyskills/SYMPOSIUM.toml":         "hooks = 5\n",
 		"pyskills/skills/s/SKILL.md":      "---\nname: s\ndescription: d\n---\n",
 	})
 	code, out, _ = runCmd(t, cmdValidate, bad)
 	if code != ExitFailure || !strings.Contains(out, bad+"!/pyskills/SYMPOSIUM.toml") {
 		t.Errorf("invalid wheel plugin: exit %d\n%s", code, out)
+	}
+	// Without a RECORD or top_level.txt, the pypi PM cannot tell the
+	// distribution's packages, and validate says so.
+	unlisted := writeWheel(t, map[string]string{
+		"pyskills-1.0.dist-info/METADATA": "Name: pyskills\n",
+		"pyskills/SYMPOSIUM.toml":         "depends-on = \"pytest\"\n",
+	})
+	code, out, _ = runCmd(t, cmdValidate, unlisted)
+	if code != ExitFailure || !strings.Contains(out, "no RECORD or top_level.txt to list its top-level packages") {
+		t.Errorf("wheel without RECORD: exit %d\n%s", code, out)
 	}
 	evil := writeWheel(t, map[string]string{"../evil": "x", "a-1.0.dist-info/METADATA": ""})
 	code, out, _ = runCmd(t, cmdValidate, evil)

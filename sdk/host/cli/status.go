@@ -268,7 +268,7 @@ func statusRows(s *session) []pmStatus {
 			}
 			r.Origin = src.String()
 			if inst, err := acquire.Installed(s.opts.CacheDir, src); err != nil {
-				if f := lastSyncFailure(s.opts.CacheDir, src); f != nil {
+				if f := acquire.LastFailure(s.opts.CacheDir, src); f != nil {
 					r.Error = fmt.Sprintf("%v: the last `symposium-pm sync` (%s) failed: %s; fix the cause, then run sync again", err, f.At.Format(time.RFC3339), f.Error)
 				} else {
 					r.Error = fmt.Sprintf("%v; run `symposium-pm sync` to acquire it", err)

@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
@@ -118,7 +115,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		res, err := acquire.Acquire(ctx, s.opts.CacheDir, src, opts)
 		done()
 		if ctx.Err() == nil {
-			recordSyncFailure(s.opts.CacheDir, src, err)
+			acquire.RecordFailure(s.opts.CacheDir, src, err)
 		}
 		switch {
 		case err != nil:
@@ -174,45 +171,4 @@ func indentTail(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") 
 type syncDoc struct {
 	Version int          `json:"version"`
 	Results []syncResult `json:"results"`
-}
-
-// syncFailure is what a failed sync leaves for status to report.
-type syncFailure struct {
-	Source string    `json:"source"`
-	At     time.Time `json:"at"`
-	Error  string    `json:"error"`
-}
-
-// syncFailureFile is where the last failure to acquire the PM is
-// remembered, outside the copies acquisition manages.
-func syncFailureFile(cacheDir string, src acquire.Source) string {
-	return filepath.Join(cacheDir, "sync-failures", src.PM+".json")
-}
-
-// recordSyncFailure remembers err, or forgets the last failure when err is nil.
-func recordSyncFailure(cacheDir string, src acquire.Source, err error) {
-	p := syncFailureFile(cacheDir, src)
-	if err == nil {
-		_ = os.Remove(p)
-		return
-	}
-	b, jerr := json.Marshal(syncFailure{Source: src.String(), At: time.Now().UTC(), Error: err.Error()})
-	if jerr != nil || os.MkdirAll(filepath.Dir(p), 0o755) != nil {
-		return
-	}
-	_ = os.WriteFile(p, b, 0o644)
-}
-
-// lastSyncFailure returns the failure remembered for src, if any.
-func lastSyncFailure(cacheDir string, src acquire.Source) *syncFailure {
-	f, err := os.Open(syncFailureFile(cacheDir, src))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var sf syncFailure
-	if json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&sf) != nil || sf.Error == "" || sf.Source != src.String() {
-		return nil
-	}
-	return &sf
 }

@@ -34,8 +34,9 @@ PATH is decides how it is read, and the first line for it says so:
                                          merges them; skills/
   a Python distribution (a source tree   [tool.symposium] and SYMPOSIUM.toml;
     with pyproject.toml, an unpacked     or the packages its "symposium" entry
-    distribution with *.dist-info, or    points name, else its top-level
-    a .whl file)                         packages with a SYMPOSIUM.toml
+    distribution or site-packages with   points name, else its top-level
+    *.dist-info, one *.dist-info         packages (per RECORD, else
+    directory, or a .whl file)           top_level.txt) with a SYMPOSIUM.toml
   a workspace (a Cargo workspace or a    its own SYMPOSIUM.toml or skills/,
     directory with .symposium/)          with the workspace rules (no dormancy)
   a registry entry (a directory with     the registry rules

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
@@ -63,7 +64,12 @@ func Setup(cfg *config.Config, exeDir, cacheDir string) Set {
 			}
 			inst, err := acquire.Installed(cacheDir, src)
 			if err != nil {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q from %s is not available (%v); run `symposium-pm sync` to acquire it", pm.Pos, pm.Name, src, err))
+				if f := acquire.LastFailure(cacheDir, src); f != nil {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q from %s is not available (%v): the last `symposium-pm sync` (%s) failed: %s; fix the cause, then run sync again",
+						pm.Pos, pm.Name, src, err, f.At.Format(time.RFC3339), f.Error))
+				} else {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s: package manager %q from %s is not available (%v); run `symposium-pm sync` to acquire it", pm.Pos, pm.Name, src, err))
+				}
 				continue
 			}
 			bin = inst.Path

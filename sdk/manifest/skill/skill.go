@@ -147,6 +147,13 @@ func Parse(data []byte, strict bool) (*Skill, error) {
 			if v.Kind == yaml.AliasNode && v.Alias != nil {
 				v = v.Alias
 			}
+			if key == "crates" {
+				// Retired whatever its form: the fix is the rename, with
+				// the value as one string (a list's items joined).
+				if val, ok := RetiredCratesValue(v); ok {
+					return nil, &Error{Line: offset + k.Line, Field: key, Message: "crates was renamed: write depends-on: " + val}
+				}
+			}
 			// YAML 1.2 (Symposium's parser) has no timestamps: an unquoted
 			// date is a string there, so it is one here too.
 			if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!timestamp") {
@@ -198,6 +205,27 @@ func Parse(data []byte, strict bool) (*Skill, error) {
 		}
 	}
 	return s, nil
+}
+
+// RetiredCratesValue renders the value of a retired `crates` front-matter
+// key as the string `depends-on` takes: a scalar as written, a list of
+// scalars (`[serde, tokio]` or a block list) as its items joined with ", ".
+// It reports false for any other value (a mapping, a nested list).
+func RetiredCratesValue(v *yaml.Node) (string, bool) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		return v.Value, true
+	case yaml.SequenceNode:
+		items := make([]string, 0, len(v.Content))
+		for _, it := range v.Content {
+			if it.Kind != yaml.ScalarNode {
+				return "", false
+			}
+			items = append(items, it.Value)
+		}
+		return strings.Join(items, ", "), true
+	}
+	return "", false
 }
 
 func yamlKind(n *yaml.Node) string {
