@@ -32,14 +32,24 @@ build:
 ## result is taken from the test cache). TESTP test binaries run at once: more
 ## than the cores, since several packages spend most of their time waiting on
 ## PM processes
-## Packages are listed longest-running first (the scenarios, the fixture's
-## fault timeouts), as go test starts them roughly in the order given.
-SLOWEST  := testscript pm-fixture
-PKGS     := $(patsubst %,./%/...,$(SLOWEST) $(filter-out $(SLOWEST),$(MODULES)))
+## Packages are listed longest-running first (measured on a loaded 2-core
+## machine: the scenarios, gitregistry's git work, the CLI's check runs, the
+## PMs' conformance runs, the fixture's fault timeouts), then every module, as
+## go test starts them roughly in the order given (a package listed twice
+## runs once).
+SLOWEST  := ./testscript/... ./pm-gitregistry/... ./sdk/host/cli ./pm-npm/npmpm \
+	./pm-pypi/pypipm ./sdk/pmtest ./pm-cargo/cargopm ./pm-fixture/...
+PKGS     := $(SLOWEST) $(patsubst %,./%/...,$(MODULES))
+## TESTPARALLEL parallel tests (t.Parallel: the scenarios, the conformance
+## campaigns) run at once in each package, instead of go test's default of
+## one per core, for the same reason. TESTTIMEOUT bounds each package: the
+## scenarios take minutes of a loaded machine, near go test's default of 10.
 TESTP    ?= 4
+TESTPARALLEL ?= 4
+TESTTIMEOUT ?= 30m
 ORACLE   := ^TestOracle
 test:
-	$(GO) test -p $(TESTP) -count=1 -trimpath -vet=all -ldflags=-w -skip '$(ORACLE)' $(TESTFLAGS) $(PKGS)
+	$(GO) test -p $(TESTP) -parallel $(TESTPARALLEL) -timeout $(TESTTIMEOUT) -count=1 -trimpath -vet=all -ldflags=-w -skip '$(ORACLE)' $(TESTFLAGS) $(PKGS)
 
 ## oracle: the TestOracle* tests make test leaves out, in the packages that
 ## have them; CI runs it after race. -short (make race) skips most of them

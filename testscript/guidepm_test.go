@@ -64,7 +64,9 @@ func TestWritingAPMGuide(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(tmp, "symposium-pm-shelf")
-	build := exec.Command("go", "build", "-overlay", ovFile, "-o", bin, "./internal/guidepm")
+	// -trimpath, as make test builds: the SDK packages compiled for make
+	// test are reused, on any checkout path.
+	build := exec.Command("go", "build", "-trimpath", "-overlay", ovFile, "-o", bin, "./internal/guidepm")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the PM of docs/writing-a-pm.md: %v\n%s", err, out)
 	}

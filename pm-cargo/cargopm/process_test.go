@@ -1,33 +1,18 @@
 package cargopm
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
 
-// pmBinaryOnce builds the PM binary once per test process.
-var pmBinaryOnce = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "symposium-pm-cargo-test-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "symposium-pm-cargo")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/symposium-dev/symposium-pm/pm-cargo/cmd/symposium-pm-cargo")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, b)
-	}
-	return out, nil
-})
-
+// pmBinary returns the PM binary TestMain puts on PATH: this test binary,
+// run as symposium-pm-cargo, which calls Main as cmd/symposium-pm-cargo
+// does. No build (a link of the whole PM) per test run.
 func pmBinary(t testing.TB) string {
 	t.Helper()
-	bin, err := pmBinaryOnce()
+	bin, err := exec.LookPath("symposium-pm-cargo")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,14 @@ import (
 )
 
 // Build compiles the main package pkg (an import path in the current
-// workspace) into dir and returns the binary's path.
+// workspace) into dir and returns the binary's path. It builds with
+// -trimpath, as make test does: the compiled packages then do not depend on
+// where the checkout is, so a fresh clone reuses the build cache instead of
+// compiling the whole workspace again for each binary.
 func Build(tb testing.TB, pkg, dir string) string {
 	tb.Helper()
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build %s: %v\n%s", pkg, err, b)
 	}
@@ -62,7 +65,8 @@ func floor(tb testing.TB, name string) string {
 		// workspace): the source path compiled in is relative under
 		// -trimpath.
 		for _, n := range []string{"nullpm", "barego", "peakrss"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(floorsDir, n), floorPkg+"/"+n)
+			// -trimpath, as in Build.
+			cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(floorsDir, n), floorPkg+"/"+n)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				floorsErr = fmt.Errorf("building %s: %v\n%s", n, err, b)
 				return

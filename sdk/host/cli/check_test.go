@@ -24,7 +24,9 @@ func TestCheckNullPM(t *testing.T) {
 	ws := t.TempDir()
 	for _, args := range [][]string{
 		{"--workspace", ws, "--", null},
-		{"--workspace", ws, null}, // without --
+		// Without --; with the request-line limit lowered to 1 MiB on
+		// both sides, since the run above pipes the protocol's 64 MiB.
+		{"--workspace", ws, "--line-limit", "1048576", null, "--max-message-size", "1048576"},
 	} {
 		code, out, errs := runCheck(t, args...)
 		if code != ExitOK {
