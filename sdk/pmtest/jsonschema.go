@@ -22,9 +22,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -48,7 +48,7 @@ type schemaNode struct {
 	ifS      *schemaNode
 	thenS    *schemaNode
 	elseS    *schemaNode
-	minimum  *big.Rat
+	minimum  *decimal
 	minLen   int // -1 when absent
 	unique   bool
 }
@@ -214,14 +214,14 @@ func compileNode(v any, at string, all *[]*schemaNode) (*schemaNode, error) {
 			n.elseS, err = sub(k)
 		case "minimum":
 			num, ok := val.(json.Number)
-			var r *big.Rat
+			var d decimal
 			if ok {
-				r, ok = new(big.Rat).SetString(string(num))
+				d, ok = parseDecimal(string(num))
 			}
 			if !ok {
 				return nil, fmt.Errorf("%s/minimum: must be a number", at)
 			}
-			n.minimum = r
+			n.minimum = &d
 		case "minLength":
 			num, ok := val.(json.Number)
 			i, err := num.Int64()
@@ -368,8 +368,8 @@ func (n *schemaNode) check(v any, loc []string) []schemaCause {
 		}
 	case json.Number:
 		if n.minimum != nil {
-			if r, ok := new(big.Rat).SetString(string(x)); ok && r.Cmp(n.minimum) < 0 {
-				fail("must be >= %s but found %s", n.minimum.RatString(), x)
+			if d, ok := parseDecimal(string(x)); ok && d.cmp(*n.minimum) < 0 {
+				fail("must be >= %s but found %s", n.minimum, x)
 			}
 		}
 	}
@@ -429,8 +429,8 @@ func hasType(v any, t string) bool {
 		if !ok {
 			return false
 		}
-		r, ok := new(big.Rat).SetString(string(num))
-		return ok && r.IsInt()
+		d, ok := parseDecimal(string(num))
+		return ok && d.isInt()
 	case "number":
 		_, ok := v.(json.Number)
 		return ok
@@ -466,9 +466,9 @@ func schemaEqual(a, b any) bool {
 		if !ok {
 			return false
 		}
-		rx, okx := new(big.Rat).SetString(string(x))
-		ry, oky := new(big.Rat).SetString(string(y))
-		return okx && oky && rx.Cmp(ry) == 0
+		dx, okx := parseDecimal(string(x))
+		dy, oky := parseDecimal(string(y))
+		return okx && oky && dx.cmp(dy) == 0
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
@@ -508,3 +508,97 @@ func jsonText(v any) string {
 
 // quoteName renders a property name or string value in single quotes.
 func quoteName(s string) string { return "'" + s + "'" }
+
+// decimal is a JSON number kept exactly without arithmetic on its size (a
+// hostile 1e999999999 costs nothing): the value is ±0.digits × 10^exp,
+// digits with no leading or trailing zero, empty for zero.
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int64
+	text   string // as written
+}
+
+// maxExponent bounds exponents; beyond it, numbers compare as if at it.
+const maxExponent = 1 << 40
+
+// parseDecimal reads a JSON number.
+func parseDecimal(s string) (decimal, bool) {
+	d := decimal{text: s}
+	rest := s
+	if strings.HasPrefix(rest, "-") {
+		d.neg, rest = true, rest[1:]
+	}
+	mant, expPart, hasExp := strings.Cut(strings.ReplaceAll(rest, "E", "e"), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	if intPart == "" || strings.Trim(intPart+frac, "0123456789") != "" {
+		return decimal{}, false
+	}
+	var exp int64
+	if hasExp {
+		e, err := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
+		if err != nil {
+			var ne *strconv.NumError
+			if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
+				return decimal{}, false
+			}
+			e = maxExponent
+			if strings.HasPrefix(expPart, "-") {
+				e = -maxExponent
+			}
+		}
+		exp = max(min(e, maxExponent), -maxExponent)
+	}
+	all := intPart + frac
+	exp += int64(len(intPart))
+	trimmed := strings.TrimLeft(all, "0")
+	exp -= int64(len(all) - len(trimmed))
+	d.digits = strings.TrimRight(trimmed, "0")
+	if d.digits == "" {
+		d.neg, d.exp = false, 0
+		return d, true
+	}
+	d.exp = exp
+	return d, true
+}
+
+// isInt reports whether d has no fractional part.
+func (d decimal) isInt() bool { return d.digits == "" || d.exp >= int64(len(d.digits)) }
+
+// cmp compares d with e: -1, 0 or +1.
+func (d decimal) cmp(e decimal) int {
+	sign := func(x decimal) int {
+		switch {
+		case x.digits == "":
+			return 0
+		case x.neg:
+			return -1
+		}
+		return 1
+	}
+	sd, se := sign(d), sign(e)
+	if sd != se || sd == 0 {
+		return cmpInt(sd, se)
+	}
+	c := cmpInt(d.exp, e.exp)
+	if c == 0 {
+		c = strings.Compare(d.digits, e.digits) // same exponent: digit strings compare as fractions
+	}
+	if sd < 0 {
+		c = -c
+	}
+	return c
+}
+
+func cmpInt[T int | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// String renders d as written.
+func (d decimal) String() string { return d.text }
