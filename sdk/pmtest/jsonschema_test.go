@@ -431,3 +431,38 @@ func TestCompileSchemaRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaCauseMessages checks that each keyword's failure names where
+// the value is and what is wrong with it.
+func TestSchemaCauseMessages(t *testing.T) {
+	set := compiled(t)
+	for _, tt := range []struct{ def, line, want string }{
+		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":0,"name":"x","capabilities":[]}}`,
+			"at /result/protocol_version: must be >= 1 but found 0"},
+		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1.5,"name":"x","capabilities":[]}}`,
+			"at /result/protocol_version: got number, want integer"},
+		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1,"name":"","capabilities":[]}}`,
+			"at /result/name: minLength: got 0, want 1"},
+		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1,"name":"x","capabilities":["search","search"]}}`,
+			"at /result/capabilities: items at 0 and 1 are equal"},
+		{"InitializeResponse", `{"jsonrpc":"2.0","id":true,"result":{"protocol_version":1,"name":"x","capabilities":[]}}`,
+			"at /id: got boolean, want string or integer"},
+		{"DiagnosticNotification", `{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1,"message":"m","level":"loud"}}`,
+			"at /params/level: value must be one of 'warning', 'info'"},
+		{"DiagnosticNotification", `{"jsonrpc":"1.0","method":"diagnostic","params":{}}`,
+			"at /jsonrpc: value must be '2.0'"},
+		{"DiagnosticNotification", `{"jsonrpc":"2.0","method":"diagnostic","params":{}}`,
+			"at /params: missing properties 'request', 'message'"},
+		{"SearchResponse", `{"jsonrpc":"2.0","id":1}`,
+			"at /: missing property 'error'; at /: missing property 'result'"},
+	} {
+		inst, err := decodeJSON([]byte(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		causes, err := set.validate(tt.def, inst)
+		if got := violationCauses(causes, err); !strings.Contains(got, tt.want) {
+			t.Errorf("$defs/%s on %s:\n got %s\nwant %s", tt.def, tt.line, got, tt.want)
+		}
+	}
+}
