@@ -350,14 +350,16 @@ func (n *schemaNode) check(v any, loc []string) []schemaCause {
 			}
 		}
 		if n.unique {
-		dup:
-			for i := range x {
-				for j := i + 1; j < len(x); j++ {
-					if schemaEqual(x[i], x[j]) {
-						fail("items at %d and %d are equal", i, j)
-						break dup
-					}
+			// By canonical form, not pairwise: a hostile array of many
+			// items costs linear time.
+			seen := make(map[string]int, len(x))
+			for j, e := range x {
+				k := canonical(e)
+				if i, ok := seen[k]; ok {
+					fail("items at %d and %d are equal", i, j)
+					break
 				}
+				seen[k] = j
 			}
 		}
 	case string:
@@ -602,3 +604,57 @@ func cmpInt[T int | int64](a, b T) int {
 
 // String renders d as written.
 func (d decimal) String() string { return d.text }
+
+// canonical renders a decoded JSON value so that two values are equal in
+// the JSON Schema sense exactly when their renderings are: numbers by
+// value, object members in key order.
+func canonical(v any) string {
+	var b strings.Builder
+	writeCanonical(&b, v)
+	return b.String()
+}
+
+func writeCanonical(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("n")
+	case bool:
+		if x {
+			b.WriteString("t")
+		} else {
+			b.WriteString("f")
+		}
+	case json.Number:
+		d, _ := parseDecimal(string(x))
+		if d.neg {
+			b.WriteString("-")
+		}
+		fmt.Fprintf(b, "#%se%d", d.digits, d.exp)
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case []any:
+		b.WriteString("[")
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			writeCanonical(b, e)
+		}
+		b.WriteString("]")
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(strconv.Quote(k) + ":")
+			writeCanonical(b, x[k])
+		}
+		b.WriteString("}")
+	}
+}

@@ -3,6 +3,7 @@ package pmtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -464,5 +465,48 @@ func TestSchemaCauseMessages(t *testing.T) {
 		if got := violationCauses(causes, err); !strings.Contains(got, tt.want) {
 			t.Errorf("$defs/%s on %s:\n got %s\nwant %s", tt.def, tt.line, got, tt.want)
 		}
+	}
+}
+
+// TestCanonicalEquality checks that canonical forms are equal exactly when
+// the values are equal in the JSON Schema sense, which uniqueItems relies on.
+func TestCanonicalEquality(t *testing.T) {
+	for _, tt := range []struct {
+		a, b  string
+		equal bool
+	}{
+		{`1`, `1.0`, true},
+		{`1`, `"1"`, false},
+		{`{"a":1,"b":[2,{"c":null}]}`, `{"b":[2.0,{"c":null}],"a":1e0}`, true},
+		{`{"a":1}`, `{"a":1,"b":1}`, false},
+		{`[1,2]`, `[2,1]`, false},
+		{`"a\"b"`, `"a\"b"`, true},
+		{`true`, `1`, false},
+		{`null`, `{}`, false},
+		{`-0`, `0`, true},
+		{`{"a,b":1}`, `{"a":1,"b":1}`, false},
+	} {
+		a, err1 := decodeJSON([]byte(tt.a))
+		b, err2 := decodeJSON([]byte(tt.b))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if got := canonical(a) == canonical(b); got != tt.equal || schemaEqual(a, b) != tt.equal {
+			t.Errorf("%s vs %s: canonical equal %v, schemaEqual %v, want %v", tt.a, tt.b, got, schemaEqual(a, b), tt.equal)
+		}
+	}
+	// A long array with its only duplicate at the end.
+	var caps []string
+	for i := range 50000 {
+		caps = append(caps, fmt.Sprintf(`"c%d"`, i))
+	}
+	line := `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1,"name":"x","capabilities":[` + strings.Join(caps, ",") + `,"c7"]}}`
+	inst, err := decodeJSON([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	causes, err := compiled(t).validate("InitializeResponse", inst)
+	if got := violationCauses(causes, err); got != "at /result/capabilities: items at 7 and 50000 are equal" {
+		t.Errorf("got %s", got)
 	}
 }
