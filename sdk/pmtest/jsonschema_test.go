@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -508,5 +509,24 @@ func TestCanonicalEquality(t *testing.T) {
 	causes, err := compiled(t).validate("InitializeResponse", inst)
 	if got := violationCauses(causes, err); got != "at /result/capabilities: items at 7 and 50000 are equal" {
 		t.Errorf("got %s", got)
+	}
+}
+
+// TestNoSchemaLibraryLinked keeps general JSON Schema libraries out of what
+// pmtest links into binaries (symposium-pm among them): their package init
+// runs at every start, hook path included. Tests may use them.
+func TestNoSchemaLibraryLinked(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "jsonschema") {
+			t.Errorf("pmtest links %s", dep)
+		}
 	}
 }
