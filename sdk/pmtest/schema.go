@@ -1,15 +1,11 @@
 package pmtest
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -23,8 +19,8 @@ import (
 // an answer to a method outside the protocol is left to the unknown-method
 // check. A nil *schemaLog records nothing.
 type schemaLog struct {
-	schemas map[string]*jsonschema.Schema // definition name → compiled
-	err     error                         // the schema could not be compiled
+	schema *schemaSet // the compiled definitions
+	err    error      // the schema could not be compiled
 
 	mu         sync.Mutex
 	methods    map[*proc]map[string]string // per run: request id key → method
@@ -48,16 +44,10 @@ const maxViolations = 5
 
 // newSchemaLog compiles the definitions the check validates against.
 func newSchemaLog() *schemaLog {
-	l := &schemaLog{schemas: map[string]*jsonschema.Schema{}, methods: map[*proc]map[string]string{}}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(protocol.SchemaJSON()))
+	l := &schemaLog{methods: map[*proc]map[string]string{}}
+	set, err := compileSchema(protocol.SchemaJSON())
 	if err != nil {
-		l.err = fmt.Errorf("reading the protocol schema: %w", err)
-		return l
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(protocol.SchemaID, doc); err != nil {
-		l.err = fmt.Errorf("loading the protocol schema: %w", err)
+		l.err = fmt.Errorf("compiling the protocol schema: %w", err)
 		return l
 	}
 	defs := []string{"NullIDResponse", "DiagnosticNotification"}
@@ -65,13 +55,12 @@ func newSchemaLog() *schemaLog {
 		defs = append(defs, responseDef(m))
 	}
 	for _, d := range defs {
-		sch, err := c.Compile(protocol.SchemaID + "#/$defs/" + d)
-		if err != nil {
-			l.err = fmt.Errorf("compiling the protocol schema's %s: %w", d, err)
+		if set.defs[d] == nil {
+			l.err = fmt.Errorf("compiling the protocol schema: it has no definition %s", d)
 			return l
 		}
-		l.schemas[d] = sch
 	}
+	l.schema = set
 	return l
 }
 
@@ -146,18 +135,18 @@ func (l *schemaLog) received(p *proc, line []byte) {
 	default:
 		def, what = responseDef(method), fmt.Sprintf("response to %s (id %s)", method, key)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	inst, err := decodeJSON(line)
 	if err != nil {
 		return // not JSON: deliver reports it
 	}
-	err = l.schemas[def].Validate(inst)
+	causes, err := l.schema.validate(def, inst)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.checked++
-	if err == nil {
+	if err == nil && len(causes) == 0 {
 		return
 	}
-	l.violateLocked(def, violationCauses(err), what, line)
+	l.violateLocked(def, violationCauses(causes, err), what, line)
 }
 
 // notification validates a notification p sent: the protocol's only one is
@@ -180,10 +169,10 @@ func (l *schemaLog) notification(p *proc, line []byte) {
 	_, inFlight := l.methods[p][key]
 	l.mu.Unlock()
 	var causes string
-	if inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line)); err != nil {
+	if inst, err := decodeJSON(line); err != nil {
 		return // not JSON: deliver reports it
-	} else if err := l.schemas[def].Validate(inst); err != nil {
-		causes = violationCauses(err)
+	} else if cs, err := l.schema.validate(def, inst); err != nil || len(cs) > 0 {
+		causes = violationCauses(cs, err)
 	}
 	switch {
 	case causes != "":
@@ -212,30 +201,16 @@ func (l *schemaLog) violateLocked(def, causes, what string, line []byte) {
 	l.violations = append(l.violations, &violation{def: def, causes: causes, count: 1, first: what, line: slices.Clone(line)})
 }
 
-// violationCauses renders a validation error as its innermost causes, each
-// with the JSON pointer of the offending value.
-func violationCauses(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+// violationCauses renders the causes of a validation failure, each with
+// the JSON pointer of the offending value.
+func violationCauses(causes []schemaCause, err error) string {
+	if err != nil {
 		return err.Error()
 	}
 	var leaves []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			ptr := jsonPointer(e.InstanceLocation)
-			msg := e.Error()
-			if i := strings.Index(msg, "': "); strings.HasPrefix(msg, "at '") && i >= 0 {
-				msg = msg[i+3:]
-			}
-			leaves = append(leaves, fmt.Sprintf("at %s: %s", ptr, msg))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+	for _, c := range causes {
+		leaves = append(leaves, fmt.Sprintf("at %s: %s", jsonPointer(c.loc), c.msg))
 	}
-	walk(ve)
 	slices.Sort(leaves)
 	leaves = slices.Compact(leaves)
 	if len(leaves) > 3 {
