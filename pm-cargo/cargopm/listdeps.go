@@ -71,6 +71,19 @@ func (s *snapshot) encode() ([]byte, bool) {
 	return depcache.AppendDeps(b, s.Deps)
 }
 
+// foundHead is the head line of a snapshot of a workspace found, with
+// neither warnings nor an error: the common case, recognised without
+// decoding it.
+var foundHead = []byte(`{"found":true}`)
+
+// splitSnapshot cuts what encode wrote into its head line, its layout line
+// and its dependency lines; false when it is truncated.
+func splitSnapshot(data []byte) (head, layout, deps []byte, ok bool) {
+	head, rest, ok1 := bytes.Cut(data, []byte{'\n'})
+	layout, deps, ok2 := bytes.Cut(rest, []byte{'\n'})
+	return head, layout, deps, ok1 && ok2
+}
+
 // snapshotParts selects the parts of a persisted snapshot that are
 // decoded: a caller that needs only the layout skips parsing one line per
 // dependency, and list_deps skips the layout.
@@ -86,13 +99,12 @@ const (
 // decodeSnapshot parses what encode wrote, the parts selected: the others
 // are left empty.
 func decodeSnapshot(data []byte, parts snapshotParts) (*snapshot, error) {
-	head, rest, ok1 := bytes.Cut(data, []byte{'\n'})
-	body, rest, ok2 := bytes.Cut(rest, []byte{'\n'})
-	if !ok1 || !ok2 {
+	head, body, rest, ok := splitSnapshot(data)
+	if !ok {
 		return nil, errors.New("truncated snapshot")
 	}
 	s := &snapshot{}
-	if !bytes.Equal(head, []byte(`{"found":true}`)) {
+	if !bytes.Equal(head, foundHead) {
 		if err := json.Unmarshal(head, s); err != nil {
 			return nil, err
 		}
@@ -140,16 +152,22 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 	return protocol.WorkspaceResult{Root: s.Root, Members: members}, nil
 }
 
+// snapshotCache returns where the workspace's snapshot is persisted (nil,
+// which stores nothing, without a cache directory) and its key there.
+func (p *PM) snapshotCache() (*depcache.Cache, string) {
+	sess := p.session()
+	if sess.CacheDir == "" {
+		return nil, ""
+	}
+	return depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps")).Remembering(&p.verified), cacheKey + sess.Workspace
+}
+
 // snapshot returns the workspace's snapshot, from the persisted cache when
 // its inputs are unchanged. Only the parts selected are sure to be there:
 // read from the cache, the others are left empty.
 func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, error) {
 	sess := p.session()
-	var cache *depcache.Cache
-	if sess.CacheDir != "" {
-		cache = depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps")).Remembering(&p.verified)
-	}
-	key := cacheKey + sess.Workspace
+	cache, key := p.snapshotCache()
 	if raw, ok := cache.Load(key); ok {
 		if s, err := decodeSnapshot(raw, parts); err == nil {
 			return p.finish(ctx, s)

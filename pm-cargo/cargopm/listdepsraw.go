@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
-
-	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 )
 
 // ListDepsRaw implements pmserver.RawDepLister: while the persisted
@@ -17,18 +14,16 @@ import (
 // without building the ids first. Anything else declines, and the harness
 // calls ListDeps.
 func (p *PM) ListDepsRaw(ctx context.Context) (json.RawMessage, bool, error) {
-	sess := p.session()
-	if sess.CacheDir == "" {
+	cache, key := p.snapshotCache()
+	if cache == nil {
 		return nil, false, nil
 	}
-	cache := depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps")).Remembering(&p.verified)
-	raw, ok := cache.Load(cacheKey + sess.Workspace)
+	raw, ok := cache.Load(key)
 	if !ok {
 		return nil, false, nil
 	}
-	head, rest, ok1 := bytes.Cut(raw, []byte{'\n'})
-	_, lines, ok2 := bytes.Cut(rest, []byte{'\n'})
-	if !ok1 || !ok2 || !bytes.Equal(head, []byte(`{"found":true}`)) {
+	head, _, lines, ok := splitSnapshot(raw)
+	if !ok || !bytes.Equal(head, foundHead) {
 		return nil, false, nil
 	}
 	res, ok := depsJSON(lines)

@@ -18,6 +18,7 @@ package pmtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -580,9 +581,9 @@ func (d decimal) cmp(e decimal) int {
 	}
 	sd, se := sign(d), sign(e)
 	if sd != se || sd == 0 {
-		return cmpInt(sd, se)
+		return cmp.Compare(sd, se)
 	}
-	c := cmpInt(d.exp, e.exp)
+	c := cmp.Compare(d.exp, e.exp)
 	if c == 0 {
 		c = strings.Compare(d.digits, e.digits) // same exponent: digit strings compare as fractions
 	}
@@ -590,16 +591,6 @@ func (d decimal) cmp(e decimal) int {
 		c = -c
 	}
 	return c
-}
-
-func cmpInt[T int | int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // String renders d as written.

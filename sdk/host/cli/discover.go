@@ -217,7 +217,12 @@ func consentHint(choices []consentChoice, cfg *config.Config) []string {
 // (0 when absent). It reads the file as lines, at most 1 MiB of it: enough
 // to place a hint, which is all it is for.
 func pluginsTableLines(path string) (header, autoEnable int) {
-	data, err := readCapped(path, 1<<20)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return 0, 0
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // Ways a plugin ships, as validate infers them from the path it is given.
@@ -380,7 +381,7 @@ func distTopLevel(di string) (tops []string, listed bool) {
 			out = append(out, name)
 		}
 	}
-	if data, err := readCapped(filepath.Join(di, "RECORD"), maxRecord); err == nil {
+	if data, err := pkgfile.ReadFile(di, "RECORD", maxRecord); err == nil {
 		listed = true
 		r := csv.NewReader(bytes.NewReader(data))
 		r.FieldsPerRecord = -1
@@ -403,30 +404,13 @@ func distTopLevel(di string) (tops []string, listed bool) {
 			return out, true
 		}
 	}
-	if data, err := readCapped(filepath.Join(di, "top_level.txt"), 1<<20); err == nil {
+	if data, err := pkgfile.ReadFile(di, "top_level.txt", pkgfile.MaxManifest); err == nil {
 		listed = true
 		for _, name := range strings.Fields(string(data)) {
 			add(name)
 		}
 	}
 	return out, listed
-}
-
-// readCapped reads a file of at most limit bytes.
-func readCapped(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", name, limit)
-	}
-	return data, nil
 }
 
 // entryPoint is one entry of group "symposium" of an entry_points.txt.
