@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -35,14 +34,7 @@ func (p *PM) ListDepsRaw(ctx context.Context) (json.RawMessage, bool, error) {
 // belongs to, for ListDepsRaw. Called directly (ctx is no request's,
 // and EncodeDeps fails), it stores nothing.
 func (p *PM) storeListRaw(ctx context.Context, cache *depcache.Cache, stamps []depcache.Stamp, deps []protocol.PackageID) {
-	if cache == nil {
-		return
-	}
-	enc, err := pmserver.EncodeDeps(ctx, deps)
-	if err != nil {
-		return
-	}
-	if err := cache.Store(listRawCacheKey+p.workspace, stamps, enc); err != nil {
+	if err := cache.StoreEncodedDeps(ctx, listRawCacheKey+p.workspace, stamps, nil, deps); err != nil {
 		p.log.Debug("cannot persist the encoded list_deps answer", "err", err)
 	}
 }

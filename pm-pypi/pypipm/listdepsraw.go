@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
-	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -74,19 +73,11 @@ func (p *PM) ListDepsRaw(ctx context.Context) (json.RawMessage, bool, error) {
 // stamps of the inputs they were computed from, when ctx is a request's
 // (pmserver.EncodeDeps needs one).
 func (p *PM) storeRawDeps(ctx context.Context, head depsHead, stamps []depcache.Stamp, deps []protocol.PackageID) {
-	cache := p.rawDepsCache()
-	if cache == nil {
-		return
-	}
-	enc, err := pmserver.EncodeDeps(ctx, deps)
-	if err != nil {
-		return // not answering a request
-	}
 	line, err := json.Marshal(head)
 	if err != nil {
 		return
 	}
-	if err := cache.Store(depsCacheKey+p.ws, stamps, append(append(line, '\n'), enc...)); err != nil {
+	if err := p.rawDepsCache().StoreEncodedDeps(ctx, depsCacheKey+p.ws, stamps, append(line, '\n'), deps); err != nil {
 		p.log.Debug("cannot persist the encoded list_deps answer", "err", err)
 	}
 }

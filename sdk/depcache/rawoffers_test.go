@@ -1,6 +1,7 @@
 package depcache_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -77,4 +78,22 @@ func offerIDs(offers []protocol.Offer) []protocol.PackageID {
 		ids = append(ids, o.ID)
 	}
 	return ids
+}
+
+// TestStoreEncodedDepsOutsideARequest: outside a request the answer cannot
+// be encoded as the harness would send it, so nothing is stored and the
+// reason is returned; a nil cache stores nothing and reports nothing.
+func TestStoreEncodedDepsOutsideARequest(t *testing.T) {
+	c := depcache.New(t.TempDir())
+	deps := []protocol.PackageID{{PM: "npm", Name: "a", Version: "1.0.0"}}
+	if err := c.StoreEncodedDeps(context.Background(), "k", nil, []byte("head\n"), deps); err == nil {
+		t.Fatal("stored outside a request: want an error")
+	}
+	if _, ok := c.Load("k"); ok {
+		t.Fatal("an entry was stored although encoding failed")
+	}
+	var nilCache *depcache.Cache
+	if err := nilCache.StoreEncodedDeps(context.Background(), "k", nil, nil, deps); err != nil {
+		t.Fatalf("nil cache: %v", err)
+	}
 }
