@@ -173,24 +173,12 @@ func TestInstallerRecordRealTools(t *testing.T) {
 // package: the installer's record stands for them.
 func checkStampsRecord(t *testing.T, cacheDir, record string) {
 	t.Helper()
-	entries, _ := filepath.Glob(filepath.Join(cacheDir, Name, "active_plugins", "*.cache"))
-	if len(entries) == 0 {
-		t.Fatal("no active_plugins answer was persisted")
-	}
-	for _, f := range entries {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := depcache.Decode(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, paths := range persistedEntries(t, cacheDir) {
 		stamped := false
-		for _, s := range e.Stamps {
-			stamped = stamped || s.Path == record
-			if strings.Contains(s.Path, "node_modules") && filepath.Base(s.Path) == "package.json" {
-				t.Errorf("the persisted answer stamps %s, which the installer's record stands for", s.Path)
+		for _, p := range paths {
+			stamped = stamped || p == record
+			if strings.Contains(p, "node_modules") && filepath.Base(p) == "package.json" {
+				t.Errorf("the persisted answer stamps %s, which the installer's record stands for", p)
 			}
 		}
 		if !stamped {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,16 +14,16 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// persistedStamps returns the paths the active_plugins answers persisted
-// under cache stamp.
-func persistedStamps(t *testing.T, cache string) []string {
+// persistedEntries returns, for each active_plugins answer persisted
+// under cache, the paths it stamps; it fails t when there is none.
+func persistedEntries(t *testing.T, cache string) [][]string {
 	t.Helper()
-	entries, _ := filepath.Glob(filepath.Join(cache, Name, "active_plugins", "*.cache"))
-	if len(entries) == 0 {
+	files, _ := filepath.Glob(filepath.Join(cache, Name, "active_plugins", "*.cache"))
+	if len(files) == 0 {
 		t.Fatal("no active_plugins answer was persisted")
 	}
-	var out []string
-	for _, f := range entries {
+	var out [][]string
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -31,11 +32,20 @@ func persistedStamps(t *testing.T, cache string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var paths []string
 		for _, s := range e.Stamps {
-			out = append(out, s.Path)
+			paths = append(paths, s.Path)
 		}
+		out = append(out, paths)
 	}
 	return out
+}
+
+// persistedStamps returns the paths the active_plugins answers persisted
+// under cache stamp.
+func persistedStamps(t *testing.T, cache string) []string {
+	t.Helper()
+	return slices.Concat(persistedEntries(t, cache)...)
 }
 
 // TestCachedAnswerStampsTheRecord: under a node_modules holding an
