@@ -365,8 +365,14 @@ func (c *Conn) broken() error {
 const exitSettle = 200 * time.Millisecond
 
 func (c *Conn) wrap(method string, err error) *Error {
+	// A PM that died may have said why on stderr just before: read it.
+	c.proc.SettleStderr(stderrSettle)
 	return &Error{PM: cmp.Or(c.spec.Name, c.spec.Command), Method: method, Err: err, Stderr: c.Stderr()}
 }
+
+// stderrSettle bounds how long an error about a PM that has exited waits
+// for the end of its stderr (see Process.SettleStderr).
+const stderrSettle = 500 * time.Millisecond
 
 func (c *Conn) errorf(method, format string, args ...any) *Error {
 	return c.wrap(method, fmt.Errorf(format, args...))

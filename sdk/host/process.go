@@ -350,6 +350,25 @@ func (p *Process) Wait(drain time.Duration) error {
 	return p.waitErr
 }
 
+// SettleStderr waits, once the PM has exited, up to d for its stderr to be
+// read to its end, so that Stderr holds what it wrote last: the process's
+// exit can be seen a moment before the last of its stderr has been read.
+// While the PM runs it returns at once. Unlike Stop and Wait it never stops
+// the reading of stderr.
+func (p *Process) SettleStderr(d time.Duration) {
+	select {
+	case <-p.exited:
+	default:
+		return
+	}
+	drained := make(chan struct{})
+	go func() {
+		p.readers.Wait()
+		close(drained)
+	}()
+	waitFor(drained, d)
+}
+
 // drainStderr waits up to d for the PM's stderr to be read to its end, and
 // past d stops reading it.
 func (p *Process) drainStderr(d time.Duration, log *slog.Logger) {

@@ -209,6 +209,7 @@ func (p *proc) brokenReason(what string) error {
 
 // withStderr appends the PM's last stderr lines to err's message.
 func (p *proc) withStderr(err error) error {
+	p.hp.SettleStderr(exitSettle)
 	last := p.stderr.lastLines(3)
 	if len(last) == 0 {
 		return err
