@@ -45,6 +45,13 @@ func genLockedCrate(tb testing.TB, ws string, n int) int {
 // the null PM and a bare Go binary, with each variant's peak resident
 // memory (-peak-RSS-KiB; target ≤ 64 MiB at 50,000). load1 is the
 // one-minute load average at the end.
+//
+// There is no ecosystem tool beside it: the locked crates' sources are
+// nowhere on disk, and offline `cargo metadata` cannot resolve without
+// them (it fails with "no matching package named ... found" in the
+// crates.io index), while `--no-deps` reads neither Cargo.lock nor any
+// dependency, which is not the same work. BenchmarkWholeHook and
+// BenchmarkMembers compare with cargo metadata on vendored sources.
 func BenchmarkColdLock(b *testing.B) {
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-cargo/cmd/symposium-pm-cargo", b.TempDir())
 	for _, n := range []int{1000, 10000, 50000} {

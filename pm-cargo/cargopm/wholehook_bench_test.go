@@ -35,33 +35,26 @@ func cargoChecksum(files map[string]string) string {
 // genVendoredWorkspace writes a crate depending on n crates vendored in
 // vendor/ as `cargo vendor` lays them out (source replacement in
 // .cargo/config.toml, a .cargo-checksum.json in every crate), one in ten
-// with a SYMPOSIUM.toml, with its Cargo.lock, and returns the dependencies
-// as list_deps reports them.
+// with a SYMPOSIUM.toml, with its Cargo.lock as cargo writes it, and
+// returns the dependencies as list_deps reports them. cargo metadata
+// resolves it offline without changing the lockfile.
 func genVendoredWorkspace(tb testing.TB, ws string, n int) []protocol.PackageID {
 	tb.Helper()
-	files := map[string]string{
-		".cargo/config.toml": "[source.crates-io]\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"vendor\"\n",
-		"src/lib.rs":         "",
-	}
-	var decl, lock, names strings.Builder
+	files := map[string]string{".cargo/config.toml": vendoredConfig, "src/lib.rs": ""}
+	var decl strings.Builder
+	app := lockPkg{name: "app", version: "0.1.0"}
+	pkgs := []lockPkg{}
 	var ids []protocol.PackageID
 	for i := range n {
 		name := fmt.Sprintf("dep-%04d", i)
 		fmt.Fprintf(&decl, "%s = \"1\"\n", name)
-		fmt.Fprintf(&names, "%q,", name)
-		fmt.Fprintf(&lock, "\n[[package]]\nname = %q\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n", name)
-		crate := map[string]string{"Cargo.toml": fmt.Sprintf("[package]\nname = %q\nversion = \"1.0.0\"\n", name)}
-		if i%10 == 0 {
-			crate["SYMPOSIUM.toml"] = "[defaults]\nskills = false\n"
-		}
-		crate[".cargo-checksum.json"] = cargoChecksum(crate)
-		for f, content := range crate {
-			files["vendor/"+name+"/"+f] = content
-		}
+		app.deps = append(app.deps, name)
+		pkgs = append(pkgs, lockPkg{name: name, version: "1.0.0", registry: true})
+		vendorCrate(files, name, i%10 == 0)
 		ids = append(ids, protocol.PackageID{PM: "cargo", Name: name, Version: "1.0.0"})
 	}
 	files["Cargo.toml"] = "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\n" + decl.String()
-	files["Cargo.lock"] = "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [" + strings.TrimSuffix(names.String(), ",") + "]\n" + lock.String()
+	files["Cargo.lock"] = cargoLock(append(pkgs, app))
 	cargotest.WriteFiles(tb, ws, files)
 	return ids
 }
@@ -70,8 +63,12 @@ func genVendoredWorkspace(tb testing.TB, ws string, n int) []protocol.PackageID 
 // active_plugins for list_deps' answer, exit) with 100, 400 and 2,000
 // vendored dependencies, one in ten with a plugin: cached (target ≤ 1.25×
 // the null PM) and cold, interleaved with the null PM sent the same
-// requests. load1 is the one-minute load average at the end.
+// requests and with `cargo metadata --offline --locked` on the same
+// workspace ("metadata", in the first metadataRounds rounds; absent without
+// cargo), which resolves the same graph from the vendored sources. load1
+// is the one-minute load average at the end.
 func BenchmarkWholeHook(b *testing.B) {
+	const rounds, coldRounds, metadataRounds = 20, 5, 3
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-cargo/cmd/symposium-pm-cargo", b.TempDir())
 	for _, n := range benchkit.WholeHookSizes {
 		b.Run(fmt.Sprintf("deps=%d", n), func(b *testing.B) {
@@ -79,8 +76,9 @@ func BenchmarkWholeHook(b *testing.B) {
 			deps := genVendoredWorkspace(b, ws, n)
 			home := b.TempDir()
 			env := map[string]string{"CARGO_HOME": home, "HOME": home}
-			variants := benchkit.WholeHookVariants(b, bin, ws, env, deps, n/10, 5)
-			benchkit.ReportRatios(b, benchkit.Interleave(b, 20, variants...), "")
+			tool := metadataVariant(b, ws, home, n+1, metadataRounds)
+			variants := append(benchkit.WholeHookVariants(b, bin, ws, env, deps, n/10, coldRounds), tool...)
+			benchkit.ReportRatios(b, benchkit.Interleave(b, rounds, variants...), "metadata")
 			benchkit.ReportLoad(b)
 		})
 	}
