@@ -140,3 +140,55 @@ func metadataVariant(b *testing.B, ws, home string, wantPkgs, rounds int) []benc
 	run()
 	return []benchkit.Variant{{Name: "metadata", Rounds: rounds, Run: run}}
 }
+
+// TestOracleBenchLocks checks the benchmarks' workspaces against cargo:
+// the Cargo.lock each generator writes is byte for byte the one `cargo
+// generate-lockfile --offline` writes for it from the vendored sources,
+// so the PM and cargo metadata are timed on a workspace cargo would have
+// left as it is.
+func TestOracleBenchLocks(t *testing.T) {
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		t.Skip("cargo not installed")
+	}
+	for _, tc := range []struct {
+		name string
+		gen  func(ws string)
+	}{
+		{"wholehook-deps=30", func(ws string) { genVendoredWorkspace(t, ws, 30) }},
+		{"members=1", func(ws string) { genMembersWorkspace(t, ws, 1) }},
+		{"members=7", func(ws string) { genMembersWorkspace(t, ws, 7) }},
+		{"members=150", func(ws string) { genMembersWorkspace(t, ws, 150) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := filepath.Join(t.TempDir(), "ws")
+			tc.gen(ws)
+			lockPath := filepath.Join(ws, "Cargo.lock")
+			ours, err := os.ReadFile(lockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(lockPath); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(cargo, "generate-lockfile", "--offline")
+			cmd.Dir, cmd.Env = ws, cargoToolEnv(t.TempDir())
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("cargo generate-lockfile in %s: %v\n%s", ws, err, out)
+			}
+			theirs, err := os.ReadFile(lockPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(ours) != string(theirs) {
+				t.Errorf("the generated Cargo.lock differs from cargo's:\n--- ours\n%s\n--- cargo's\n%s", head(ours), head(theirs))
+			}
+		})
+	}
+}
+
+// head returns the first 40 lines of data, for a message.
+func head(data []byte) string {
+	lines := strings.SplitAfter(string(data), "\n")
+	return strings.Join(lines[:min(len(lines), 40)], "")
+}
