@@ -35,6 +35,8 @@ type PM struct {
 	warnings depcache.Warnings
 	// verified spares active_plugins the stats list_deps just made.
 	verified depcache.Verified
+	// snap is the latest read of the persisted snapshot (loadSnapshot).
+	snap *snapLoad
 }
 
 // httpTimeout bounds one registry request.

@@ -159,7 +159,7 @@ func (p *PM) snapshotCache() (*depcache.Cache, string) {
 	if sess.CacheDir == "" {
 		return nil, ""
 	}
-	return depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps")).Remembering(&p.verified), cacheKey + sess.Workspace
+	return depcache.New(filepath.Join(sess.CacheDir, "cargo", "deps")), cacheKey + sess.Workspace
 }
 
 // snapshot returns the workspace's snapshot, from the persisted cache when
@@ -168,7 +168,7 @@ func (p *PM) snapshotCache() (*depcache.Cache, string) {
 func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, error) {
 	sess := p.session()
 	cache, key := p.snapshotCache()
-	if raw, ok := cache.Load(key); ok {
+	if raw, ok := p.loadSnapshot(cache, key); ok {
 		if s, err := decodeSnapshot(raw, parts); err == nil {
 			return p.finish(ctx, s)
 		}
@@ -182,6 +182,7 @@ func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, erro
 		if err := cache.Store(key, rec.Stamps(), data); err != nil {
 			sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
 		}
+		p.forgetSnapshot()
 	}
 	return p.finish(ctx, s)
 }

@@ -20,7 +20,7 @@ func (p *PM) ListDepsRaw(ctx context.Context) (json.RawMessage, bool, error) {
 	if cache == nil {
 		return nil, false, nil
 	}
-	raw, ok := cache.Load(key)
+	raw, ok := p.loadSnapshot(cache, key)
 	if !ok {
 		return nil, false, nil
 	}
