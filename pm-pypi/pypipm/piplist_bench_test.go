@@ -13,9 +13,9 @@ import (
 // benchPython returns the Python interpreter the benchmarks run pip with,
 // resolved to the interpreter itself (sys.executable) rather than the
 // python3 found on PATH, which may be a version manager's shim: pyenv's
-// shim is a shell script that costs about 0.4 s per start here, more than
-// pip list itself on a small virtualenv, and a user running pip in an
-// activated virtualenv does not go through it. It returns false (logged)
+// shim is a shell script that costs about half a second of CPU per start,
+// as much as pip list itself on a small virtualenv, and a user running pip
+// in an activated virtualenv does not go through it. It returns false (logged)
 // when there is no python3 with pip.
 func benchPython(b *testing.B) (string, bool) {
 	b.Helper()
