@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,7 +76,9 @@ func bigWorkspace(b *testing.B) (ws, site string) {
 // project with benchDirect direct dependencies and a benchLocked-package
 // uv.lock: cold (empty cache: pyproject.toml and uv.lock parsed) and with the
 // persisted cache, beside `pip list --format=json` over a virtualenv of the
-// same size, the SDK's null PM and a Go binary that only starts and exits.
+// same size (pipListCmd: offline, run by the interpreter itself, not a
+// version manager's shim), the SDK's null PM and a Go binary that only
+// starts and exits.
 //
 // The variants are interleaved (benchkit.Interleave: 50 rounds per
 // iteration, pip list in the first 3) so that a shared machine's load
@@ -102,33 +103,13 @@ func BenchmarkHookPath(b *testing.B) {
 		b.Fatalf("persisted cache: %v", entries)
 	}
 	variants := benchkit.HookVariants(b, bin, ws, benchDirect)
-	if py, ok := pipList(b, site); ok {
-		variants = append(variants, benchkit.Variant{Name: "pip-list", Rounds: pipRounds, Run: func() benchkit.Hook {
-			return benchkit.RunCmd(b, exec.Command(py, "-m", "pip", "list", "--format=json", "--path", site, "--disable-pip-version-check"), ws)
-		}})
+	if py, ok := benchPython(b); ok {
+		variants = append(variants, pipListVariant(b, py, ws, site, benchLocked, pipRounds))
 	}
 	benchkit.ReportRatios(b, benchkit.Interleave(b, rounds, variants...), "pip-list")
 	b.ReportMetric(benchDirect, "direct-deps")
 	b.ReportMetric(benchLocked, "locked-pkgs")
 	benchkit.ReportLoad(b)
-}
-
-// pipList returns the python3 whose pip lists the benchLocked distributions
-// in site, or false (logged) when there is no python3 with pip.
-func pipList(b *testing.B, site string) (string, bool) {
-	py, err := exec.LookPath("python3")
-	if err == nil {
-		err = exec.Command(py, "-m", "pip", "--version").Run()
-	}
-	if err != nil {
-		b.Logf("no python3 with pip (%v): measuring without pip list", err)
-		return "", false
-	}
-	out, err := exec.Command(py, "-m", "pip", "list", "--format=json", "--path", site, "--disable-pip-version-check").Output()
-	if n := strings.Count(string(out), `"name"`); err != nil || n != benchLocked {
-		b.Fatalf("pip list: %v (%d entries, want %d)", err, n, benchLocked)
-	}
-	return py, true
 }
 
 // BenchmarkListDepsInProcess measures the list_deps computation without

@@ -89,6 +89,12 @@ func writeBenchFiles(tb testing.TB, dir string, files map[string]string) {
 // PM and a bare Go binary, with each variant's peak resident memory
 // (-peak-RSS-KiB; target ≤ 64 MiB at 50,000 locked packages). load1 is
 // the one-minute load average at the end.
+//
+// No ecosystem tool runs beside it: these projects have a lockfile and no
+// virtualenv, and the tools that read a lockfile offline (`uv tree
+// --frozen`, `poetry show`) are not installed on the machine these
+// figures come from, while pip reads only installed distributions (see
+// BenchmarkWholeHook and BenchmarkMembers for pip list).
 func benchColdLock(b *testing.B, gen func(testing.TB, string, int) int) {
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-pypi/cmd/symposium-pm-pypi", b.TempDir())
 	for _, n := range coldLockSizes {

@@ -59,18 +59,37 @@ func genHookVenv(tb testing.TB, ws string, n int) []protocol.PackageID {
 // active_plugins for list_deps' answer, exit) with 100, 400 and 2,000
 // dependencies installed in the virtualenv, one in ten with a plugin:
 // cached (target ≤ 1.25× the null PM) and cold, interleaved with the null
-// PM sent the same requests. load1 is the one-minute load average at the
+// PM sent the same requests and, where python3 has pip, with the ecosystem
+// tool on the same virtualenv: `pip list --format=json --path
+// <site-packages>` offline (pipListCmd), checked to list the n
+// distributions, in the first 5 rounds (3 at 2,000). uv (`uv pip list`)
+// and Poetry are not installed on the machine these figures come from; a
+// benchmark cannot fetch them. load1 is the one-minute load average at the
 // end.
 func BenchmarkWholeHook(b *testing.B) {
 	bin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-pypi/cmd/symposium-pm-pypi", b.TempDir())
+	py, havePip := benchPython(b)
 	for _, n := range benchkit.WholeHookSizes {
 		b.Run(fmt.Sprintf("deps=%d", n), func(b *testing.B) {
 			ws := b.TempDir()
 			deps := genHookVenv(b, ws, n)
 			env := testEnv(b, nil)
 			variants := benchkit.WholeHookVariants(b, bin, ws, env, deps, n/10, 5)
-			benchkit.ReportRatios(b, benchkit.Interleave(b, 20, variants...), "")
+			if havePip {
+				site := filepath.Join(ws, ".venv", "lib", "python3.12", "site-packages")
+				variants = append(variants, pipListVariant(b, py, ws, site, n, pipRounds(n)))
+			}
+			benchkit.ReportRatios(b, benchkit.Interleave(b, 20, variants...), "pip-list")
 			benchkit.ReportLoad(b)
 		})
 	}
+}
+
+// pipRounds is how many rounds of a benchmark run pip list over n
+// distributions: 5, or 3 from 1,000 on, where one run takes seconds.
+func pipRounds(n int) int {
+	if n >= 1000 {
+		return 3
+	}
+	return 5
 }
