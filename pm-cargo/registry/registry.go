@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // DefaultUserAgent identifies Symposium to registries, as crates.io's data
