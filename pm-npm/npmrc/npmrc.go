@@ -15,11 +15,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 )
 
 // DefaultRegistry is npm's default registry.
