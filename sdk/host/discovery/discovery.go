@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
@@ -149,16 +150,32 @@ const DefaultWalkBudget = 5 * time.Second
 // Discover runs discovery. It never fails as a whole: every problem is a
 // warning, or an invalid plugin.
 func Discover(ctx context.Context, o Options) Result {
-	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}}
-	deps, warns := o.PMs.ListDeps(ctx)
-	d.warn(warns)
-	d.res.Deps = deps
-
-	offers, warns := o.PMs.ActivePlugins(ctx, deps)
-	d.warn(warns)
-	for _, of := range offers {
-		src := cmp.Or(o.Kinds[of.PM], SourceDependency)
-		d.add(ctx, of.Offer, src, of.PM, nil, nil)
+	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}, depsReady: make(chan struct{})}
+	// Each PM answers list_deps then active_plugins on its own, and its
+	// offers are validated (and decided, and walked when enabled) in its
+	// goroutine as soon as they are in, while the other PMs still run. Only
+	// a gate waits for every PM's dependencies. The batches are then merged
+	// in configuration order, so the result does not depend on which PM
+	// answered first.
+	names := o.PMs.Names()
+	batches := make([][]judged, len(names))
+	hook := o.PMs.Hook(ctx, host.HookCallbacks{
+		Deps: func(deps []protocol.PackageID) {
+			d.res.Deps = deps
+			close(d.depsReady)
+		},
+		Offers: func(pm string, offers []protocol.Offer) {
+			batches[slices.Index(names, pm)] = d.judgeAll(ctx, pm, offers)
+		},
+	})
+	d.warn(hook.ListWarnings)
+	d.warn(hook.ActiveWarnings)
+	for _, batch := range batches {
+		for _, j := range batch {
+			d.seen[j.plugin.ID] = len(d.res.Plugins)
+			d.res.Plugins = append(d.res.Plugins, j.plugin)
+			d.res.Warnings = append(d.res.Warnings, j.warns...)
+		}
 	}
 	for _, pr := range o.PathRegistries {
 		for _, of := range d.readPathRegistry(pr) {
@@ -206,8 +223,13 @@ type discoverer struct {
 	// queue holds the indices of plugins whose chained references are still
 	// to follow, once the first round of offers is in.
 	queue []int
-	// walked is the time spent walking so far, and unwalked counts the
-	// enabled plugins left unwalked once the budget was spent.
+	// depsReady is closed once res.Deps holds every PM's dependencies,
+	// which a gate needs.
+	depsReady chan struct{}
+	// walkMu guards walked, the time spent walking so far, and unwalked,
+	// the enabled plugins left unwalked once the budget was spent: PMs'
+	// offers are walked concurrently.
+	walkMu   sync.Mutex
 	walked   time.Duration
 	unwalked int
 	// warned holds the PM problems already warned about.
@@ -281,56 +303,85 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 	}
 }
 
-// add validates an offer and decides its state; only a plugin that ends up
-// enabled has its skill groups walked. root, when not nil, is the offer's
-// root already opened (and is closed here); otherwise the root is opened
-// once, here, and every later read of the plugin goes through it.
-func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) {
-	if root != nil {
-		defer root.Close()
+// judged is an offer validated and decided, with the warnings its walk
+// raised.
+type judged struct {
+	plugin Plugin
+	warns  []Warning
+}
+
+// judgeAll judges the offers pm made, in its order; a repeated id is judged
+// once (duplicates collapse). It may run for several PMs at once.
+func (d *discoverer) judgeAll(ctx context.Context, pm string, offers []protocol.Offer) []judged {
+	src := cmp.Or(d.o.Kinds[pm], SourceDependency)
+	out := make([]judged, 0, len(offers))
+	seen := make(map[protocol.PackageID]bool, len(offers))
+	for _, of := range offers {
+		if seen[of.ID] {
+			continue
+		}
+		seen[of.ID] = true
+		p, warns := d.judge(ctx, of, src, pm, nil, nil)
+		out = append(out, judged{p, warns})
 	}
+	return out
+}
+
+// add validates an offer, decides its state and adds it to the result,
+// unless its id is already there. A plugin waiting for consent as a
+// dependency is vouched for when an enabled plugin references it: it is
+// decided again as chained.
+func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) {
 	at, dup := d.seen[of.ID]
 	if dup && !(src == SourceChained && d.res.Plugins[at].State == NeedsConsent) {
+		if root != nil {
+			root.Close()
+		}
 		return // duplicates collapse
 	}
-	// A plugin waiting for consent as a dependency is vouched for when an
-	// enabled plugin references it: it is decided again as chained.
+	p, warns := d.judge(ctx, of, src, pm, via, root)
+	d.res.Warnings = append(d.res.Warnings, warns...)
+	if dup {
+		d.res.Plugins[at] = p
+	} else {
+		at = len(d.res.Plugins)
+		d.seen[of.ID] = at
+		d.res.Plugins = append(d.res.Plugins, p)
+	}
+	if src == SourceChained {
+		d.queue = append(d.queue, at)
+	}
+}
+
+// judge validates an offer and decides its state; only a plugin that ends
+// up enabled has its skill groups walked, and the warnings of that walk are
+// returned. root, when not nil, is the offer's root already opened (and is
+// closed here); otherwise the root is opened once, here, and every later
+// read of the plugin goes through it. judge changes nothing in d but the
+// walk budget, so several may run at once.
+func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) (Plugin, []Warning) {
 	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
-	defer func() {
-		last := len(d.res.Plugins) - 1
-		if dup {
-			d.res.Plugins[at] = d.res.Plugins[last]
-			d.res.Plugins = d.res.Plugins[:last]
-		} else {
-			at = last
-			d.seen[of.ID] = at
-		}
-		if src == SourceChained {
-			d.queue = append(d.queue, at)
-		}
-	}()
 	if root == nil {
 		var reason string
 		if root, reason = openOfferRoot(of, pm); root == nil {
 			p.State, p.Reason = Invalid, reason
-			d.res.Plugins = append(d.res.Plugins, p)
-			return
+			return p, nil
 		}
-		defer root.Close()
 	}
+	defer root.Close()
 	plugin, reason := validateIn(root, of, src)
 	if plugin == nil {
 		p.State, p.Reason = Invalid, reason
-		d.res.Plugins = append(d.res.Plugins, p)
-		return
+		return p, nil
 	}
 	p.plugin = plugin
 	// Decide first: nothing is walked for a plugin that will not run.
 	p.State, p.Reason = d.decide(ctx, p, via)
+	var warns []Warning
 	if p.State == Enabled {
-		p.Skills = d.countSkills(ctx, p, root)
+		p.Skills, warns = d.countSkills(ctx, p, root)
 	}
-	d.res.Plugins = append(d.res.Plugins, p)
+	return p, warns
 }
 
 func origin(src Source) manifest.Origin {
@@ -367,12 +418,9 @@ func openOfferRoot(of protocol.Offer, pm string) (*os.Root, string) {
 	if !filepath.IsAbs(of.Root) {
 		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
 	}
+	// OpenRoot refuses what is not a directory.
 	root, err := os.OpenRoot(of.Root)
 	if err != nil {
-		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
-	}
-	if fi, err := root.Stat("."); err != nil || !fi.IsDir() {
-		root.Close()
 		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
 	}
 	return root, ""
@@ -436,9 +484,9 @@ func localPath(rel string) (string, bool) {
 }
 
 // countSkills walks the plugin's local skill groups inside root and counts
-// their skills; what the walk left out, and a bound it reached, are warned
-// about, naming the plugin.
-func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) int {
+// their skills; what the walk left out, and a bound it reached, are
+// returned as warnings naming the plugin.
+func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) (int, []Warning) {
 	var groups []string
 	for _, g := range p.plugin.Skills {
 		if c, ok := localPath(g.Path); ok && g.Path != "" {
@@ -446,34 +494,46 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 		}
 	}
 	if len(groups) == 0 {
-		return 0
+		return 0, nil
 	}
-	if d.walked >= cmp.Or(d.o.WalkBudget, DefaultWalkBudget) {
+	d.walkMu.Lock()
+	spent := d.walked >= cmp.Or(d.o.WalkBudget, DefaultWalkBudget)
+	if spent {
 		d.unwalked++
-		return 0
+	}
+	d.walkMu.Unlock()
+	if spent {
+		return 0, nil
 	}
 	start := time.Now()
 	res := skill.Walk(ctx, root, groups, d.o.Limits)
+	d.walkMu.Lock()
 	d.walked += time.Since(start)
+	d.walkMu.Unlock()
+	var warns []Warning
+	warnf := func(format string, args ...any) {
+		warns = append(warns, Warning{PM: p.ID.PM, Package: &p.ID, Message: fmt.Sprintf(format, args...), Level: protocol.LevelWarning})
+	}
 	for _, pr := range res.Problems {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s", p.ID, p.Root, pr)
+		warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
 	}
 	if more := res.NProblems - len(res.Problems); more > 0 {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
-			p.ID, p.Root, more)
+		warnf("plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out", p.ID, p.Root, more)
 	}
 	if res.Deep != "" {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
+		warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
 			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, skill.DefaultDepth))
 	}
 	if res.Bound != "" {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
-			p.ID, p.Root, res.Bound)
+		warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted", p.ID, p.Root, res.Bound)
 	}
-	return len(res.Skills)
+	return len(res.Skills), warns
 }
 
+// evaluator returns the evaluator of predicates for plugins from src. It
+// waits until every PM's dependencies are in: a predicate may name any.
 func (d *discoverer) evaluator(src Source) *predicate.Evaluator {
+	<-d.depsReady
 	return &predicate.Evaluator{
 		Deps:            predicate.Deps(d.res.Deps),
 		WorkspaceMember: src == SourceWorkspace,
