@@ -356,31 +356,40 @@ func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm 
 // judge validates an offer and decides its state; only a plugin that ends
 // up enabled has its skill groups walked, and the warnings of that walk are
 // returned. root, when not nil, is the offer's root already opened (and is
-// closed here); otherwise the root is opened once, here, and every later
-// read of the plugin goes through it. judge changes nothing in d but the
+// closed here); otherwise the offer is checked by checkOffer, and the root
+// of a plugin enabled is opened once, for its walk, which goes through it. judge changes nothing in d but the
 // walk budget, so several may run at once.
 func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) (Plugin, []Warning) {
 	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
-	if root == nil {
-		var reason string
-		if root, reason = openOfferRoot(of, pm); root == nil {
-			p.State, p.Reason = Invalid, reason
-			return p, nil
-		}
+	var plugin *manifest.Plugin
+	var reason string
+	if root != nil {
+		defer root.Close()
+		plugin, reason = validateIn(root, of, src)
+	} else {
+		plugin, reason = checkOffer(of, src, pm)
 	}
-	defer root.Close()
-	plugin, reason := validateIn(root, of, src)
 	if plugin == nil {
 		p.State, p.Reason = Invalid, reason
 		return p, nil
 	}
 	p.plugin = plugin
-	// Decide first: nothing is walked for a plugin that will not run.
+	// Decide first: nothing is walked, nor its root opened, for a plugin
+	// that will not run.
 	p.State, p.Reason = d.decide(ctx, p, via)
-	var warns []Warning
-	if p.State == Enabled {
-		p.Skills, warns = d.countSkills(ctx, p, root)
+	if p.State != Enabled || !hasGroups(plugin) {
+		return p, nil
 	}
+	if root == nil {
+		var err error
+		if root, err = os.OpenRoot(of.Root); err != nil {
+			p.State, p.Reason = Invalid, fmt.Sprintf("root %s is not an existing directory", of.Root)
+			return p, nil
+		}
+		defer root.Close()
+	}
+	var warns []Warning
+	p.Skills, warns = d.countSkills(ctx, p, root)
 	return p, warns
 }
 
@@ -399,52 +408,25 @@ func origin(src Source) manifest.Origin {
 // valid for the source's origin, and every source.path inside the root even
 // through symlinks. It returns the validated plugin, or nil and the reason.
 func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
-	root, reason := openOfferRoot(of, pm)
-	if root == nil {
-		return nil, reason
-	}
-	defer root.Close()
-	return validateIn(root, of, src)
+	return checkOffer(of, src, pm)
 }
 
-// openOfferRoot checks the offer's id and root and opens the root, once:
-// every later look at the plugin goes through the returned os.Root, so
-// nothing outside the root is reachable. It returns nil and the reason when
-// the offer is invalid.
-func openOfferRoot(of protocol.Offer, pm string) (*os.Root, string) {
-	if of.ID.PM != pm {
-		return nil, fmt.Sprintf("offered by pm %s under another pm's name %q", pm, of.ID.PM)
+// hasGroups reports whether the plugin has a local skill group to walk.
+func hasGroups(p *manifest.Plugin) bool {
+	for _, g := range p.Skills {
+		if g.Path != "" {
+			return true
+		}
 	}
-	if !filepath.IsAbs(of.Root) {
-		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
-	}
-	// OpenRoot refuses what is not a directory.
-	root, err := os.OpenRoot(of.Root)
-	if err != nil {
-		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
-	}
-	return root, ""
+	return false
 }
 
 // validateIn checks the offer's manifest and that every source.path stays
 // inside root, lexically and through symbolic links.
 func validateIn(root *os.Root, of protocol.Offer, src Source) (*manifest.Plugin, string) {
-	raw := of.Manifest
-	if len(raw) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	m, err := manifest.DecodeJSON(raw)
-	if err != nil {
-		return nil, fmt.Sprintf("manifest does not decode: %v", err)
-	}
-	plugin, problems := manifest.Validate(m, manifest.ValidateOptions{Origin: origin(src), DefaultName: of.ID.Name})
-	for _, pr := range problems {
-		if !pr.Warning {
-			return nil, "manifest: " + pr.Error()
-		}
-	}
+	plugin, reason := validateManifest(of, src)
 	if plugin == nil {
-		return nil, "manifest is invalid"
+		return nil, reason
 	}
 	for _, g := range plugin.Skills {
 		if g.Path == "" {
