@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -311,21 +312,42 @@ type judged struct {
 }
 
 // judgeAll judges the offers pm made, in its order; a repeated id is judged
-// once (duplicates collapse). It may run for several PMs at once.
+// once (duplicates collapse). It may run for several PMs at once, and
+// splits a large batch over the cores: the last PM to answer has the
+// machine to itself.
 func (d *discoverer) judgeAll(ctx context.Context, pm string, offers []protocol.Offer) []judged {
 	src := cmp.Or(d.o.Kinds[pm], SourceDependency)
-	out := make([]judged, 0, len(offers))
 	seen := make(map[protocol.PackageID]bool, len(offers))
+	uniq := make([]protocol.Offer, 0, len(offers))
 	for _, of := range offers {
-		if seen[of.ID] {
-			continue
+		if !seen[of.ID] {
+			seen[of.ID] = true
+			uniq = append(uniq, of)
 		}
-		seen[of.ID] = true
-		p, warns := d.judge(ctx, of, src, pm, nil, nil)
-		out = append(out, judged{p, warns})
 	}
+	out := make([]judged, len(uniq))
+	judgeRange := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p, warns := d.judge(ctx, uniq[i], src, pm, nil, nil)
+			out[i] = judged{p, warns}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(uniq)/judgeChunk)
+	if workers <= 1 {
+		judgeRange(0, len(uniq))
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(uniq) + workers - 1) / workers
+	for lo := 0; lo < len(uniq); lo += per {
+		wg.Go(func() { judgeRange(lo, min(lo+per, len(uniq))) })
+	}
+	wg.Wait()
 	return out
 }
+
+// judgeChunk is the fewest offers judgeAll gives a goroutine of its own.
+const judgeChunk = 64
 
 // add validates an offer, decides its state and adds it to the result,
 // unless its id is already there. A plugin waiting for consent as a
