@@ -118,6 +118,8 @@ func BenchmarkDiscoverCombined(b *testing.B) {
 	if len(set.Specs) != 3 {
 		b.Fatalf("setup: %+v", set)
 	}
+	// The symposium-pm binary runs with host.TuneGC; so does discover here.
+	defer host.TuneGC()()
 	discover := func() benchkit.Hook {
 		pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: cache, Env: env}, set.Specs...)
 		c0, start := cpuTime(), time.Now()
