@@ -5,10 +5,16 @@
 // run. PMs report what exists; this package alone decides what is enabled.
 //
 // Nothing a PM answers extends what the host reads: the workspace is the
-// directory the user opened (a PM's workspace answer may only narrow it),
-// each offered root is opened once as an os.Root and every look inside a
-// plugin goes through it, and only enabled plugins are walked, within the
-// bounds of skill.Limits and a budget per discovery.
+// directory the user opened (a PM's workspace answer may only narrow it);
+// an offer's source.paths are checked to stay inside its root (one lstat
+// settles a path of one component that is no link; any other path is
+// resolved inside the root opened as an os.Root); only enabled plugins
+// have their root opened, once, as an os.Root their walk goes through,
+// within the bounds of skill.Limits and a budget per discovery.
+//
+// The PMs run at once (host.Registry.Hook): each PM's offers are judged in
+// its own goroutine as they arrive, while the others still answer, and the
+// batches are merged in configuration order.
 package discovery
 
 import (
