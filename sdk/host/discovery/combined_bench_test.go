@@ -138,7 +138,7 @@ func BenchmarkDiscoverCombined(b *testing.B) {
 	}
 	offers := captureOffers(b, ws, cache, env, set)
 	validate := func() benchkit.Hook {
-		d := &discoverer{o: Options{Workspace: ws, Config: &config.Config{}, Kinds: set.Kinds}, depsReady: make(chan struct{})}
+		d := &discoverer{o: Options{Workspace: ws, Config: &config.Config{}, Kinds: set.Kinds}, depsReady: make(chan struct{}), openRoot: os.OpenRoot}
 		close(d.depsReady)
 		c0, start := cpuTime(), time.Now()
 		n := 0

@@ -157,7 +157,12 @@ const DefaultWalkBudget = 5 * time.Second
 // Discover runs discovery. It never fails as a whole: every problem is a
 // warning, or an invalid plugin.
 func Discover(ctx context.Context, o Options) Result {
-	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}, depsReady: make(chan struct{})}
+	return discover(ctx, o, os.OpenRoot)
+}
+
+// discover is Discover, opening offers' roots with openRoot.
+func discover(ctx context.Context, o Options, openRoot func(string) (*os.Root, error)) Result {
+	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}, depsReady: make(chan struct{}), openRoot: openRoot}
 	// Each PM answers list_deps then active_plugins on its own, and its
 	// offers are validated (and decided, and walked when enabled) in its
 	// goroutine as soon as they are in, while the other PMs still run. Only
@@ -230,6 +235,8 @@ type discoverer struct {
 	// queue holds the indices of plugins whose chained references are still
 	// to follow, once the first round of offers is in.
 	queue []int
+	// openRoot opens an offer's root (os.OpenRoot; tests count the opens).
+	openRoot func(string) (*os.Root, error)
 	// depsReady is closed once res.Deps holds every PM's dependencies,
 	// which a gate needs.
 	depsReady chan struct{}
@@ -395,7 +402,7 @@ func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, p
 		defer root.Close()
 		plugin, reason = validateIn(root, of, src)
 	} else {
-		plugin, reason = checkOffer(of, src, pm)
+		plugin, reason = checkOffer(of, src, pm, d.openRoot)
 	}
 	if plugin == nil {
 		p.State, p.Reason = Invalid, reason
@@ -410,7 +417,7 @@ func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, p
 	}
 	if root == nil {
 		var err error
-		if root, err = os.OpenRoot(of.Root); err != nil {
+		if root, err = d.openRoot(of.Root); err != nil {
 			p.State, p.Reason = Invalid, fmt.Sprintf("root %s is not an existing directory", of.Root)
 			return p, nil
 		}
@@ -436,7 +443,7 @@ func origin(src Source) manifest.Origin {
 // valid for the source's origin, and every source.path inside the root even
 // through symlinks. It returns the validated plugin, or nil and the reason.
 func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
-	return checkOffer(of, src, pm)
+	return checkOffer(of, src, pm, os.OpenRoot)
 }
 
 // hasGroups reports whether the plugin has a local skill group to walk.

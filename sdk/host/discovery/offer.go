@@ -21,17 +21,18 @@ import (
 // that is not a symbolic link is settled by one lstat of root/<component>
 // (which also shows the root to be a directory); any other path (several
 // components, a link, an error other than absence) is resolved inside the
-// root opened as an os.Root, once per offer. The reasons, and the order in
+// root opened as an os.Root (by openRoot, os.OpenRoot but in tests), once
+// per offer. The reasons, and the order in
 // which they win, are those of checking inside an opened root: the root
 // first, then the manifest, then each skill group in turn.
-func checkOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
+func checkOffer(of protocol.Offer, src Source, pm string, openRoot func(string) (*os.Root, error)) (*manifest.Plugin, string) {
 	if of.ID.PM != pm {
 		return nil, fmt.Sprintf("offered by pm %s under another pm's name %q", pm, of.ID.PM)
 	}
 	if !filepath.IsAbs(of.Root) {
 		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
 	}
-	pr := rootProbe{dir: of.Root}
+	pr := rootProbe{dir: of.Root, openRoot: openRoot}
 	defer pr.close()
 	plugin, reason := validateManifest(of, src)
 	if plugin == nil {
@@ -88,6 +89,7 @@ type rootProbe struct {
 	dir         string
 	known, dir0 bool // dir0: the root is a directory, once known
 	root        *os.Root
+	openRoot    func(string) (*os.Root, error)
 }
 
 func (p *rootProbe) isDir() bool {
@@ -101,7 +103,7 @@ func (p *rootProbe) isDir() bool {
 // open opens the root once (OpenRoot refuses what is not a directory).
 func (p *rootProbe) open() *os.Root {
 	if p.root == nil && (!p.known || p.dir0) {
-		r, err := os.OpenRoot(p.dir)
+		r, err := p.openRoot(p.dir)
 		p.known, p.dir0, p.root = true, err == nil, r
 	}
 	return p.root

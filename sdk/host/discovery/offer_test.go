@@ -80,7 +80,7 @@ func TestCheckOfferAgreesWithRoot(t *testing.T) {
 		for mname, m := range manifests {
 			of := protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p", Version: "1"}, Root: filepath.Join(base, r), Manifest: json.RawMessage(m)}
 			wantP, want := checkInRoot(of, SourceDependency)
-			gotP, got := checkOffer(of, SourceDependency, "eco")
+			gotP, got := checkOffer(of, SourceDependency, "eco", os.OpenRoot)
 			if got != want || (gotP == nil) != (wantP == nil) {
 				t.Errorf("root %s, manifest %s: checkOffer = %v, %q; inside the opened root: %v, %q", r, mname, gotP != nil, got, wantP != nil, want)
 			}
@@ -99,7 +99,7 @@ func TestCheckOfferAgreesWithRoot(t *testing.T) {
 		{protocol.Offer{ID: protocol.PackageID{PM: "other", Name: "p"}, Root: base}, `offered by pm eco under another pm's name "other"`},
 		{protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p"}, Root: "relative"}, `root "relative" is not an absolute path`},
 	} {
-		if p, got := checkOffer(tc.of, SourceDependency, "eco"); p != nil || got != tc.want {
+		if p, got := checkOffer(tc.of, SourceDependency, "eco", os.OpenRoot); p != nil || got != tc.want {
 			t.Errorf("checkOffer(%+v) = %v, %q; want %q", tc.of, p, got, tc.want)
 		}
 	}

@@ -137,3 +137,45 @@ func TestDiscoverPipelinesPMs(t *testing.T) {
 		t.Errorf("deps %v", res.Deps)
 	}
 }
+
+// Only an enabled plugin's root is opened: the offers waiting for consent,
+// dormant or disabled are checked (one lstat each, their source.path being
+// one plain directory) without opening their roots, and the one enabled
+// plugin's root is opened once, for its walk.
+func TestDiscoverOpensOnlyEnabledRoots(t *testing.T) {
+	ws := t.TempDir()
+	skills := map[string]string{"skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n"}
+	var offers []protocol.Offer
+	roots := map[string]string{}
+	for _, name := range []string{"consent", "enabled", "disabled", "gated"} {
+		roots[name] = tree(t, skills)
+		m := "name = \"" + name + "\"\n\n[[skills]]\nsource.path = \"skills\"\n"
+		if name == "gated" {
+			m = "name = \"gated\"\npredicates = [\"env(NEVER_SET_HOSTLEAN)\"]\n\n[[skills]]\nsource.path = \"skills\"\n"
+		}
+		offers = append(offers, protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: name, Version: "1"}, Root: roots[name], Manifest: wire(t, m)})
+	}
+	pm := &pipePM{name: "eco", offers: offers}
+	cfg := &config.Config{Plugins: config.Plugins{
+		AutoEnable: []config.Selector{{PM: "eco", Name: "enabled"}, {PM: "eco", Name: "gated"}},
+		Disable:    []config.Selector{{PM: "eco", Name: "disabled"}},
+	}}
+	var mu sync.Mutex
+	var opened []string
+	open := func(dir string) (*os.Root, error) {
+		mu.Lock()
+		opened = append(opened, dir)
+		mu.Unlock()
+		return os.OpenRoot(dir)
+	}
+	res := discover(t.Context(), Options{Workspace: ws, Config: cfg, PMs: localRegistry(t, ws, pm),
+		Kinds: map[string]Source{"eco": SourceDependency}, LookupEnv: func(string) (string, bool) { return "", false }}, open)
+	for name, want := range map[string]State{"consent": NeedsConsent, "enabled": Enabled, "disabled": Disabled, "gated": Dormant} {
+		if p := plugin(res, "eco", name); p == nil || p.State != want {
+			t.Errorf("plugin %s: %+v, want %s", name, p, want)
+		}
+	}
+	if !slices.Equal(opened, []string{roots["enabled"]}) {
+		t.Errorf("roots opened: %q, want only the enabled plugin's %s", opened, roots["enabled"])
+	}
+}
