@@ -130,31 +130,7 @@ func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error)
 	warns := make([]*Warning, len(r.specs))
 	var wg sync.WaitGroup
 	for i, s := range r.specs {
-		wg.Go(func() {
-			c, err := r.Conn(ctx, s.Name)
-			r.mu.Lock()
-			sl := r.conns[s.Name]
-			r.mu.Unlock()
-			switch {
-			case err != nil:
-				if !sl.reported.CompareAndSwap(false, true) {
-					return
-				}
-			case sl.gaveUp.Load():
-				return
-			default:
-				err = f(c)
-				// A PM that has exited, broken its output or not answered in
-				// time is warned about once, then left out of later calls
-				// rather than failing (or timing out) again in each.
-				if err != nil && (errors.Is(err, ErrNoAnswer) || c.Unusable()) {
-					sl.gaveUp.Store(true)
-				}
-			}
-			if err != nil {
-				warns[i] = &Warning{PM: s.Name, Method: method, Err: err}
-			}
-		})
+		wg.Go(func() { warns[i] = r.step(ctx, s.Name, method, f) })
 	}
 	wg.Wait()
 	var out []Warning
@@ -166,6 +142,37 @@ func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error)
 	return out
 }
 
+// step runs f on the PM named name (starting it if needed) for one call of
+// each, and returns the warning about it, or nil: see each.
+func (r *Registry) step(ctx context.Context, name, method string, f func(*Conn) error) *Warning {
+	c, err := r.Conn(ctx, name)
+	r.mu.Lock()
+	sl := r.conns[name]
+	r.mu.Unlock()
+	switch {
+	case sl == nil:
+		// Conn refused before making a slot: the registry was closed.
+	case err != nil:
+		if !sl.reported.CompareAndSwap(false, true) {
+			return nil
+		}
+	case sl.gaveUp.Load():
+		return nil
+	default:
+		err = f(c)
+		// A PM that has exited, broken its output or not answered in
+		// time is warned about once, then left out of later calls
+		// rather than failing (or timing out) again in each.
+		if err != nil && (errors.Is(err, ErrNoAnswer) || c.Unusable()) {
+			sl.gaveUp.Store(true)
+		}
+	}
+	if err != nil {
+		return &Warning{PM: name, Method: method, Err: err}
+	}
+	return nil
+}
+
 // ListDeps unions the direct dependencies every PM announcing list_deps
 // reports.
 func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warning) {
@@ -173,23 +180,32 @@ func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warnin
 	var all []protocol.PackageID
 	var sink diagSink
 	warns := r.each(ctx, protocol.MethodListDeps, func(c *Conn) error {
-		if !c.Has(protocol.CapListDeps) {
-			return nil
-		}
-		var deps []protocol.PackageID
-		ds, err := c.CallDiagnostics(ctx, protocol.MethodListDeps, struct{}{}, &deps)
-		if err != nil {
-			return err
-		}
-		sink.add(c.Name(), protocol.MethodListDeps, ds)
-		deps = slices.DeleteFunc(deps, func(d protocol.PackageID) bool { return d.PM != c.Name() })
+		deps, err := listDeps(ctx, c, &sink)
 		mu.Lock()
 		all = append(all, deps...)
 		mu.Unlock()
-		return nil
+		return err
 	})
 	sortIDs(all)
 	return slices.Compact(all), append(warns, sink.warnings(r.Names())...)
+}
+
+// listDeps asks c for its direct dependencies (none when it does not
+// announce list_deps), keeping those under its own name, sorted and without
+// repeats; its diagnostics go to sink.
+func listDeps(ctx context.Context, c *Conn, sink *diagSink) ([]protocol.PackageID, error) {
+	if !c.Has(protocol.CapListDeps) {
+		return nil, nil
+	}
+	var deps []protocol.PackageID
+	ds, err := c.CallDiagnostics(ctx, protocol.MethodListDeps, struct{}{}, &deps)
+	if err != nil {
+		return nil, err
+	}
+	sink.add(c.Name(), protocol.MethodListDeps, ds)
+	deps = slices.DeleteFunc(deps, func(d protocol.PackageID) bool { return d.PM != c.Name() })
+	sortIDs(deps)
+	return slices.Compact(deps), nil
 }
 
 // ActivePlugins asks every PM for its active plugins, handing each the deps
@@ -197,8 +213,9 @@ func (r *Registry) ListDeps(ctx context.Context) ([]protocol.PackageID, []Warnin
 func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]Offered, []Warning) {
 	var mu sync.Mutex
 	var all []Offered
-	var minted []Warning
+	minted := make([]*Warning, len(r.specs))
 	var sink diagSink
+	names := r.Names()
 	warns := r.each(ctx, protocol.MethodActivePlugins, func(c *Conn) error {
 		own := []protocol.PackageID{}
 		for _, d := range deps {
@@ -206,34 +223,54 @@ func (r *Registry) ActivePlugins(ctx context.Context, deps []protocol.PackageID)
 				own = append(own, d)
 			}
 		}
-		var offers []protocol.Offer
-		ds, err := c.CallDiagnostics(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers)
+		offers, m, err := activePlugins(ctx, c, own, &sink)
 		if err != nil {
 			return err
 		}
-		sink.add(c.Name(), protocol.MethodActivePlugins, ds)
+		minted[slices.Index(names, c.Name())] = m
 		mu.Lock()
 		defer mu.Unlock()
-		var foreign []string
 		for _, o := range offers {
-			if o.ID.PM != c.Name() {
-				foreign = append(foreign, o.ID.String())
-				continue
-			}
 			all = append(all, Offered{PM: c.Name(), Offer: o})
-		}
-		// One warning per PM, however many ids it minted.
-		if len(foreign) > 0 {
-			each := ""
-			if len(foreign) > 1 {
-				each = " each"
-			}
-			minted = append(minted, Warning{PM: c.Name(), Method: protocol.MethodActivePlugins,
-				Err: fmt.Errorf("pm %s offered %s,%s an id under another pm's name; dropped", c.Name(), strings.Join(foreign, ", "), each)})
 		}
 		return nil
 	})
-	return all, append(append(warns, minted...), sink.warnings(r.Names())...)
+	for _, m := range minted {
+		if m != nil {
+			warns = append(warns, *m)
+		}
+	}
+	return all, append(warns, sink.warnings(names)...)
+}
+
+// activePlugins asks c for the plugins its deps own activate. Offers under
+// another PM's name are dropped, and the returned warning, when not nil,
+// names them all; c's diagnostics go to sink.
+func activePlugins(ctx context.Context, c *Conn, own []protocol.PackageID, sink *diagSink) ([]protocol.Offer, *Warning, error) {
+	var offers []protocol.Offer
+	ds, err := c.CallDiagnostics(ctx, protocol.MethodActivePlugins, protocol.ActivePluginsParams{Deps: own}, &offers)
+	if err != nil {
+		return nil, nil, err
+	}
+	sink.add(c.Name(), protocol.MethodActivePlugins, ds)
+	var foreign []string
+	offers = slices.DeleteFunc(offers, func(o protocol.Offer) bool {
+		if o.ID.PM != c.Name() {
+			foreign = append(foreign, o.ID.String())
+			return true
+		}
+		return false
+	})
+	if len(foreign) == 0 {
+		return offers, nil, nil
+	}
+	// One warning per PM, however many ids it minted.
+	each := ""
+	if len(foreign) > 1 {
+		each = " each"
+	}
+	return offers, &Warning{PM: c.Name(), Method: protocol.MethodActivePlugins,
+		Err: fmt.Errorf("pm %s offered %s,%s an id under another pm's name; dropped", c.Name(), strings.Join(foreign, ", "), each)}, nil
 }
 
 // LoadPlugin asks the PM named by id.PM to load id. The diagnostics the PM

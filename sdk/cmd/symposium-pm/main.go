@@ -7,7 +7,11 @@ package main
 import (
 	"os"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/cli"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	host.TuneGC()
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -5,10 +5,16 @@
 // run. PMs report what exists; this package alone decides what is enabled.
 //
 // Nothing a PM answers extends what the host reads: the workspace is the
-// directory the user opened (a PM's workspace answer may only narrow it),
-// each offered root is opened once as an os.Root and every look inside a
-// plugin goes through it, and only enabled plugins are walked, within the
-// bounds of skill.Limits and a budget per discovery.
+// directory the user opened (a PM's workspace answer may only narrow it);
+// an offer's source.paths are checked to stay inside its root (one lstat
+// settles a path of one component that is no link; any other path is
+// resolved inside the root opened as an os.Root); only enabled plugins
+// have their root opened, once, as an os.Root their walk goes through,
+// within the bounds of skill.Limits and a budget per discovery.
+//
+// The PMs run at once (host.Registry.Hook): each PM's offers are judged in
+// its own goroutine as they arrive, while the others still answer, and the
+// batches are merged in configuration order.
 package discovery
 
 import (
@@ -22,8 +28,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
@@ -149,16 +157,37 @@ const DefaultWalkBudget = 5 * time.Second
 // Discover runs discovery. It never fails as a whole: every problem is a
 // warning, or an invalid plugin.
 func Discover(ctx context.Context, o Options) Result {
-	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}}
-	deps, warns := o.PMs.ListDeps(ctx)
-	d.warn(warns)
-	d.res.Deps = deps
+	return discover(ctx, o, os.OpenRoot)
+}
 
-	offers, warns := o.PMs.ActivePlugins(ctx, deps)
-	d.warn(warns)
-	for _, of := range offers {
-		src := cmp.Or(o.Kinds[of.PM], SourceDependency)
-		d.add(ctx, of.Offer, src, of.PM, nil, nil)
+// discover is Discover, opening offers' roots with openRoot.
+func discover(ctx context.Context, o Options, openRoot func(string) (*os.Root, error)) Result {
+	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}, depsReady: make(chan struct{}), openRoot: openRoot}
+	// Each PM answers list_deps then active_plugins on its own, and its
+	// offers are validated (and decided, and walked when enabled) in its
+	// goroutine as soon as they are in, while the other PMs still run. Only
+	// a gate waits for every PM's dependencies. The batches are then merged
+	// in configuration order, so the result does not depend on which PM
+	// answered first.
+	names := o.PMs.Names()
+	batches := make([][]judged, len(names))
+	hook := o.PMs.Hook(ctx, host.HookCallbacks{
+		Deps: func(deps []protocol.PackageID) {
+			d.res.Deps = deps
+			close(d.depsReady)
+		},
+		Offers: func(pm string, offers []protocol.Offer) {
+			batches[slices.Index(names, pm)] = d.judgeAll(ctx, pm, offers)
+		},
+	})
+	d.warn(hook.ListWarnings)
+	d.warn(hook.ActiveWarnings)
+	for _, batch := range batches {
+		for _, j := range batch {
+			d.seen[j.plugin.ID] = len(d.res.Plugins)
+			d.res.Plugins = append(d.res.Plugins, j.plugin)
+			d.res.Warnings = append(d.res.Warnings, j.warns...)
+		}
 	}
 	for _, pr := range o.PathRegistries {
 		for _, of := range d.readPathRegistry(pr) {
@@ -206,8 +235,15 @@ type discoverer struct {
 	// queue holds the indices of plugins whose chained references are still
 	// to follow, once the first round of offers is in.
 	queue []int
-	// walked is the time spent walking so far, and unwalked counts the
-	// enabled plugins left unwalked once the budget was spent.
+	// openRoot opens an offer's root (os.OpenRoot; tests count the opens).
+	openRoot func(string) (*os.Root, error)
+	// depsReady is closed once res.Deps holds every PM's dependencies,
+	// which a gate needs.
+	depsReady chan struct{}
+	// walkMu guards walked, the time spent walking so far, and unwalked,
+	// the enabled plugins left unwalked once the budget was spent: PMs'
+	// offers are walked concurrently.
+	walkMu   sync.Mutex
 	walked   time.Duration
 	unwalked int
 	// warned holds the PM problems already warned about.
@@ -281,56 +317,115 @@ func (d *discoverer) chase(ctx context.Context, from Plugin, ch manifest.Chained
 	}
 }
 
-// add validates an offer and decides its state; only a plugin that ends up
-// enabled has its skill groups walked. root, when not nil, is the offer's
-// root already opened (and is closed here); otherwise the root is opened
-// once, here, and every later read of the plugin goes through it.
-func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) {
-	if root != nil {
-		defer root.Close()
+// judged is an offer validated and decided, with the warnings its walk
+// raised.
+type judged struct {
+	plugin Plugin
+	warns  []Warning
+}
+
+// judgeAll judges the offers pm made, in its order; a repeated id is judged
+// once (duplicates collapse). It may run for several PMs at once, and
+// splits a large batch over the cores: the last PM to answer has the
+// machine to itself.
+func (d *discoverer) judgeAll(ctx context.Context, pm string, offers []protocol.Offer) []judged {
+	src := cmp.Or(d.o.Kinds[pm], SourceDependency)
+	seen := make(map[protocol.PackageID]bool, len(offers))
+	uniq := make([]protocol.Offer, 0, len(offers))
+	for _, of := range offers {
+		if !seen[of.ID] {
+			seen[of.ID] = true
+			uniq = append(uniq, of)
+		}
 	}
+	out := make([]judged, len(uniq))
+	judgeRange := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p, warns := d.judge(ctx, uniq[i], src, pm, nil, nil)
+			out[i] = judged{p, warns}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(uniq)/judgeChunk)
+	if workers <= 1 {
+		judgeRange(0, len(uniq))
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(uniq) + workers - 1) / workers
+	for lo := 0; lo < len(uniq); lo += per {
+		wg.Go(func() { judgeRange(lo, min(lo+per, len(uniq))) })
+	}
+	wg.Wait()
+	return out
+}
+
+// judgeChunk is the fewest offers judgeAll gives a goroutine of its own.
+const judgeChunk = 64
+
+// add validates an offer, decides its state and adds it to the result,
+// unless its id is already there. A plugin waiting for consent as a
+// dependency is vouched for when an enabled plugin references it: it is
+// decided again as chained.
+func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) {
 	at, dup := d.seen[of.ID]
 	if dup && !(src == SourceChained && d.res.Plugins[at].State == NeedsConsent) {
+		if root != nil {
+			root.Close()
+		}
 		return // duplicates collapse
 	}
-	// A plugin waiting for consent as a dependency is vouched for when an
-	// enabled plugin references it: it is decided again as chained.
+	p, warns := d.judge(ctx, of, src, pm, via, root)
+	d.res.Warnings = append(d.res.Warnings, warns...)
+	if dup {
+		d.res.Plugins[at] = p
+	} else {
+		at = len(d.res.Plugins)
+		d.seen[of.ID] = at
+		d.res.Plugins = append(d.res.Plugins, p)
+	}
+	if src == SourceChained {
+		d.queue = append(d.queue, at)
+	}
+}
+
+// judge validates an offer and decides its state; only a plugin that ends
+// up enabled has its skill groups walked, and the warnings of that walk are
+// returned. root, when not nil, is the offer's root already opened (and is
+// closed here); otherwise the offer is checked by checkOffer, and the root
+// of a plugin enabled is opened once, for its walk, which goes through it. judge changes nothing in d but the
+// walk budget, so several may run at once.
+func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) (Plugin, []Warning) {
 	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
-	defer func() {
-		last := len(d.res.Plugins) - 1
-		if dup {
-			d.res.Plugins[at] = d.res.Plugins[last]
-			d.res.Plugins = d.res.Plugins[:last]
-		} else {
-			at = last
-			d.seen[of.ID] = at
-		}
-		if src == SourceChained {
-			d.queue = append(d.queue, at)
-		}
-	}()
+	var plugin *manifest.Plugin
+	var reason string
+	if root != nil {
+		defer root.Close()
+		plugin, reason = validateIn(root, of, src)
+	} else {
+		plugin, reason = checkOffer(of, src, pm, d.openRoot)
+	}
+	if plugin == nil {
+		p.State, p.Reason = Invalid, reason
+		return p, nil
+	}
+	p.plugin = plugin
+	// Decide first: nothing is walked, nor its root opened, for a plugin
+	// that will not run.
+	p.State, p.Reason = d.decide(ctx, p, via)
+	if p.State != Enabled || !hasGroups(plugin) {
+		return p, nil
+	}
 	if root == nil {
-		var reason string
-		if root, reason = openOfferRoot(of, pm); root == nil {
-			p.State, p.Reason = Invalid, reason
-			d.res.Plugins = append(d.res.Plugins, p)
-			return
+		var err error
+		if root, err = d.openRoot(of.Root); err != nil {
+			p.State, p.Reason = Invalid, fmt.Sprintf("root %s is not an existing directory", of.Root)
+			return p, nil
 		}
 		defer root.Close()
 	}
-	plugin, reason := validateIn(root, of, src)
-	if plugin == nil {
-		p.State, p.Reason = Invalid, reason
-		d.res.Plugins = append(d.res.Plugins, p)
-		return
-	}
-	p.plugin = plugin
-	// Decide first: nothing is walked for a plugin that will not run.
-	p.State, p.Reason = d.decide(ctx, p, via)
-	if p.State == Enabled {
-		p.Skills = d.countSkills(ctx, p, root)
-	}
-	d.res.Plugins = append(d.res.Plugins, p)
+	var warns []Warning
+	p.Skills, warns = d.countSkills(ctx, p, root)
+	return p, warns
 }
 
 func origin(src Source) manifest.Origin {
@@ -348,55 +443,25 @@ func origin(src Source) manifest.Origin {
 // valid for the source's origin, and every source.path inside the root even
 // through symlinks. It returns the validated plugin, or nil and the reason.
 func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
-	root, reason := openOfferRoot(of, pm)
-	if root == nil {
-		return nil, reason
-	}
-	defer root.Close()
-	return validateIn(root, of, src)
+	return checkOffer(of, src, pm, os.OpenRoot)
 }
 
-// openOfferRoot checks the offer's id and root and opens the root, once:
-// every later look at the plugin goes through the returned os.Root, so
-// nothing outside the root is reachable. It returns nil and the reason when
-// the offer is invalid.
-func openOfferRoot(of protocol.Offer, pm string) (*os.Root, string) {
-	if of.ID.PM != pm {
-		return nil, fmt.Sprintf("offered by pm %s under another pm's name %q", pm, of.ID.PM)
+// hasGroups reports whether the plugin has a local skill group to walk.
+func hasGroups(p *manifest.Plugin) bool {
+	for _, g := range p.Skills {
+		if g.Path != "" {
+			return true
+		}
 	}
-	if !filepath.IsAbs(of.Root) {
-		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
-	}
-	root, err := os.OpenRoot(of.Root)
-	if err != nil {
-		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
-	}
-	if fi, err := root.Stat("."); err != nil || !fi.IsDir() {
-		root.Close()
-		return nil, fmt.Sprintf("root %s is not an existing directory", of.Root)
-	}
-	return root, ""
+	return false
 }
 
 // validateIn checks the offer's manifest and that every source.path stays
 // inside root, lexically and through symbolic links.
 func validateIn(root *os.Root, of protocol.Offer, src Source) (*manifest.Plugin, string) {
-	raw := of.Manifest
-	if len(raw) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	m, err := manifest.DecodeJSON(raw)
-	if err != nil {
-		return nil, fmt.Sprintf("manifest does not decode: %v", err)
-	}
-	plugin, problems := manifest.Validate(m, manifest.ValidateOptions{Origin: origin(src), DefaultName: of.ID.Name})
-	for _, pr := range problems {
-		if !pr.Warning {
-			return nil, "manifest: " + pr.Error()
-		}
-	}
+	plugin, reason := validateManifest(of, src)
 	if plugin == nil {
-		return nil, "manifest is invalid"
+		return nil, reason
 	}
 	for _, g := range plugin.Skills {
 		if g.Path == "" {
@@ -436,9 +501,9 @@ func localPath(rel string) (string, bool) {
 }
 
 // countSkills walks the plugin's local skill groups inside root and counts
-// their skills; what the walk left out, and a bound it reached, are warned
-// about, naming the plugin.
-func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) int {
+// their skills; what the walk left out, and a bound it reached, are
+// returned as warnings naming the plugin.
+func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) (int, []Warning) {
 	var groups []string
 	for _, g := range p.plugin.Skills {
 		if c, ok := localPath(g.Path); ok && g.Path != "" {
@@ -446,34 +511,46 @@ func (d *discoverer) countSkills(ctx context.Context, p Plugin, root *os.Root) i
 		}
 	}
 	if len(groups) == 0 {
-		return 0
+		return 0, nil
 	}
-	if d.walked >= cmp.Or(d.o.WalkBudget, DefaultWalkBudget) {
+	d.walkMu.Lock()
+	spent := d.walked >= cmp.Or(d.o.WalkBudget, DefaultWalkBudget)
+	if spent {
 		d.unwalked++
-		return 0
+	}
+	d.walkMu.Unlock()
+	if spent {
+		return 0, nil
 	}
 	start := time.Now()
 	res := skill.Walk(ctx, root, groups, d.o.Limits)
+	d.walkMu.Lock()
 	d.walked += time.Since(start)
+	d.walkMu.Unlock()
+	var warns []Warning
+	warnf := func(format string, args ...any) {
+		warns = append(warns, Warning{PM: p.ID.PM, Package: &p.ID, Message: fmt.Sprintf(format, args...), Level: protocol.LevelWarning})
+	}
 	for _, pr := range res.Problems {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s", p.ID, p.Root, pr)
+		warnf("plugin %s (root %s): %s", p.ID, p.Root, pr)
 	}
 	if more := res.NProblems - len(res.Problems); more > 0 {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out",
-			p.ID, p.Root, more)
+		warnf("plugin %s (root %s): %d more entries leading outside the plugin root or not what their name says; left out", p.ID, p.Root, more)
 	}
 	if res.Deep != "" {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
+		warnf("plugin %s (root %s): %s lies below the depth bound of %d levels; its skills are not counted",
 			p.ID, p.Root, res.Deep, cmp.Or(d.o.Limits.Depth, skill.DefaultDepth))
 	}
 	if res.Bound != "" {
-		d.warnAt(Warning{PM: p.ID.PM, Package: &p.ID}, "plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted",
-			p.ID, p.Root, res.Bound)
+		warnf("plugin %s (root %s): walking its skill groups stopped at %s; skills past it are not counted", p.ID, p.Root, res.Bound)
 	}
-	return len(res.Skills)
+	return len(res.Skills), warns
 }
 
+// evaluator returns the evaluator of predicates for plugins from src. It
+// waits until every PM's dependencies are in: a predicate may name any.
 func (d *discoverer) evaluator(src Source) *predicate.Evaluator {
+	<-d.depsReady
 	return &predicate.Evaluator{
 		Deps:            predicate.Deps(d.res.Deps),
 		WorkspaceMember: src == SourceWorkspace,

@@ -1,0 +1,128 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// HookCallbacks receive the answers of Registry.Hook as they arrive.
+type HookCallbacks struct {
+	// Deps, when not nil, is called once, when every PM's list_deps has
+	// answered or failed, with the union of their dependencies (sorted,
+	// without repeats). It is called before Hook returns, even when the
+	// registry is closed.
+	Deps func(deps []protocol.PackageID)
+	// Offers, when not nil, is called once per PM whose active_plugins
+	// answered, from that PM's own goroutine and as soon as its answer is
+	// in, with its offers in the PM's order (those under another PM's name
+	// dropped). It runs while other PMs may still be answering, and may be
+	// called for several PMs at once. It may wait for Deps to have been
+	// called: a PM's list_deps step always ends before its Offers call.
+	Offers func(pm string, offers []protocol.Offer)
+}
+
+// HookResult is what Registry.Hook returns once every PM is done.
+type HookResult struct {
+	// Deps is the union of the PMs' direct dependencies, as ListDeps
+	// returns it.
+	Deps []protocol.PackageID
+	// ListWarnings are the warnings of list_deps, as ListDeps returns
+	// them; ActiveWarnings those of active_plugins, as ActivePlugins
+	// returns them (an id minted under another pm's name is warned about
+	// PM by PM in configuration order).
+	ListWarnings, ActiveWarnings []Warning
+}
+
+// Hook runs the hook on every PM at once, with no barrier across PMs: each
+// PM answers list_deps and then active_plugins, handed the dependencies it
+// reported itself (list_deps keeps only those under the PM's own name, so
+// this is what ActivePlugins would hand it after ListDeps). A PM's offers go
+// to cb.Offers as soon as they are in, while the others still run. The
+// result and its warnings are those of ListDeps followed by ActivePlugins,
+// in the same order.
+func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
+	n := len(r.specs)
+	var (
+		listSink, activeSink diagSink
+		listWarns            = make([]*Warning, n)
+		activeWarns          = make([]*Warning, n)
+		minted               = make([]*Warning, n)
+		perPM                = make([][]protocol.PackageID, n)
+		res                  HookResult
+		listed               sync.WaitGroup
+		depsDone             = make(chan struct{})
+	)
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		for _, s := range r.specs {
+			res.ListWarnings = append(res.ListWarnings, Warning{PM: s.Name, Method: protocol.MethodListDeps, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodListDeps, errRegistryClosed)})
+			res.ActiveWarnings = append(res.ActiveWarnings, Warning{PM: s.Name, Method: protocol.MethodActivePlugins, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodActivePlugins, errRegistryClosed)})
+		}
+		if cb.Deps != nil {
+			cb.Deps(nil)
+		}
+		return res
+	}
+	listed.Add(n)
+	go func() {
+		listed.Wait()
+		for _, d := range perPM {
+			res.Deps = append(res.Deps, d...)
+		}
+		sortIDs(res.Deps)
+		res.Deps = slices.Compact(res.Deps)
+		if cb.Deps != nil {
+			cb.Deps(res.Deps)
+		}
+		close(depsDone)
+	}()
+	var wg sync.WaitGroup
+	for i, s := range r.specs {
+		wg.Go(func() {
+			listWarns[i] = r.step(ctx, s.Name, protocol.MethodListDeps, func(c *Conn) error {
+				deps, err := listDeps(ctx, c, &listSink)
+				perPM[i] = deps
+				return err
+			})
+			listed.Done()
+			activeWarns[i] = r.step(ctx, s.Name, protocol.MethodActivePlugins, func(c *Conn) error {
+				own := perPM[i]
+				if own == nil {
+					own = []protocol.PackageID{}
+				}
+				offers, m, err := activePlugins(ctx, c, own, &activeSink)
+				if err != nil {
+					return err
+				}
+				minted[i] = m
+				if cb.Offers != nil {
+					cb.Offers(s.Name, offers)
+				}
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	<-depsDone
+	names := r.Names()
+	res.ListWarnings = append(present(listWarns), listSink.warnings(names)...)
+	res.ActiveWarnings = append(append(present(activeWarns), present(minted)...), activeSink.warnings(names)...)
+	return res
+}
+
+// present returns the warnings that are not nil, in order.
+func present(ws []*Warning) []Warning {
+	var out []Warning
+	for _, w := range ws {
+		if w != nil {
+			out = append(out, *w)
+		}
+	}
+	return out
+}
