@@ -48,6 +48,13 @@ type VettedStream struct {
 	// Sum is the CRC-32C (Castagnoli) of the answer's bytes, as the PM
 	// stored it with them.
 	Sum uint32
+	// Diagnose, when not nil, is called with the request's context once
+	// the harness has checked the region and will send it: the PM sends
+	// there the diagnostics that go with the answer (see
+	// RawActivePlugins), rather than before returning the stream, so that
+	// a refused region sends none and the path answering in its place
+	// sends its own, once.
+	Diagnose func(ctx context.Context)
 	// Close, when not nil, is called once when the harness is done with
 	// From: after the response is written, when it refuses the region, or
 	// when the server stops first.
@@ -213,6 +220,9 @@ func (s *server) streamResult(ctx context.Context, method string, vs VettedStrea
 	if err != nil {
 		s.logger().Warn("refusing the PM's kept answer; answering without it", "method", method, "err", err)
 		return nil, false
+	}
+	if vs.Diagnose != nil {
+		vs.Diagnose(ctx)
 	}
 	s.ch.holdStream(r.id, st)
 	return json.RawMessage(rawPlaceholder), true

@@ -38,7 +38,8 @@ func (p *streamPM) ActivePluginsStreamed(ctx context.Context, params json.RawMes
 		return pmserver.VettedStream{}, false, nil
 	}
 	return pmserver.VettedStream{From: p.src, Offset: p.off, Length: p.n, Sum: p.sum,
-		Close: func() error { p.closes.Add(1); return nil }}, true, nil
+		Diagnose: func(ctx context.Context) { pmserver.Warn(ctx, pmserver.Diagnostic{Message: "from the kept answer"}) },
+		Close:    func() error { p.closes.Add(1); return nil }}, true, nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -75,8 +76,21 @@ func bigAnswer(n int) []byte {
 	return b.Bytes()
 }
 
+// sentKept reports whether a hook's output holds the diagnostic that goes
+// with the streamed answer.
+func sentKept(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l, "from the kept answer") {
+			n++
+		}
+	}
+	return n
+}
+
 // TestStreamedAnswerAsUsual: an answer streamed from a file is the usual
-// path's answer byte for byte, tried before every other path; a large one
+// path's answer byte for byte, tried before every other path, with the
+// diagnostic that goes with it sent once; a large one
 // (many chunks) is one well-formed line followed by the next response on
 // its own line; the source is closed once per answer.
 func TestStreamedAnswerAsUsual(t *testing.T) {
@@ -84,7 +98,11 @@ func TestStreamedAnswerAsUsual(t *testing.T) {
 	first, _ := answers(t, hook(t, pm))
 	pm.keep(t, pm.answers[rawParams])
 	pm.decline = true // the raw path would answer otherwise
-	second, codes := answers(t, hook(t, pm))
+	lines := hook(t, pm)
+	second, codes := answers(t, lines)
+	if n := sentKept(lines); n != 1 {
+		t.Errorf("the streamed answer's diagnostic was sent %d times, want 1", n)
+	}
 	if pm.computed != 1 || pm.calls != 2 || pm.closes.Load() != 1 {
 		t.Fatalf("ActivePlugins ran %d times, ActivePluginsStreamed %d, Close %d; want 1, 2, 1", pm.computed, pm.calls, pm.closes.Load())
 	}
@@ -98,14 +116,15 @@ func TestStreamedAnswerAsUsual(t *testing.T) {
 	}
 	pm.keep(t, big)
 	in := initReq + "\n" + req(2, protocol.MethodActivePlugins, rawParams) + "\n" + req(3, protocol.MethodListDeps, "") + "\n"
-	lines := rawServe(t, pm, in)
-	if len(lines) != 3 {
-		t.Fatalf("want 3 response lines, got %d", len(lines))
+	lines = rawServe(t, pm, in)
+	if len(lines) != 4 {
+		t.Fatalf("want 3 response lines and a diagnostic, got %d lines", len(lines))
 	}
 	want := `{"jsonrpc":"2.0","id":2,"result":` + string(big) + `}`
 	found := 0
 	for _, l := range lines[1:] {
 		switch {
+		case strings.Contains(l, "from the kept answer"):
 		case strings.HasPrefix(l, `{"jsonrpc":"2.0","id":2,`):
 			found++
 			if l != want || !json.Valid([]byte(l)) {
@@ -124,8 +143,8 @@ func TestStreamedAnswerAsUsual(t *testing.T) {
 
 // TestStreamedRefused: a region that is damaged (its checksum does not
 // hold), cut short by the end of the file, or not framed as one JSON array
-// is never sent: the harness answers as if the PM had declined (here the
-// usual path), and closes the source.
+// is never sent, nor the diagnostic that goes with it: the harness answers
+// as if the PM had declined (here the usual path), and closes the source.
 func TestStreamedRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -156,9 +175,10 @@ func TestStreamedRefused(t *testing.T) {
 			if tc.damage != nil {
 				tc.damage(pm, file)
 			}
-			second, codes := answers(t, hook(t, pm))
-			if codes["2"] != 0 || second["2"] != first["2"] {
-				t.Errorf("answer %s (code %d), want the usual path's %s", second["2"], codes["2"], first["2"])
+			lines := hook(t, pm)
+			second, codes := answers(t, lines)
+			if codes["2"] != 0 || second["2"] != first["2"] || sentKept(lines) != 0 {
+				t.Errorf("answer %s (code %d, %d diagnostics of the kept answer), want the usual path's %s", second["2"], codes["2"], sentKept(lines), first["2"])
 			}
 			if pm.computed != 2 || pm.closes.Load() != 1 {
 				t.Errorf("ActivePlugins ran %d times, Close %d; want 2 and 1", pm.computed, pm.closes.Load())
@@ -212,11 +232,11 @@ func TestStreamedChangedWhileSent(t *testing.T) {
 				t.Errorf("Serve: %v, want the change reported", err)
 			}
 			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-			if !strings.HasSuffix(out.String(), "\n") || len(lines) != 2 {
-				t.Fatalf("want 2 lines, each ended; got %d", len(lines))
+			if !strings.HasSuffix(out.String(), "\n") || len(lines) != 3 {
+				t.Fatalf("want 3 lines (initialize, diagnostic, cut answer), each ended; got %d", len(lines))
 			}
-			if json.Valid([]byte(lines[1])) || len(lines[1]) >= len(big) {
-				t.Errorf("the cut line (%d bytes of %d) parses or is whole", len(lines[1]), len(big))
+			if cut := lines[2]; json.Valid([]byte(cut)) || len(cut) >= len(big) || !strings.HasPrefix(cut, `{"jsonrpc":"2.0","id":2,"result":[`) {
+				t.Errorf("the cut line (%d bytes of %d) parses or is whole: %.100s", len(cut), len(big), cut)
 			}
 			if pm.closes.Load() != 1 {
 				t.Errorf("Close called %d times, want 1", pm.closes.Load())
@@ -252,7 +272,7 @@ func TestStreamedAnswerNotHeld(t *testing.T) {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
-		if w.lines != 2 || w.n < len(big) {
+		if w.lines != 3 || w.n < len(big) {
 			t.Fatalf("wrote %d bytes in %d lines", w.n, w.lines)
 		}
 		return after.TotalAlloc - before.TotalAlloc
