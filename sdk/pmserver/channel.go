@@ -231,11 +231,16 @@ func (c *lineChannel) writeLocked(parts ...[]byte) error {
 	if c.closed {
 		return errors.New("channel is closed")
 	}
-	small := 1
+	small, large := 1, 0
 	for _, p := range parts {
 		if len(p) <= directWrite {
 			small += len(p)
+		} else {
+			large += len(p)
 		}
+	}
+	if large > 0 {
+		growPipe(c.w, int64(small+large))
 	}
 	buf := make([]byte, 0, small)
 	for _, p := range parts {

@@ -176,6 +176,7 @@ func (st *answerStream) close() {
 // end (so the response never parses), and returns the error. It closes st.
 func writeStream(w io.Writer, head []byte, st *answerStream, tail []byte) error {
 	defer st.close()
+	growPipe(w, st.Length)
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
