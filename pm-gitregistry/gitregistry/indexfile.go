@@ -12,7 +12,7 @@ import (
 )
 
 // The persisted index of a commit is one file beside the commit's directory
-// (commits/<sha>.index) in two sections, each checked by its own checksum
+// (commits/<sha>.index) in three sections, each checked by its own checksum
 // before anything in it is used:
 //
 //	indexMagic
