@@ -201,9 +201,9 @@ func (c *lineChannel) Send(msg []byte) error {
 			return errors.New("channel is closed")
 		}
 		err := writeStream(c.w, parts[0], stream, []byte("}\n"))
-		if err != nil {
+		if errors.Is(err, errCutShort) {
 			// Nothing more is written after a cut line: the server stops.
-			c.log.Error("the response line was cut short; stopping", "err", err)
+			c.log.Error("stopping", "err", err)
 			c.closed = true
 			c.mu.Lock()
 			if c.failure == nil {

@@ -169,11 +169,15 @@ func (st *answerStream) close() {
 	}
 }
 
+// errCutShort marks the error of a response line writeStream cut short.
+var errCutShort = errors.New("the response line was cut short")
+
 // writeStream writes the response line head + st's answer + tail to w,
 // reading the answer again chunk by chunk and writing each only once its
 // running checksum matches the first read's and it holds no newline. On a
 // mismatch or a read error it ends the line at once, short of the answer's
-// end (so the response never parses), and returns the error. It closes st.
+// end (so the response never parses), and returns the error, which wraps
+// errCutShort; a failed write is returned as it is. It closes st.
 func writeStream(w io.Writer, head []byte, st *answerStream, tail []byte) error {
 	defer st.close()
 	growPipe(w, st.Length)
@@ -195,7 +199,7 @@ func writeStream(w io.Writer, head []byte, st *answerStream, tail []byte) error 
 			if _, werr := w.Write([]byte("\n")); werr != nil {
 				err = errors.Join(err, werr)
 			}
-			return fmt.Errorf("sending the kept active_plugins answer: %w; the response line was cut short", err)
+			return fmt.Errorf("sending the kept active_plugins answer: %w; %w", err, errCutShort)
 		}
 		if _, err := w.Write(chunk); err != nil {
 			return err

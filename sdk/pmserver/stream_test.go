@@ -301,3 +301,30 @@ func TestStreamedReadError(t *testing.T) {
 		t.Errorf("code %d, ActivePlugins ran %d times, Close %d; want 0, 1, 1", codes["2"], pm.computed, pm.closes.Load())
 	}
 }
+
+// failingWriter accepts max bytes, then fails every write: a host gone.
+type failingWriter struct{ n, max int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n+len(p) > w.max {
+		return 0, errors.New("broken pipe")
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+// TestStreamedWriteFails: a host that stops reading mid-answer is not a
+// changed answer: the source is closed and serving ends as with any
+// failed write (at the end of input, no error), not as a cut line.
+func TestStreamedWriteFails(t *testing.T) {
+	pm := &streamPM{rawPM: newRawPM()}
+	pm.keep(t, bigAnswer(30000))
+	in := initReq + "\n" + req(2, protocol.MethodActivePlugins, rawParams) + "\n"
+	err := pmserver.Serve(context.Background(), pm, strings.NewReader(in), &failingWriter{max: 200 << 10})
+	if err != nil {
+		t.Errorf("Serve: %v, want the end of input as with any failed write", err)
+	}
+	if pm.closes.Load() != 1 {
+		t.Errorf("Close called %d times, want 1", pm.closes.Load())
+	}
+}
