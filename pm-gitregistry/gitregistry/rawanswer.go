@@ -17,24 +17,23 @@ import (
 // kept in the index file, after its head, keyed by that name and directory
 // (answer). A hook then reads and checks the index's head alone (its
 // checksum, format and commit; a few hundred bytes whatever the registry's
-// size), checks the stamps of the commit's directories and hands the
-// harness the open
-// file with where the answer is and the CRC-32C the head gives for it
-// (pmserver.StreamedActivePlugins): no entry is decoded, no offer encoded,
-// and the answer, megabytes at 10,000 entries, is never held in memory.
-// The harness reads it through one 64 KiB buffer, checks it whole against
-// that checksum and its framing before it answers, then reads it again as
-// it writes it, each chunk matched against the first read's checksum, so a
-// damaged answer is never sent; once the first read holds, the PM sends the
-// diagnostics of the entries not offered (VettedStream.Diagnose). Index files are replaced by rename, never
-// rewritten in place, so the descriptor reads the same bytes both times.
-// The answer came from pmserver.EncodeOffers when it was kept, so it is
-// valid JSON: the harness checks its framing but does not scan it for JSON
-// validity.
-// Anything else (no answer kept, another name or directory, a damaged
-// index, a stamp that moved) declines, as does the harness on an answer
-// that fails its checks, and the usual path answers, builds or repairs what
-// it must, and keeps the answer for the next hook.
+// size), checks the stamps of the commit's directories and hands the harness
+// the open file with where the answer is and the CRC-32C the head gives for
+// it (pmserver.StreamedActivePlugins): no entry is decoded, no offer
+// encoded, and the answer, megabytes at 10,000 entries, is never held in
+// memory. The harness reads it through one 64 KiB buffer, checks it whole
+// against that checksum and its framing before it answers, then reads it
+// again as it writes it, each chunk matched against the first read's
+// checksum, so a damaged answer is never sent; once the first read holds,
+// the PM sends the diagnostics of the entries not offered
+// (VettedStream.Diagnose). Index files are replaced by rename, never
+// rewritten in place, so the descriptor reads the same bytes both times. The
+// answer came from pmserver.EncodeOffers when it was kept, so it is valid
+// JSON: the harness checks its framing but does not scan it for JSON
+// validity. Anything else (no answer kept, another name or directory, a
+// damaged index, a stamp that moved) declines, as does the harness on an
+// answer that fails its checks, and the usual path answers, builds or
+// repairs what it must, and keeps the answer for the next hook.
 
 // ActivePluginsStreamed serves the active_plugins answer kept with the
 // current commit's persisted index (pmserver.StreamedActivePlugins): the
