@@ -95,7 +95,7 @@ func refresh(b *testing.B, bin string, args []string, workspace, cacheDir string
 }
 
 // indexFiles returns the persisted indexes below cacheDir.
-func indexFiles(b *testing.B, cacheDir string) []string {
+func indexFiles(_ testing.TB, cacheDir string) []string {
 	var out []string
 	filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() && strings.Contains(d.Name(), ".index") && filepath.Base(filepath.Dir(p)) == "commits" {

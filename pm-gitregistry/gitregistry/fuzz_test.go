@@ -78,7 +78,7 @@ func FuzzParseIndex(f *testing.F) {
 	f.Add(head)
 	f.Add(rest[:len(rest)-4])
 	f.Add(head[:len(head)-9])
-	f.Add([]byte{6, 0, 0, 0, 0})
+	f.Add([]byte{7, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		entries, eerr := parseEntries(body, idx.Commit)
 		got, stamps, err := parseHead(body, idx.Commit)

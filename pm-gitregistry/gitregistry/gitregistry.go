@@ -73,16 +73,16 @@ type PM struct {
 	set   map[string]bool // flags given on the command line
 	fs    *flag.FlagSet
 
-	mu      sync.Mutex
-	cfg     Config
-	ready   bool
-	root    string // <cache_dir>/gitregistry
-	environ []string
-	getenv  func(string) string
-	log     *slog.Logger
-	cache   *gitcache.Cache
-	indexes map[string]*index // by commit
-	heads   map[string]*index // heads of persisted indexes with their answer, by commit (rawanswer.go)
+	mu       sync.Mutex
+	cfg      Config
+	ready    bool
+	root     string // <cache_dir>/gitregistry
+	environ  []string
+	getenv   func(string) string
+	log      *slog.Logger
+	cache    *gitcache.Cache
+	indexes  map[string]*index // by commit
+	reported map[string]bool   // commits whose index head was reported on the hook path (rawanswer.go)
 
 	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
 	// tests set it to simulate a full disk.
@@ -92,7 +92,7 @@ type PM struct {
 // New returns a PM configured by cfg; flags registered with RegisterFlags
 // and the initialize environment fill in what cfg leaves empty.
 func New(cfg Config) *PM {
-	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, heads: map[string]*index{}, log: slog.New(slog.DiscardHandler)}
+	return &PM{flags: cfg, set: map[string]bool{}, indexes: map[string]*index{}, reported: map[string]bool{}, log: slog.New(slog.DiscardHandler)}
 }
 
 // RegisterFlags defines --name, --url, --ref, --subdir and --no-auto-update

@@ -24,7 +24,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 6
+const indexFormat = 7
 
 // maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
 const maxManifestSize = 1 << 20
@@ -48,7 +48,13 @@ type index struct {
 // the answer is served only when both are the same.
 type answer struct {
 	Name, Dir string
-	JSON      []byte
+	// JSON is the answer's bytes, when they were read or encoded; nil when
+	// only the head of the persisted index was (decodeHead).
+	JSON []byte
+	// Size and Sum are the length and CRC-32C of the persisted answer, as
+	// its index's head gives them.
+	Size int64
+	Sum  uint32
 }
 
 // entry is one registry entry.

@@ -12,7 +12,7 @@ import (
 )
 
 // The persisted index of a commit is one file beside the commit's directory
-// (commits/<sha>.index) in two sections, each checked by its own checksum
+// (commits/<sha>.index) in three sections, each checked by its own checksum
 // before anything in it is used:
 //
 //	indexMagic
@@ -23,11 +23,13 @@ import (
 //	         varint mtime (ns);
 //	         uvarint count of flagged entries (those with a problem or a
 //	         note), then per entry: string path, string problem, string note;
-//	         string answer's registry name, string answer's directory, string
-//	         answer: the active_plugins answer (a JSON array of offers)
-//	         encoded for that registry name and commit directory, or three
-//	         empty strings
+//	         string answer's registry name, string answer's directory,
+//	         uvarint answer's length, 4 bytes answer's CRC-32C, big-endian
+//	         (two empty strings, 0 and 0 when no answer is kept)
 //	4 bytes  CRC-32C (Castagnoli) of everything before, big-endian
+//	answer:  the active_plugins answer (a JSON array of offers) encoded for
+//	         that registry name and commit directory, of the length the
+//	         head gives, checked by the CRC-32C the head gives
 //	entries: string commit, uvarint count of entries, then per entry:
 //	         string path, byte kind (1 plugin, 2 skill), string name, string
 //	         description, string manifest (wire JSON), string problem, string
@@ -37,9 +39,12 @@ import (
 //
 // where a string is a uvarint length and that many bytes. Decoding copies
 // no manifest and no answer: they are slices of the bytes read. The hook
-// path reads and checks only the head (readIndexHead, decodeHead). A file
-// that is truncated, corrupted, of another format or for another commit is
-// refused (and the index built again), never served.
+// path reads and checks only the head (readIndexHead, decodeHead), a few
+// hundred bytes whatever the registry's size, and has the harness stream
+// the answer from the file, checked against the head's CRC-32C of it
+// (rawanswer.go). A file that is truncated, corrupted, of another format
+// or for another commit is refused (and the index built again), never
+// served.
 
 // indexMagic starts every persisted index.
 const indexMagic = "symposium-gitregistry-index\n"
@@ -163,9 +168,11 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 	}
 	str(idx.Answer.Name)
 	str(idx.Answer.Dir)
-	str(string(idx.Answer.JSON))
+	b = binary.AppendUvarint(b, uint64(len(idx.Answer.JSON)))
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(idx.Answer.JSON, castagnoli))
 	binary.BigEndian.PutUint64(b[len(indexMagic):], uint64(len(b)-headStart))
 	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	b = append(b, idx.Answer.JSON...)
 	entriesStart := len(b)
 	str(idx.Commit)
 	b = binary.AppendUvarint(b, uint64(len(idx.Entries)))
@@ -248,6 +255,16 @@ func (r *indexReader) bytes() []byte {
 
 func (r *indexReader) str() string { return string(r.bytes()) }
 
+func (r *indexReader) uint32() uint32 {
+	if r.err != nil || len(r.b) < 4 {
+		r.err = errBadIndex
+		return 0
+	}
+	v := binary.BigEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
 func (r *indexReader) byte() byte {
 	if r.err != nil || len(r.b) == 0 {
 		r.err = errBadIndex
@@ -280,6 +297,12 @@ func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if a := &idx.Answer; a.Size > 0 {
+		if int64(len(rest)) < a.Size || crc32.Checksum(rest[:a.Size], castagnoli) != a.Sum {
+			return nil, nil, fmt.Errorf("%w: checksum mismatch in the kept answer (truncated or corrupted)", errBadIndex)
+		}
+		a.JSON, rest = rest[:a.Size:a.Size], rest[a.Size:]
+	}
 	if len(rest) < 4 || crc32.Checksum(rest[:len(rest)-4], castagnoli) != binary.BigEndian.Uint32(rest[len(rest)-4:]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch in the entries (truncated or corrupted)", errBadIndex)
 	}
@@ -292,8 +315,9 @@ func decodeIndex(data []byte, commit string) (*index, []stamp, error) {
 // decodeHead decodes the head of a persisted index of commit from data,
 // the file or its beginning as readIndexHead reads it: the index's problem,
 // its flagged entries (Entries holds them, with their path, problem and
-// note only), its stamps and its answer. The head's checksum is checked;
-// the entries are neither read nor checked.
+// note only), its stamps and where its answer is (Size and Sum, JSON
+// nil). The head's checksum is checked; the answer and the entries are
+// neither read nor checked.
 func decodeHead(data []byte, commit string) (*index, []stamp, error) {
 	head, _, err := splitHead(data)
 	if err != nil {
@@ -357,9 +381,12 @@ func parseHead(b []byte, commit string) (*index, []stamp, error) {
 	idx.Entries = flagged
 	idx.Answer.Name = r.str()
 	idx.Answer.Dir = r.str()
-	if a := r.bytes(); len(a) > 0 {
-		idx.Answer.JSON = a
+	if n := r.uvarint(); r.err == nil && n > maxIndexFile {
+		r.err = fmt.Errorf("%w: kept answer of %d bytes", errBadIndex, n)
+	} else {
+		idx.Answer.Size = int64(n)
 	}
+	idx.Answer.Sum = r.uint32()
 	if r.err == nil && len(r.b) != 0 {
 		r.err = fmt.Errorf("%w: %d bytes after the head", errBadIndex, len(r.b))
 	}
@@ -424,6 +451,11 @@ func readIndexHead(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readHead(f, size, p)
+}
+
+// readHead is readIndexHead from f, open on p, of the given size.
+func readHead(f *os.File, size int64, p string) ([]byte, error) {
 	pre := make([]byte, len(indexMagic)+8)
 	if _, err := f.ReadAt(pre, 0); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", errBadIndex, p, err)

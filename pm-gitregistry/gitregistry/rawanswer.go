@@ -3,6 +3,7 @@ package gitregistry
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
@@ -13,70 +14,95 @@ import (
 // but the commit's entries, the registry's name (the pm of every id) and the
 // commit's directory (the root of every offer): the deps asked about are
 // ignored. So the answer is encoded once, when the index is persisted, and
-// kept in the index file keyed by that name and directory (answer). A hook
-// then reads the index file, checks it whole (checksum, format, commit),
-// checks the stamps of the commit's directories, sends the diagnostics of
-// the entries not offered, and hands the answer to the harness as it is:
-// no entry is decoded and no offer encoded. The answer came from
-// pmserver.EncodeOffers when it was kept and the head's checksum, checked
-// on every read, covers it, so it is served as vetted
-// (pmserver.VettedActivePlugins): the harness checks its framing but does
-// not scan megabytes of it again for JSON validity.
-// Anything else (no answer kept, another name or directory, a damaged
-// index, a stamp that moved) declines, and the usual path answers, builds
-// or repairs what it must, and keeps the answer for the next hook.
+// kept in the index file, after its head, keyed by that name and directory
+// (answer). A hook then reads and checks the index's head alone (its
+// checksum, format and commit; a few hundred bytes whatever the registry's
+// size), checks the stamps of the commit's directories and hands the harness
+// the open file with where the answer is and the CRC-32C the head gives for
+// it (pmserver.StreamedActivePlugins): no entry is decoded, no offer
+// encoded, and the answer, megabytes at 10,000 entries, is never held in
+// memory. The harness reads it through one 64 KiB buffer, checks it whole
+// against that checksum and its framing before it answers, then reads it
+// again as it writes it, each chunk matched against the first read's
+// checksum, so a damaged answer is never sent; once the first read holds,
+// the PM sends the diagnostics of the entries not offered
+// (VettedStream.Diagnose). Index files are replaced by rename, never
+// rewritten in place, so the descriptor reads the same bytes both times. The
+// answer came from pmserver.EncodeOffers when it was kept, so it is valid
+// JSON: the harness checks its framing but does not scan it for JSON
+// validity. Anything else (no answer kept, another name or directory, a
+// damaged index, a stamp that moved) declines, as does the harness on an
+// answer that fails its checks, and the usual path answers, builds or
+// repairs what it must, and keeps the answer for the next hook.
 
-// ActivePluginsVetted serves the active_plugins answer kept with the
-// current commit's persisted index (pmserver.VettedActivePlugins): bytes
-// EncodeOffers produced, read back only through the head's checksum
-// (decodeHead), so a damaged answer is never served. It declines, for
-// the usual path to answer, whenever that answer is not known to be exactly
-// what the usual path would send: params it would refuse, a registry never
-// fetched, an index not intact or not for this name and directory, a
-// directory whose stamps moved.
-func (p *PM) ActivePluginsVetted(ctx context.Context, params json.RawMessage) (pmserver.Vetted, bool, error) {
+// ActivePluginsStreamed serves the active_plugins answer kept with the
+// current commit's persisted index (pmserver.StreamedActivePlugins): the
+// index file, open, with the answer's place and checksum as the head
+// gives them, the head's own checksum checked (decodeHead). It declines,
+// for the usual path to answer, whenever that answer is not known to be
+// exactly what the usual path would send: params it would refuse, a
+// registry never fetched, an index not intact or not for this name and
+// directory, a directory whose stamps moved.
+func (p *PM) ActivePluginsStreamed(ctx context.Context, params json.RawMessage) (pmserver.VettedStream, bool, error) {
 	if len(params) > 0 && string(params) != "null" {
 		var ap protocol.ActivePluginsParams
 		if json.Unmarshal(params, &ap) != nil {
-			return nil, false, nil // the usual path says what is wrong
+			return pmserver.VettedStream{}, false, nil // the usual path says what is wrong
 		}
 	}
 	c, snap, ok, err := p.current(ctx)
 	if err != nil || !ok {
-		return nil, false, nil
+		return pmserver.VettedStream{}, false, nil
 	}
-	head := p.answerHead(c, snap)
-	if head == nil {
-		return nil, false, nil
+	f, head, off, ok := p.answerHead(c, snap)
+	if !ok {
+		return pmserver.VettedStream{}, false, nil
 	}
-	head.diagnose(ctx, p.cfg.Name, snap.Dir)
-	p.log.Debug("served the kept active_plugins answer", "commit", snap.Commit, "bytes", len(head.Answer.JSON))
-	return pmserver.Vetted(head.Answer.JSON), true, nil
+	return pmserver.VettedStream{
+		From: f, Offset: off, Length: head.Answer.Size, Sum: head.Answer.Sum,
+		Diagnose: func(ctx context.Context) {
+			p.reportOnce(head)
+			head.diagnose(ctx, p.cfg.Name, snap.Dir)
+			p.log.Debug("served the kept active_plugins answer", "commit", snap.Commit, "bytes", head.Answer.Size)
+		},
+		Close: f.Close,
+	}, true, nil
 }
 
-// answerHead returns the head of the commit's persisted index (decodeHead)
-// when it holds an answer for this registry's name and the commit's
-// directory and the directory's stamps hold; nil otherwise.
-func (p *PM) answerHead(c *gitcache.Cache, snap gitcache.Snapshot) *index {
-	p.mu.Lock()
-	head, seen := p.heads[snap.Commit]
-	p.mu.Unlock()
-	if seen {
-		return head
-	}
-	data, err := readIndexHead(c.SidecarPath(snap.Commit, indexSuffix))
+// answerHead opens the commit's persisted index and returns it, its head
+// (decodeHead) and the offset of its answer when the head holds an answer
+// for this registry's name and the commit's directory that the file is
+// long enough to hold, and the directory's stamps hold; ok is false, and
+// the file closed, otherwise.
+func (p *PM) answerHead(c *gitcache.Cache, snap gitcache.Snapshot) (*os.File, *index, int64, bool) {
+	path := c.SidecarPath(snap.Commit, indexSuffix)
+	f, size, err := openIndex(path)
 	if err != nil {
-		return nil
+		return nil, nil, 0, false
 	}
-	head, stamps, err := decodeHead(data, snap.Commit)
-	if err != nil || len(head.Answer.JSON) == 0 || !head.Answer.matches(p.cfg.Name, snap.Dir) || !stampsHold(snap.Dir, stamps) {
-		return nil
+	data, err := readHead(f, size, path)
+	if err == nil {
+		head, stamps, err := decodeHead(data, snap.Commit)
+		off := int64(len(data))
+		if err == nil && head.Answer.Size > 0 && head.Answer.matches(p.cfg.Name, snap.Dir) &&
+			off+head.Answer.Size <= size && stampsHold(snap.Dir, stamps) {
+			return f, head, off, true
+		}
 	}
-	head.report(p.log)
+	f.Close()
+	return nil, nil, 0, false
+}
+
+// reportOnce logs the problems of the head of a commit's index on the
+// first hook of the connection that serves it.
+func (p *PM) reportOnce(head *index) {
 	p.mu.Lock()
-	p.heads[snap.Commit] = head
+	seen := p.reported[head.Commit]
+	p.reported[head.Commit] = true
 	p.mu.Unlock()
-	return head
+	if !seen {
+		head.report(p.log)
+	}
 }
 
 // keepAnswer persists idx again with its active_plugins answer when the
@@ -107,7 +133,7 @@ func (p *PM) keepAnswer(ctx context.Context, c *gitcache.Cache, snap gitcache.Sn
 // matches reports whether the answer was encoded for this registry name
 // and commit directory.
 func (a answer) matches(name, dir string) bool {
-	return len(a.JSON) > 0 && a.Name == name && a.Dir == dir
+	return (len(a.JSON) > 0 || a.Size > 0) && a.Name == name && a.Dir == dir
 }
 
 // encodeAnswer encodes idx's active_plugins answer for this registry's

@@ -48,10 +48,11 @@ func serveOnce(t *testing.T, url, cache, method, params string) (string, string)
 // the answer kept in the persisted index (no entry decoded, no offer
 // encoded), and what it sends — the diagnostics of the entries not offered,
 // then the result — is byte for byte what the usual path sends. An index
-// whose kept answer is damaged, or whose directory's stamps moved, is never
-// served (the checksum of the index's head refuses it, since the harness
-// does not scan a vetted answer for JSON validity): the usual path
-// answers, the same, and keeps the answer again.
+// whose kept answer is damaged or cut short, or whose directory's stamps
+// moved, is never served (the answer's checksum, which the head gives and
+// the harness checks as it streams the answer, refuses it, since the
+// harness does not scan a vetted answer for JSON validity): the usual path
+// answers, the same, with its diagnostics once, and keeps the answer again.
 func TestKeptAnswer(t *testing.T) {
 	f := newFixture(t)
 	cache := t.TempDir()
@@ -92,6 +93,14 @@ func TestKeptAnswer(t *testing.T) {
 			}
 			b[i+6] = ';'
 			os.WriteFile(idxPath, b, 0o644)
+		}},
+		{"index truncated inside the kept answer", func(t *testing.T) {
+			b, _ := os.ReadFile(idxPath)
+			i := bytes.Index(b, []byte(`"root":`))
+			if i < 0 {
+				t.Fatal("no answer in the index")
+			}
+			os.WriteFile(idxPath, b[:i], 0o644)
 		}},
 		{"stamps moved", func(t *testing.T) {
 			dir := strings.TrimSuffix(idxPath, "."+indexSuffix)

@@ -42,6 +42,10 @@ type lineChannel struct {
 	early    map[string]bool            // ids of requests read before any initialize
 	done     bool                       // Close was called
 	raw      map[string]json.RawMessage // pre-encoded results by request id key (see holdRaw)
+	streams  map[string]*answerStream   // streamed results by request id key (see holdStream)
+
+	cut     chan struct{} // closed when a response line was cut short (see writeStream)
+	failure error         // why, set once before cut is closed
 }
 
 func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) *lineChannel {
@@ -51,6 +55,7 @@ func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) 
 		log:     log,
 		pending: make(map[string]int),
 		early:   make(map[string]bool),
+		cut:     make(chan struct{}),
 	}
 	c.cond = sync.NewCond(&c.mu)
 	return c
@@ -170,6 +175,13 @@ func (c *lineChannel) Send(msg []byte) error {
 	if single != nil && c.raw != nil {
 		parts = c.spliceRaw(msg, single, keys[0])
 	}
+	var stream *answerStream
+	if single != nil && c.streams != nil {
+		var head []byte
+		if head, stream = c.takeStream(msg, single, keys[0]); stream != nil {
+			parts = [][]byte{head}
+		}
+	}
 	for _, k := range keys {
 		if n := c.pending[k]; n > 1 {
 			c.pending[k] = n - 1
@@ -183,6 +195,25 @@ func (c *lineChannel) Send(msg []byte) error {
 	}
 	c.cond.Broadcast()
 	c.mu.Unlock()
+	if stream != nil {
+		if c.closed {
+			stream.close()
+			return errors.New("channel is closed")
+		}
+		err := writeStream(c.w, parts[0], stream, []byte("}\n"))
+		if errors.Is(err, errCutShort) {
+			// Nothing more is written after a cut line: the server stops.
+			c.log.Error("stopping", "err", err)
+			c.closed = true
+			c.mu.Lock()
+			if c.failure == nil {
+				c.failure = err
+				close(c.cut)
+			}
+			c.mu.Unlock()
+		}
+		return err
+	}
 	return c.writeLocked(parts...)
 }
 
@@ -200,11 +231,16 @@ func (c *lineChannel) writeLocked(parts ...[]byte) error {
 	if c.closed {
 		return errors.New("channel is closed")
 	}
-	small := 1
+	small, large := 1, 0
 	for _, p := range parts {
 		if len(p) <= directWrite {
 			small += len(p)
+		} else {
+			large += len(p)
 		}
+	}
+	if large > 0 {
+		growPipe(c.w, int64(small+large))
 	}
 	buf := make([]byte, 0, small)
 	for _, p := range parts {
@@ -245,7 +281,15 @@ func (c *lineChannel) Close() error {
 	c.wmu.Unlock()
 	c.mu.Lock()
 	c.done = true
+	c.closeStreams()
 	c.cond.Broadcast()
 	c.mu.Unlock()
 	return nil
+}
+
+// failed returns why a response line was cut short, or nil.
+func (c *lineChannel) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failure
 }

@@ -167,10 +167,21 @@ func (c *lineChannel) spliceRaw(msg []byte, id json.RawMessage, key string) [][]
 		return [][]byte{msg}
 	}
 	delete(c.raw, key)
+	h, ok := placeholderHead(msg, id)
+	if !ok {
+		return [][]byte{msg}
+	}
+	return [][]byte{h, res, []byte("}")}
+}
+
+// placeholderHead reports whether msg is the response to the request with
+// the given id whose result is the placeholder, and returns its head: msg
+// up to the result, which the pre-encoded result and "}" follow.
+func placeholderHead(msg []byte, id json.RawMessage) ([]byte, bool) {
 	const head, mid, tail = `{"jsonrpc":"2.0","id":`, `,"result":`, rawPlaceholder + `}`
 	if len(msg) != len(head)+len(id)+len(mid)+len(tail) || !bytes.HasPrefix(msg, []byte(head)) ||
 		!bytes.HasSuffix(msg, []byte(mid+tail)) || !bytes.Equal(msg[len(head):len(head)+len(id)], id) {
-		return [][]byte{msg}
+		return nil, false
 	}
-	return [][]byte{msg[:len(msg)-len(tail)], res, []byte("}")}
+	return msg[:len(msg)-len(tail)], true
 }

@@ -106,10 +106,20 @@ func Serve(ctx context.Context, pm PM, r io.Reader, w io.Writer, opts ...Option)
 	go func() { done <- srv.WaitStatus() }()
 	select {
 	case st := <-done:
+		if err := ch.failed(); err != nil {
+			return fmt.Errorf("serving %s: %w", s.announced(), err)
+		}
 		if st.Err != nil {
 			return fmt.Errorf("serving %s: %w", s.announced(), st.Err)
 		}
 		return nil
+	case <-ch.cut:
+		srv.Stop()
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+		}
+		return fmt.Errorf("serving %s: %w", s.announced(), ch.failed())
 	case <-ctx.Done():
 		ch.Close()
 		srv.Stop()
@@ -343,6 +353,17 @@ func (s *server) checkOffers(method string, offers []protocol.Offer) ([]protocol
 }
 
 func (s *server) activePlugins(ctx context.Context, raw json.RawMessage) (any, error) {
+	if sp, ok := s.pm.(StreamedActivePlugins); ok {
+		vs, ok, err := sp.ActivePluginsStreamed(ctx, raw)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if res, ok := s.streamResult(ctx, protocol.MethodActivePlugins, vs); ok {
+				return res, nil
+			}
+		}
+	}
 	if vp, ok := s.pm.(VettedActivePlugins); ok {
 		res, ok, err := vp.ActivePluginsVetted(ctx, raw)
 		switch {

@@ -19,8 +19,9 @@ import (
 type Vetted []byte
 
 // VettedActivePlugins is RawActivePlugins for answers the PM vetted when
-// it stored them (see Vetted). It is optional and tried first, before
-// RawActivePlugins and the usual path, which answer when it declines; its
+// it stored them (see Vetted). It is optional and tried after
+// StreamedActivePlugins and before RawActivePlugins and the usual path,
+// which answer when it declines; its
 // result must be exactly what the usual path would answer to these params
 // now, under the same rules as RawActivePlugins' (diagnostics included).
 type VettedActivePlugins interface {
