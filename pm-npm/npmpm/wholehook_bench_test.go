@@ -72,7 +72,9 @@ func benchWholeHook(b *testing.B, sizes []int, installed bool) {
 			ws := b.TempDir()
 			deps := genHookProject(b, ws, n, installed)
 			variants := benchkit.WholeHookVariants(b, bin, ws, nil, deps, n/10, 5)
-			benchkit.ReportRatios(b, benchkit.Interleave(b, 20, variants...), "")
+			last := deps[len(deps)-1]
+			variants = withNpmLs(b, variants, ws, toolRounds(n), last.Name+"@"+last.Version, "--all")
+			benchkit.ReportRatios(b, benchkit.Interleave(b, 20, variants...), "npm-ls")
 			benchkit.ReportLoad(b)
 		})
 	}
