@@ -22,7 +22,7 @@ var notPaths = []string{
 	"SKILL.md",      // a skill's file, in any package
 	"CHANGELOG.md",  // "each module's CHANGELOG.md"
 	"./bin", "bin/", // build output of make build
-	"bench/out/",    // raw output of make bench, not committed
+	"bench/out/", // raw output of make bench, not committed
 }
 
 // A backquoted span is checked when it names a Markdown document, or a
