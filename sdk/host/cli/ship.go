@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
@@ -370,7 +371,9 @@ const maxRecord = 16 << 20
 // distTopLevel lists the top-level import packages of the distribution
 // whose metadata is di, as the pypi PM does: the first path component of
 // every RECORD entry outside the *.dist-info and *.data directories (and
-// outside site, "../"), else the names in top_level.txt. listed reports
+// outside site, "../"), else the names in top_level.txt. A RECORD that does
+// not parse whole (a line that is not CSV, a size that is not a number) is
+// set aside for top_level.txt, as the PM sets it aside. listed reports
 // whether either file could be read.
 func distTopLevel(di string) (tops []string, listed bool) {
 	var out []string
@@ -383,21 +386,7 @@ func distTopLevel(di string) (tops []string, listed bool) {
 	}
 	if data, err := pkgfile.ReadFile(di, "RECORD", maxRecord); err == nil {
 		listed = true
-		r := csv.NewReader(bytes.NewReader(data))
-		r.FieldsPerRecord = -1
-		for {
-			rec, err := r.Read()
-			if err != nil {
-				break // io.EOF, or a line that is not CSV: what came before stands
-			}
-			if len(rec) == 0 {
-				continue
-			}
-			first, rest, ok := strings.Cut(path.Clean(rec[0]), "/")
-			if !ok || rest == "" || first == ".." || first == "__pycache__" ||
-				strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
-				continue
-			}
+		for _, first := range recordTops(data) {
 			add(first)
 		}
 		if len(out) > 0 {
@@ -411,6 +400,39 @@ func distTopLevel(di string) (tops []string, listed bool) {
 		}
 	}
 	return out, listed
+}
+
+// recordTops returns the first path component of every RECORD row that
+// installs a file inside site-packages, outside the *.dist-info, *.data and
+// __pycache__ directories, in order; nothing when RECORD does not parse
+// whole.
+func recordTops(data []byte) []string {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	var out []string
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			return nil
+		}
+		if len(rec) == 0 || rec[0] == "" {
+			continue
+		}
+		if len(rec) > 2 && rec[2] != "" {
+			if n, err := strconv.ParseInt(rec[2], 10, 64); err != nil || n < 0 {
+				return nil
+			}
+		}
+		first, rest, ok := strings.Cut(path.Clean(rec[0]), "/")
+		if !ok || rest == "" || first == ".." || first == "__pycache__" ||
+			strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
+			continue
+		}
+		out = append(out, first)
+	}
 }
 
 // entryPoint is one entry of group "symposium" of an entry_points.txt.
