@@ -216,14 +216,15 @@ func ParseRecord(data []byte) ([]RecordEntry, error) {
 }
 
 // TopLevel returns the top-level directories a RECORD installs outside the
-// dist-info and data directories ("../" entries, such as scripts, skipped).
+// dist-info and data directories ("../" entries, such as scripts, and
+// absolute paths skipped).
 func TopLevel(rec []RecordEntry) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range rec {
 		p := path.Clean(e.Path)
 		first, rest, ok := strings.Cut(p, "/")
-		if !ok || rest == "" || first == ".." || strings.HasSuffix(first, ".dist-info") ||
+		if !ok || rest == "" || first == "" || first == ".." || strings.HasSuffix(first, ".dist-info") ||
 			strings.HasSuffix(first, ".data") || first == "__pycache__" || seen[first] {
 			continue
 		}

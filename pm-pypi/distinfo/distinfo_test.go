@@ -2,6 +2,7 @@ package distinfo
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -54,6 +55,11 @@ func TestParseRecord(t *testing.T) {
 	if _, err := ParseRecord([]byte("a,b,-1\n")); err == nil {
 		t.Error("negative size accepted")
 	}
+	// An absolute path is outside site-packages: it names no top-level
+	// package (an empty one would make site-packages itself a package).
+	if got := TopLevel([]RecordEntry{{Path: "/etc/x", Size: -1}, {Path: "//y/z", Size: -1}, {Path: "pkg/a.py", Size: -1}}); !slices.Equal(got, []string{"pkg"}) {
+		t.Errorf("TopLevel with absolute paths = %q", got)
+	}
 }
 
 func FuzzParseMetadata(f *testing.F) {
@@ -79,7 +85,11 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte("a/b.py,sha256=x,1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if rec, err := ParseRecord(b); err == nil {
-			_ = TopLevel(rec)
+			for _, top := range TopLevel(rec) {
+				if top == "" || top == "." || top == ".." || strings.Contains(top, "/") {
+					t.Fatalf("TopLevel(%q) returned %q", b, top)
+				}
+			}
 		}
 	})
 }

@@ -427,9 +427,9 @@ func recordTops(data []byte) []string {
 			}
 		}
 		first, rest, ok := strings.Cut(path.Clean(rec[0]), "/")
-		if !ok || rest == "" || first == ".." || first == "__pycache__" ||
+		if !ok || rest == "" || first == "" || first == ".." || first == "__pycache__" ||
 			strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
-			continue
+			continue // an absolute path (first == "") is not inside site-packages
 		}
 		out = append(out, first)
 	}

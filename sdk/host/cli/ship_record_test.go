@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,4 +49,19 @@ func TestDistTopLevel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRecordTops checks that any RECORD is read without panicking and
+// yields only single path components inside site-packages.
+func FuzzRecordTops(f *testing.F) {
+	f.Add([]byte("pkg/a.py,sha256=x,10\n../../bin/x,,\n"))
+	f.Add([]byte("a/\"b,,\n"))
+	f.Add([]byte("pkg/a.py,,-1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, top := range recordTops(data) {
+			if top == "" || top == ".." || top == "." || strings.Contains(top, "/") {
+				t.Fatalf("recordTops(%q) returned %q", data, top)
+			}
+		}
+	})
 }
