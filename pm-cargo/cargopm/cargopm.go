@@ -35,8 +35,9 @@ type PM struct {
 	warnings depcache.Warnings
 	// verified spares active_plugins the stats list_deps just made.
 	verified depcache.Verified
-	// snap is the latest read of the persisted snapshot (loadSnapshot).
-	snap *snapLoad
+	// snapshotRead shares one read of the persisted snapshot between
+	// list_deps and active_plugins.
+	snapshotRead depcache.SharedRead
 }
 
 // httpTimeout bounds one registry request.

@@ -168,7 +168,7 @@ func (p *PM) snapshotCache() (*depcache.Cache, string) {
 func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, error) {
 	sess := p.session()
 	cache, key := p.snapshotCache()
-	if raw, ok := p.loadSnapshot(cache, key); ok {
+	if raw, ok := p.snapshotRead.Load(cache, key); ok {
 		if s, err := decodeSnapshot(raw, parts); err == nil {
 			return p.finish(ctx, s)
 		}
@@ -182,7 +182,7 @@ func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, erro
 		if err := cache.Store(key, rec.Stamps(), data); err != nil {
 			sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
 		}
-		p.forgetSnapshot()
+		p.snapshotRead.Forget()
 	}
 	return p.finish(ctx, s)
 }

@@ -20,7 +20,7 @@ func (p *PM) ListDepsRaw(ctx context.Context) (json.RawMessage, bool, error) {
 	if cache == nil {
 		return nil, false, nil
 	}
-	raw, ok := p.loadSnapshot(cache, key)
+	raw, ok := p.snapshotRead.Load(cache, key)
 	if !ok {
 		return nil, false, nil
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // TestHookReadsSnapshotOnce checks that list_deps and active_plugins of one
-// hook share one read of the persisted snapshot (loadSnapshot): once
+// hook share one read of the persisted snapshot (depcache.SharedRead): once
 // list_deps has read it, active_plugins' layout comes from that read, even
 // with the persisted entry gone; past depcache.VerifiedWindow it is read
 // (here: computed and stored) again.

@@ -1,0 +1,76 @@
+package depcache_test
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+)
+
+// TestSharedRead: requests sharing a SharedRead read an entry once while
+// the read is fresh (here: the entry's file removed after the first read
+// is not noticed), in flight or done; Forget and the end of depcache.VerifiedWindow
+// make the next Load read the entry again; another key is read on its own.
+func TestSharedRead(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "Cargo.lock")
+	write(t, input, "v1")
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	c := depcache.New(filepath.Join(dir, "cache"))
+	store := func(key string) {
+		t.Helper()
+		var rec depcache.Recorder
+		rec.Observe(input)
+		if err := c.Store(key, rec.Stamps(), []byte("value of "+key)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// drop removes every entry; a shared read fresh in the window still
+	// serves a, a new read misses.
+	drop := func() {
+		t.Helper()
+		files, _ := filepath.Glob(filepath.Join(dir, "cache", "*"))
+		for _, f := range files {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	store("a")
+	store("b")
+	var s depcache.SharedRead
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if v, ok := s.Load(c, "a"); !ok || string(v) != "value of a" {
+				t.Errorf("Load(a) = %q, %v", v, ok)
+			}
+		})
+	}
+	wg.Wait()
+	drop()
+	if v, ok := s.Load(c, "a"); !ok || string(v) != "value of a" {
+		t.Fatalf("within the window the entry was read again: Load(a) = %q, %v", v, ok)
+	}
+	store("b")
+	if v, ok := s.Load(c, "b"); !ok || string(v) != "value of b" {
+		t.Fatalf("Load(b) = %q, %v", v, ok)
+	}
+	s.Forget()
+	drop()
+	if _, ok := s.Load(c, "a"); ok {
+		t.Fatal("after Forget the last read was still served")
+	}
+	store("a")
+	if _, ok := s.Load(c, "a"); !ok {
+		t.Fatal("Load(a) missed a stored entry")
+	}
+	drop()
+	time.Sleep(depcache.VerifiedWindow + 50*time.Millisecond)
+	if _, ok := s.Load(c, "a"); ok {
+		t.Fatalf("past %v the last read was still served", depcache.VerifiedWindow)
+	}
+}
