@@ -88,9 +88,8 @@ func cargoToolEnv(home string) []string {
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CARGO_HOME=" + home,
 		"CARGO_NET_OFFLINE=true", "CARGO_TERM_COLOR=never",
-		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9",
-		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "ALL_PROXY=http://127.0.0.1:9",
 	}
+	env = append(env, benchkit.ClosedProxies()...)
 	if r := os.Getenv("RUSTUP_HOME"); r != "" {
 		return append(env, "RUSTUP_HOME="+r)
 	}

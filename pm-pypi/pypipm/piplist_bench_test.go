@@ -45,9 +45,8 @@ func pipListCmd(py, site, home string) *exec.Cmd {
 		"PATH=/usr/bin:/bin", "HOME=" + home, "LANG=C.UTF-8",
 		"PIP_CONFIG_FILE=" + os.DevNull, "PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1",
 		"PIP_NO_INPUT=1", "PIP_NO_CACHE_DIR=1",
-		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9",
-		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9",
 	}
+	cmd.Env = append(cmd.Env, benchkit.ClosedProxies()...)
 	return cmd
 }
 

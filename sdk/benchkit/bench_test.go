@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,4 +124,15 @@ func BenchmarkIdleRSS(b *testing.B) {
 		c.Close()
 	}
 	b.ReportMetric(kb/float64(b.N), "RSS-KiB")
+}
+
+// TestClosedProxies: every proxy variable a tool may read, in either case,
+// points at the closed loopback port.
+func TestClosedProxies(t *testing.T) {
+	env := benchkit.ClosedProxies()
+	for _, name := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"} {
+		if !slices.Contains(env, name+"=http://127.0.0.1:9") {
+			t.Errorf("ClosedProxies() = %q: no %s at the closed port", env, name)
+		}
+	}
 }

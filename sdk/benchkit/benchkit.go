@@ -298,3 +298,17 @@ func ReportRatios(b *testing.B, med map[string]float64, tool string) {
 		b.ReportMetric(t/med["cold"], tool+"/cold")
 	}
 }
+
+// ClosedProxies returns the proxy variables, in both cases, of an
+// environment that cannot reach the network: every proxy is a loopback
+// port nothing listens on (9, discard), so an ecosystem tool run as a
+// comparison that tried to download something fails at once instead of
+// measuring a download.
+func ClosedProxies() []string {
+	const closed = "http://127.0.0.1:9"
+	var env []string
+	for _, name := range []string{"http_proxy", "https_proxy", "all_proxy"} {
+		env = append(env, name+"="+closed, strings.ToUpper(name)+"="+closed)
+	}
+	return env
+}
