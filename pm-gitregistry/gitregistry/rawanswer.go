@@ -107,7 +107,7 @@ func (p *PM) reportOnce(head *index) {
 
 // keepAnswer persists idx again with its active_plugins answer when the
 // persisted one is missing or was encoded for another name or directory,
-// so that the next hook serves it (ActivePluginsVetted).
+// so that the next hook serves it (ActivePluginsStreamed).
 func (p *PM) keepAnswer(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, idx *index) {
 	p.mu.Lock()
 	kept := idx.Answer.matches(p.cfg.Name, snap.Dir)
