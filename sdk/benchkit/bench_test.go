@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"regexp"
@@ -134,5 +135,28 @@ func TestClosedProxies(t *testing.T) {
 		if !slices.Contains(env, name+"=http://127.0.0.1:9") {
 			t.Errorf("ClosedProxies() = %q: no %s at the closed port", env, name)
 		}
+	}
+}
+
+// TestBuildStatic: the binaries the benchmarks measure are built as
+// releases are, statically linked, even where cgo is on: no program
+// interpreter (the dynamic loader) to start before the PM. The null PM
+// links package net, which makes a cgo build dynamic.
+func TestBuildStatic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the null PM without cgo")
+	}
+	t.Setenv("CGO_ENABLED", "1")
+	for _, bin := range []string{benchkit.NullPM(t), benchkit.Build(t, "github.com/symposium-dev/symposium-pm/sdk/benchkit/internal/nullpm", t.TempDir())} {
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Skipf("%s: not an ELF binary on this system: %v", bin, err)
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("%s has a program interpreter: dynamically linked", bin)
+			}
+		}
+		f.Close()
 	}
 }
