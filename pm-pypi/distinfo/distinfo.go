@@ -1,17 +1,15 @@
-// Package distinfo parses the files of a distribution's .dist-info
-// directory: METADATA (core metadata, email-header format), entry_points.txt
-// (INI) and RECORD (CSV), the same in a wheel and in site-packages.
+// Package distinfo parses METADATA, the core metadata (email-header
+// format) of a distribution's .dist-info directory, the same in a wheel
+// and in site-packages. The files that say where a distribution's code
+// lives (RECORD, top_level.txt, entry_points.txt) are read by sdk/pydist,
+// which symposium-pm validate shares.
 package distinfo
 
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
-	"path"
-	"strconv"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
@@ -114,122 +112,4 @@ func ParseMetadata(data []byte) (Metadata, error) {
 		return m, errors.New("METADATA: no Version field")
 	}
 	return m, nil
-}
-
-// EntryPoint is one entry of entry_points.txt.
-type EntryPoint struct {
-	Name  string
-	Value string
-}
-
-// Module returns the module part of the entry point's value ("pkg.sub" of
-// "pkg.sub:attr [extra]").
-func (e EntryPoint) Module() string {
-	v, _, _ := strings.Cut(e.Value, "[")
-	mod, _, _ := strings.Cut(v, ":")
-	return strings.TrimSpace(mod)
-}
-
-// EntryPointsError is a line of entry_points.txt that does not parse.
-type EntryPointsError struct {
-	// Line is the 1-based line.
-	Line int
-	// Msg says what is wrong with it.
-	Msg string
-}
-
-// Error returns "entry_points.txt:LINE: MSG".
-func (e *EntryPointsError) Error() string {
-	return fmt.Sprintf("entry_points.txt:%d: %s", e.Line, e.Msg)
-}
-
-// ParseEntryPoints reads entry_points.txt: INI sections naming groups,
-// "name = value" lines, "#" and ";" comments. A line that does not parse
-// is an *EntryPointsError.
-func ParseEntryPoints(data []byte) (map[string][]EntryPoint, error) {
-	groups := map[string][]EntryPoint{}
-	group := ""
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			if !strings.HasSuffix(line, "]") {
-				return nil, &EntryPointsError{Line: i + 1, Msg: "unclosed section header"}
-			}
-			group = strings.TrimSpace(line[1 : len(line)-1])
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, &EntryPointsError{Line: i + 1, Msg: "expected name = value"}
-		}
-		if group == "" {
-			return nil, &EntryPointsError{Line: i + 1, Msg: "entry outside a [group]"}
-		}
-		groups[group] = append(groups[group], EntryPoint{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
-	}
-	return groups, nil
-}
-
-// RecordEntry is one row of RECORD.
-type RecordEntry struct {
-	// Path is slash-separated, relative to the installation root.
-	Path string
-	// Hash is "sha256=<urlsafe-base64-nopad>" or "".
-	Hash string
-	// Size is -1 when not recorded.
-	Size int64
-}
-
-// ParseRecord reads a RECORD file.
-func ParseRecord(data []byte) ([]RecordEntry, error) {
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
-	var out []RecordEntry
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("RECORD: %w", err)
-		}
-		if len(rec) == 0 || rec[0] == "" {
-			continue
-		}
-		e := RecordEntry{Path: rec[0], Size: -1}
-		if len(rec) > 1 {
-			e.Hash = rec[1]
-		}
-		if len(rec) > 2 && rec[2] != "" {
-			n, err := strconv.ParseInt(rec[2], 10, 64)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("RECORD: %s: bad size %q", rec[0], rec[2])
-			}
-			e.Size = n
-		}
-		out = append(out, e)
-	}
-}
-
-// TopLevel returns the top-level directories a RECORD installs outside the
-// dist-info and data directories ("../" entries, such as scripts, and
-// absolute paths skipped).
-func TopLevel(rec []RecordEntry) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, e := range rec {
-		p := path.Clean(e.Path)
-		first, rest, ok := strings.Cut(p, "/")
-		if !ok || rest == "" || first == "" || first == ".." || strings.HasSuffix(first, ".dist-info") ||
-			strings.HasSuffix(first, ".data") || first == "__pycache__" || seen[first] {
-			continue
-		}
-		seen[first] = true
-		out = append(out, first)
-	}
-	return out
 }

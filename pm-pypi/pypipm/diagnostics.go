@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
+	"github.com/symposium-dev/symposium-pm/sdk/pydist"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
@@ -51,7 +51,7 @@ func (r *resolver) rwarn(path string, err error, consequence, logMsg string, arg
 // the message then does not name it a second time.
 func placedProblem(err error) (msg string, line int) {
 	var te *tomlfile.Error
-	var ee *distinfo.EntryPointsError
+	var ee *pydist.EntryPointsError
 	switch {
 	case errors.As(err, &te):
 		msg = te.Msg

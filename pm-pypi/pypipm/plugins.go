@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
@@ -20,13 +19,14 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/pydist"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
 // EntryPointGroup is the entry-point group through which a distribution
 // offers a plugin: each entry's value names the import package whose
-// directory is the plugin root.
-const EntryPointGroup = "symposium"
+// directory is the plugin root (sdk/pydist reads it).
+const EntryPointGroup = pydist.EntryPointGroup
 
 // ManifestFile is the manifest file name looked for in a plugin root.
 const ManifestFile = "SYMPOSIUM.toml"
@@ -210,14 +210,14 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 			return []protocol.Offer{o}
 		}
 	}
-	var eps []distinfo.EntryPoint
+	var eps []pydist.EntryPoint
 	var tops []string
 	if in.distInfo != "" {
 		in.rec.Observe(filepath.Join(in.distInfo, "entry_points.txt"))
 		data, err := pkgfile.ReadFile(in.distInfo, "entry_points.txt", pkgfile.MaxManifest)
 		switch {
 		case err == nil:
-			groups, err := distinfo.ParseEntryPoints(data)
+			groups, err := pydist.ParseEntryPoints(data)
 			if err != nil {
 				epf := filepath.Join(in.distInfo, "entry_points.txt")
 				msg, line := placedProblem(err)
@@ -299,11 +299,8 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 
 // packageDir resolves an import package ("a.b") to its directory.
 func (p *PM) packageDir(in installed, module string) (string, bool) {
-	if module == "" {
-		return "", false
-	}
-	rel := filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))
-	if !filepath.IsLocal(rel) {
+	rel, ok := pydist.ModuleDir(module)
+	if !ok {
 		return "", false
 	}
 	roots := []string{in.site}
@@ -466,42 +463,22 @@ func (p *PM) buildOffer(ctx context.Context, id protocol.PackageID, name, dir st
 	return protocol.Offer{ID: id, Root: dir, Manifest: wire}, true
 }
 
-// maxRecord caps an installed distribution's RECORD, which lists every
-// file (some list tens of thousands).
-const maxRecord = 16 << 20
-
 // topLevel lists a distribution's top-level import packages, from RECORD or
-// top_level.txt, each read with a cap.
+// top_level.txt (sdk/pydist, as symposium-pm validate reads them), and
+// warns about either file when it exists and cannot be read.
 func (p *PM) topLevel(ctx context.Context, id protocol.PackageID, distInfo string, rec *depcache.Recorder) []string {
-	rec.Observe(filepath.Join(distInfo, "RECORD"))
-	rec.Observe(filepath.Join(distInfo, "top_level.txt"))
-	data, err := pkgfile.ReadFile(distInfo, "RECORD", maxRecord)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("RECORD cannot be read (%v); the distribution's top-level packages are taken from top_level.txt", err),
-			File: filepath.Join(distInfo, "RECORD"), Package: idRef(id)},
-			"ignoring RECORD", "id", id, "err", err)
+	rec.Observe(filepath.Join(distInfo, pydist.RecordFile))
+	rec.Observe(filepath.Join(distInfo, pydist.TopLevelFile))
+	t := pydist.ReadTopLevel(distInfo)
+	if t.RecordErr != nil {
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("RECORD cannot be read (%v); the distribution's top-level packages are taken from top_level.txt", t.RecordErr),
+			File: filepath.Join(distInfo, pydist.RecordFile), Package: idRef(id)},
+			"ignoring RECORD", "id", id, "err", t.RecordErr)
 	}
-	if err == nil {
-		if rec, err := distinfo.ParseRecord(data); err == nil {
-			if t := distinfo.TopLevel(rec); len(t) > 0 {
-				return t
-			}
-		}
+	if t.TopLevelErr != nil {
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("top_level.txt cannot be read (%v); no top-level package is looked at for a plugin", t.TopLevelErr),
+			File: filepath.Join(distInfo, pydist.TopLevelFile), Package: idRef(id)},
+			"ignoring top_level.txt", "id", id, "err", t.TopLevelErr)
 	}
-	data, err = pkgfile.ReadFile(distInfo, "top_level.txt", pkgfile.MaxManifest)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("top_level.txt cannot be read (%v); no top-level package is looked at for a plugin", err),
-				File: filepath.Join(distInfo, "top_level.txt"), Package: idRef(id)},
-				"ignoring top_level.txt", "id", id, "err", err)
-		}
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Fields(string(data)) {
-		if filepath.IsLocal(l) {
-			out = append(out, l)
-		}
-	}
-	return out
+	return t.Names
 }

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	"github.com/symposium-dev/symposium-pm/sdk/pydist"
 )
 
 // Where a plugin root may be. A distribution's plugin roots come from where
@@ -136,7 +136,7 @@ func (p *PM) pointsAt(in installed, dir string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	rec, err := distinfo.ParseRecord(data)
+	rec, err := pydist.ParseRecord(data)
 	if err != nil {
 		return "", false
 	}

@@ -6,10 +6,8 @@ package venv
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -266,44 +264,6 @@ func readHeader(r io.Reader, limit int) ([]byte, error) {
 		}
 	}
 	return buf, nil
-}
-
-// EntryPoints reads the dist's entry_points.txt (empty when absent), a
-// regular file inside the dist-info of at most pkgfile.MaxManifest.
-func (d Dist) EntryPoints() (map[string][]distinfo.EntryPoint, error) {
-	data, err := pkgfile.ReadFile(d.DistInfo, "entry_points.txt", pkgfile.MaxManifest)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	eps, err := distinfo.ParseEntryPoints(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.DistInfo, err)
-	}
-	return eps, nil
-}
-
-// TopLevel returns the top-level directories the dist installed, from
-// RECORD (or top_level.txt when RECORD is missing).
-func (d Dist) TopLevel() []string {
-	if data, err := os.ReadFile(filepath.Join(d.DistInfo, "RECORD")); err == nil {
-		if rec, err := distinfo.ParseRecord(data); err == nil {
-			return distinfo.TopLevel(rec)
-		}
-	}
-	data, err := os.ReadFile(filepath.Join(d.DistInfo, "top_level.txt"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Fields(string(data)) {
-		if filepath.IsLocal(l) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // SourceTree returns the local directory an editable or local-directory

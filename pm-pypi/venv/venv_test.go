@@ -33,9 +33,6 @@ func TestFindAndLookup(t *testing.T) {
 		t.Errorf("LookupAll: %+v", got)
 	}
 	d := got["foo-bar"]
-	if tl := d.TopLevel(); len(tl) != 1 || tl[0] != "foo_bar" {
-		t.Errorf("TopLevel %v", tl)
-	}
 	if d.SourceTree() != filepath.FromSlash("/src/foo") {
 		t.Errorf("SourceTree %q", d.SourceTree())
 	}

@@ -29,18 +29,15 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pydist"
 )
-
-// maxRecord caps a wheel's RECORD, which lists every file (some wheels list
-// tens of thousands).
-const maxRecord = 16 << 20
 
 // Info describes an unpacked distribution.
 type Info struct {
 	// Metadata is the wheel's METADATA (or the sdist's PKG-INFO).
 	Metadata distinfo.Metadata
 	// EntryPoints are the wheel's entry points (nil for sdists).
-	EntryPoints map[string][]distinfo.EntryPoint
+	EntryPoints map[string][]pydist.EntryPoint
 	// DistInfo is the dist-info directory name ("" for sdists).
 	DistInfo string
 	// Base is the directory, relative to the unpacked root, that holds the
@@ -123,20 +120,20 @@ func wheelInfo(root *os.Root, name string, sums map[string][32]byte) (*Info, err
 		return nil, bad(name, "dist-info directory %q does not match METADATA name %q", di, info.Metadata.Name)
 	}
 	if eps, err := pkgfile.ReadRoot(root, di+"/entry_points.txt", pkgfile.MaxManifest); err == nil {
-		if info.EntryPoints, err = distinfo.ParseEntryPoints(eps); err != nil {
+		if info.EntryPoints, err = pydist.ParseEntryPoints(eps); err != nil {
 			return nil, bad(name, "%v", err)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, bad(name, "reading entry_points.txt: %v", err)
 	}
-	rec, err := pkgfile.ReadRoot(root, di+"/RECORD", maxRecord)
+	rec, err := pkgfile.ReadRoot(root, di+"/"+pydist.RecordFile, pydist.MaxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
 		return info, nil
 	}
 	if err != nil {
 		return nil, bad(name, "reading RECORD: %v", err)
 	}
-	entries, err := distinfo.ParseRecord(rec)
+	entries, err := pydist.ParseRecord(rec)
 	if err != nil {
 		return nil, bad(name, "%v", err)
 	}

@@ -1,19 +1,15 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
@@ -21,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pydist"
 )
 
 // Ways a plugin ships, as validate infers them from the path it is given.
@@ -286,26 +283,42 @@ func checkDistribution(site, shown, only string) []layout.Report {
 		name := strings.SplitN(strings.TrimSuffix(filepath.Base(di), ".dist-info"), "-", 2)[0]
 		name = normalizePyPI(name)
 		var dirs []string
-		eps, err := symposiumEntryPoints(readSmall(filepath.Join(di, "entry_points.txt")))
-		if err != nil {
-			reports = append(reports, layout.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{File: filepath.Join(di, "entry_points.txt"), Message: err.Error()}}})
+		// The entry points and top-level packages the pypi PM reads
+		// (sdk/pydist): an entry_points.txt that does not parse whole
+		// declares nothing, as the PM ignores it.
+		var eps []pydist.EntryPoint
+		epf := filepath.Join(di, pydist.EntryPointsFile)
+		if data, err := pkgfile.ReadFile(di, pydist.EntryPointsFile, pkgfile.MaxManifest); err == nil {
+			groups, err := pydist.ParseEntryPoints(data)
+			if err != nil {
+				reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: err.Error() + "; the pypi PM ignores every entry point of this file"}}})
+			}
+			eps = groups[pydist.EntryPointGroup]
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: fmt.Sprintf("cannot be read (%v); the pypi PM ignores the entry points it declares", err)}}})
 		}
+		var epDirs []string // beside dirs: the entry point each one comes from
 		for _, ep := range eps {
-			rel := filepath.FromSlash(strings.ReplaceAll(ep.module, ".", "/"))
+			rel, ok := pydist.ModuleDir(ep.Module())
 			d := filepath.Join(site, rel)
-			if fi, err := os.Stat(d); !filepath.IsLocal(rel) || err != nil || !fi.IsDir() {
-				reports = append(reports, layout.Report{File: filepath.Join(di, "entry_points.txt"), Kind: "plugin", Problems: []manifest.Problem{{
-					File: filepath.Join(di, "entry_points.txt"), Line: ep.line, Field: "symposium." + ep.name,
-					Message: fmt.Sprintf("entry point %s = %q names no package directory in the distribution", ep.name, ep.value)}}})
+			if fi, err := os.Stat(d); !ok || err != nil || !fi.IsDir() {
+				reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{
+					File: epf, Line: ep.Line, Field: pydist.EntryPointGroup + "." + ep.Name,
+					Message: fmt.Sprintf("entry point %s = %q names no package directory in the distribution", ep.Name, ep.Value)}}})
 				continue
 			}
-			dirs = append(dirs, d)
+			dirs, epDirs = append(dirs, d), append(epDirs, ep.Name)
 		}
 		listed := true
 		if len(eps) == 0 {
-			var tops []string
-			tops, listed = distTopLevel(di)
-			for _, top := range tops {
+			tops := pydist.ReadTopLevel(di)
+			listed = tops.Listed
+			for _, err := range []error{tops.RecordErr, tops.TopLevelErr} {
+				if err != nil {
+					reports = append(reports, layout.Report{File: di, Kind: "plugin", Problems: []manifest.Problem{{File: di, Message: err.Error()}}})
+				}
+			}
+			for _, top := range tops.Names {
 				d := filepath.Join(site, top)
 				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 					continue
@@ -315,7 +328,7 @@ func checkDistribution(site, shown, only string) []layout.Report {
 				}
 			}
 		}
-		for _, d := range dirs {
+		for i, d := range dirs {
 			file := filepath.Join(d, manifest.ManifestFile)
 			r := layout.Report{File: file, Kind: "plugin"}
 			var layers []manifest.Layer
@@ -329,8 +342,8 @@ func checkDistribution(site, shown, only string) []layout.Report {
 				layers = append(layers, manifest.Layer{Source: file, Table: tbl})
 			}
 			pluginName := name
-			if len(eps) > 1 {
-				pluginName = filepath.Base(d)
+			if len(eps) > 1 && i < len(epDirs) {
+				pluginName = epDirs[i] // the entry point's name, as the PM names it
 			}
 			m, errs := manifest.Embedded(pluginName, layers...)
 			for _, e := range errs {
@@ -362,111 +375,6 @@ func checkDistribution(site, shown, only string) []layout.Report {
 		}
 	}
 	return reports
-}
-
-// maxRecord bounds the RECORD read: it lists every file of the
-// distribution, tens of thousands in some.
-const maxRecord = 16 << 20
-
-// distTopLevel lists the top-level import packages of the distribution
-// whose metadata is di, as the pypi PM does: the first path component of
-// every RECORD entry outside the *.dist-info and *.data directories (and
-// outside site, "../"), else the names in top_level.txt. A RECORD that does
-// not parse whole (a line that is not CSV, a size that is not a number) is
-// set aside for top_level.txt, as the PM sets it aside. listed reports
-// whether either file could be read.
-func distTopLevel(di string) (tops []string, listed bool) {
-	var out []string
-	seen := map[string]bool{}
-	add := func(name string) {
-		if name != "" && filepath.IsLocal(name) && !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	if data, err := pkgfile.ReadFile(di, "RECORD", maxRecord); err == nil {
-		listed = true
-		for _, first := range recordTops(data) {
-			add(first)
-		}
-		if len(out) > 0 {
-			return out, true
-		}
-	}
-	if data, err := pkgfile.ReadFile(di, "top_level.txt", pkgfile.MaxManifest); err == nil {
-		listed = true
-		for _, name := range strings.Fields(string(data)) {
-			add(name)
-		}
-	}
-	return out, listed
-}
-
-// recordTops returns the first path component of every RECORD row that
-// installs a file inside site-packages, outside the *.dist-info, *.data and
-// __pycache__ directories, in order; nothing when RECORD does not parse
-// whole.
-func recordTops(data []byte) []string {
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1
-	var out []string
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			return nil
-		}
-		if len(rec) == 0 || rec[0] == "" {
-			continue
-		}
-		if len(rec) > 2 && rec[2] != "" {
-			if n, err := strconv.ParseInt(rec[2], 10, 64); err != nil || n < 0 {
-				return nil
-			}
-		}
-		first, rest, ok := strings.Cut(path.Clean(rec[0]), "/")
-		if !ok || rest == "" || first == "" || first == ".." || first == "__pycache__" ||
-			strings.HasSuffix(first, ".dist-info") || strings.HasSuffix(first, ".data") {
-			continue // an absolute path (first == "") is not inside site-packages
-		}
-		out = append(out, first)
-	}
-}
-
-// entryPoint is one entry of group "symposium" of an entry_points.txt.
-type entryPoint struct {
-	name, value, module string
-	line                int
-}
-
-// symposiumEntryPoints reads the "symposium" group of an entry_points.txt
-// (an INI file: [group] headers, name = module[:attr] lines).
-func symposiumEntryPoints(data []byte) ([]entryPoint, error) {
-	var out []entryPoint
-	group := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";"):
-		case strings.HasPrefix(line, "["):
-			if !strings.HasSuffix(line, "]") {
-				return out, fmt.Errorf("entry_points.txt:%d: unclosed group header %q", n, line)
-			}
-			group = strings.TrimSpace(line[1 : len(line)-1])
-		case group == "symposium":
-			name, value, ok := strings.Cut(line, "=")
-			if !ok {
-				return out, fmt.Errorf("entry_points.txt:%d: want name = module, not %q", n, line)
-			}
-			value = strings.TrimSpace(value)
-			module, _, _ := strings.Cut(value, ":")
-			out = append(out, entryPoint{name: strings.TrimSpace(name), value: value, module: strings.TrimSpace(module), line: n})
-		}
-	}
-	return out, sc.Err()
 }
 
 // checkWheel unpacks a wheel into a temporary directory, under the rules

@@ -73,19 +73,33 @@ func TestValidateWheel(t *testing.T) {
 	}
 }
 
-func TestSymposiumEntryPoints(t *testing.T) {
-	eps, err := symposiumEntryPoints([]byte("# c\n[console_scripts]\na = b\n\n[symposium]\none = pkg.sub:attr\ntwo=other\n"))
-	if err != nil || len(eps) != 2 || eps[0].module != "pkg.sub" || eps[0].line != 6 || eps[1].name != "two" || eps[1].module != "other" {
-		t.Errorf("%+v %v", eps, err)
+// TestValidateEntryPointsAsThePM: validate reads entry_points.txt as the
+// pypi PM does (sdk/pydist). A bad line in any group spoils the file: its
+// symposium entry points are ignored and the problem is named with its
+// line. Several entry points make several plugins, each named after its
+// entry point, not its directory. An entry point with "[extra]" names its
+// module without it.
+func TestValidateEntryPointsAsThePM(t *testing.T) {
+	skill := "---\nname: s\ndescription: d\n---\n"
+	spoiled := writeWheel(t, map[string]string{
+		"pyskills-1.0.dist-info/METADATA":         "Name: pyskills\n",
+		"pyskills-1.0.dist-info/entry_points.txt": "[symposium]\nmain = pyskills.plugin\n[console_scripts]\nbroken line\n",
+		"pyskills/plugin/SYMPOSIUM.toml":          "hooks = 5\n",
+		"pyskills/plugin/skills/s/SKILL.md":       skill,
+	})
+	code, out, _ := runCmd(t, cmdValidate, spoiled)
+	if code != ExitFailure || !strings.Contains(out, "entry_points.txt:4: expected name = value; the pypi PM ignores every entry point of this file") ||
+		strings.Contains(out, "hooks") {
+		t.Errorf("spoiled entry_points.txt: exit %d\n%s", code, out)
 	}
-	if _, err := symposiumEntryPoints([]byte("[symposium]\nnot an entry\n")); err == nil || !strings.Contains(err.Error(), "entry_points.txt:2") {
-		t.Errorf("error %v", err)
+	several := writeWheel(t, map[string]string{
+		"pyskills-1.0.dist-info/METADATA":         "Name: pyskills\n",
+		"pyskills-1.0.dist-info/entry_points.txt": "[symposium]\nalpha = pyskills.one\nbeta = pyskills.two:attr [extra]\n",
+		"pyskills/one/skills/s/SKILL.md":          skill,
+		"pyskills/two/skills/s/SKILL.md":          skill,
+	})
+	code, out, errOut := runCmd(t, cmdValidate, "--json", several)
+	if code != ExitOK || !strings.Contains(out, `"alpha"`) || !strings.Contains(out, `"beta"`) {
+		t.Errorf("two entry points: exit %d\n%s%s", code, out, errOut)
 	}
-}
-
-// FuzzEntryPoints: no entry_points.txt makes the reader panic.
-func FuzzEntryPoints(f *testing.F) {
-	f.Add([]byte("[symposium]\nmain = a.b:c\n"))
-	f.Add([]byte("[symposium\n"))
-	f.Fuzz(func(t *testing.T, b []byte) { symposiumEntryPoints(b) })
 }
