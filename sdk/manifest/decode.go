@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -68,7 +67,14 @@ func DecodeJSON(data []byte) (*Manifest, error) {
 	if !ok {
 		return nil, Problems{{Message: fmt.Sprintf("a manifest must be a JSON object, found %s", typeName(normalize(v)))}}
 	}
-	return FromTable(tree)
+	// The tree is this call's own: it is normalized in place rather than
+	// copied (FromTable copies a caller's table).
+	d := &decoder{}
+	m := d.manifest(normalizeJSON(tree).(map[string]any))
+	if len(d.problems) > 0 {
+		return nil, d.problems
+	}
+	return m, nil
 }
 
 // tomlProblem turns a TOML decoding error into a Problem carrying the line
@@ -228,7 +234,14 @@ func tableList[T any](d *decoder, v any, path string, each func(t map[string]any
 
 // keys returns the table's keys in a stable order.
 func keys(t map[string]any) []string {
-	return slices.Sorted(maps.Keys(t))
+	out := make([]string, 0, len(t))
+	for k := range t {
+		out = append(out, k)
+	}
+	if len(out) > 1 {
+		slices.Sort(out)
+	}
+	return out
 }
 
 func setExtra(extra *map[string]any, k string, v any) {
@@ -570,6 +583,30 @@ func normalizeTable(t map[string]any) map[string]any {
 		out[k] = normalize(v)
 	}
 	return out
+}
+
+// normalizeJSON normalizes, in place, a value encoding/json decoded with
+// UseNumber (only maps, slices, strings, booleans, json.Number and nil),
+// as normalize would: numbers become int64 or float64 and nulls in tables
+// are dropped. It returns the value, which for a number is a new one.
+func normalizeJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == nil {
+				delete(v, k) // JSON null: absent
+				continue
+			}
+			v[k] = normalizeJSON(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = normalizeJSON(e)
+		}
+	case json.Number:
+		return normalize(v)
+	}
+	return v
 }
 
 // normalize maps the values TOML decoders and encoding/json produce onto

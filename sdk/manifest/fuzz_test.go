@@ -2,6 +2,9 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"testing"
 )
 
@@ -23,14 +26,47 @@ func FuzzDecodeTOML(f *testing.F) {
 
 func FuzzDecodeJSON(f *testing.F) {
 	f.Add([]byte(`{"name":"p","depends-on":["serde"]}`))
+	f.Add([]byte(`{"name":"p","x":null,"y":[1,2.5,null,{"z":null}],"defaults":{"skills":null},"n":12345678901234567890}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := DecodeJSON(data)
+		checkSameAsFromTable(t, data, m, err)
 		if err != nil {
 			return
 		}
 		Validate(m, ValidateOptions{Origin: OriginPackage, DefaultName: "pkg"})
 		checkRoundTrip(t, m)
 	})
+}
+
+// checkSameAsFromTable: DecodeJSON, which normalizes the tree it decoded
+// in place, decodes a JSON object as FromTable does from the same tree
+// (which copies it): the same manifest, or an error in both.
+func checkSameAsFromTable(t *testing.T, data []byte, m *Manifest, err error) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var tree map[string]any
+	if dec.Decode(&tree) != nil || tree == nil {
+		return
+	}
+	if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+		return
+	}
+	want, werr := FromTable(tree)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("DecodeJSON error %v, FromTable error %v", err, werr)
+	}
+	if err != nil {
+		if err.Error() != werr.Error() {
+			t.Fatalf("DecodeJSON error %q, FromTable error %q", err, werr)
+		}
+		return
+	}
+	got, gerr := m.WireJSON()
+	exp, eerr := want.WireJSON()
+	if (gerr == nil) != (eerr == nil) || !bytes.Equal(got, exp) {
+		t.Fatalf("DecodeJSON gives %s (%v), FromTable %s (%v)", got, gerr, exp, eerr)
+	}
 }
 
 // checkRoundTrip: wire JSON decodes back to the same wire JSON, and so does
