@@ -37,7 +37,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -219,10 +218,21 @@ type Cache struct {
 	handed map[string]bool // commits whose snapshot was returned: roots maybe in use
 }
 
-var hexID = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
-// IsCommitID reports whether s is a full, lower-case hex commit id.
-func IsCommitID(s string) bool { return hexID.MatchString(s) }
+// IsCommitID reports whether s is a full, lower-case hex commit id: 40
+// digits 0-9 and a-f. (A loop, not a regular expression compiled when the
+// package is initialized: every process, the hook's included, would pay
+// for compiling it before main.)
+func IsCommitID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Dir returns the directory Open uses for cfg.
 func Dir(cfg Config) string {
