@@ -221,6 +221,19 @@ type resolver struct {
 	// lock markers are evaluated in, computed on first need.
 	ctx  context.Context
 	mEnv marker.Env
+	// venv is the project's virtualenv, found once per computation
+	// (venvFound) so that every source reads the same one.
+	venv      *venv.Env
+	venvFound bool
+}
+
+// environment returns the project's virtualenv as this computation found
+// it, or nil.
+func (r *resolver) environment() *venv.Env {
+	if !r.venvFound {
+		r.venv, r.venvFound = r.pm.environment(), true
+	}
+	return r.venv
 }
 
 func (r *resolver) getenv(k string) string {
@@ -652,7 +665,7 @@ func (r *resolver) fromVenv() {
 	for _, c := range venv.Candidates(r.pm.ws, r.getenv) {
 		r.watchDir(c)
 	}
-	env := r.pm.environment()
+	env := r.environment()
 	if env == nil {
 		return
 	}

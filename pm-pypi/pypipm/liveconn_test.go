@@ -125,6 +125,15 @@ func TestListDepsLiveConnection(t *testing.T) {
 				"gamma-2.0.dist-info/RECORD":   "gamma/__init__.py,,\n",
 			})
 		}},
+		{"virtualenv created", map[string]string{
+			"pyproject.toml": "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"gamma\"]\n",
+		}, func(t *testing.T, ws string) {
+			writeTree(t, ws, map[string]string{
+				".venv/pyvenv.cfg":                         "version = 3.12.1\n",
+				cacheSite + "gamma-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: gamma\nVersion: 1.0\n\n",
+				cacheSite + "gamma-1.0.dist-info/RECORD":   "gamma/__init__.py,,\n",
+			})
+		}},
 	} {
 		for _, mode := range liveModes {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
@@ -152,6 +161,12 @@ func TestListDepsLiveConnection(t *testing.T) {
 				if got, _ := listOn(t, c); !slices.Equal(got, want) {
 					t.Errorf("after the change the same connection lists %v, want %v (before the change: %v)", got, want, before)
 				}
+				// What this connection persisted is what the files say.
+				if mode.persisted {
+					if got, _ := listOn(t, liveConn(t, New(), ws, cache, env)); !slices.Equal(got, want) {
+						t.Errorf("after the change a new connection lists %v, want %v", got, want)
+					}
+				}
 			})
 		}
 	}
@@ -161,19 +176,33 @@ func TestListDepsLiveConnection(t *testing.T) {
 // removed from pyproject.toml, active_plugins on the same connection keys
 // on the source trees as they are now: the path dependency's plugin is
 // offered, or no longer, whether list_deps was asked again in that hook
-// or not.
+// or not. After the virtualenv is created, its plugins are offered, and
+// what was persisted meanwhile is what a new connection finds too.
 func TestActivePluginsLiveConnection(t *testing.T) {
 	const (
 		registry = "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"epplug\", \"tomlplug\", \"plain\", \"local\"]\n"
 		withPath = registry + "\n[tool.uv.sources]\nlocal = { path = \"local\" }\n"
 	)
+	pyproject := func(body string) func(t *testing.T, ws string) {
+		return func(t *testing.T, ws string) { writeTree(t, ws, map[string]string{"pyproject.toml": body}) }
+	}
+	noVenv := func(t *testing.T, ws string) {
+		if err := os.Rename(filepath.Join(ws, ".venv"), filepath.Join(ws, "saved-venv")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name          string
-		from, to      string
+		setup, change func(t *testing.T, ws string)
 		before, after []string
 	}{
-		{"path dependency added", registry, withPath, []string{"epplug", "tomlplug"}, []string{"epplug", "local", "tomlplug"}},
-		{"path dependency removed", withPath, registry, []string{"epplug", "local", "tomlplug"}, []string{"epplug", "tomlplug"}},
+		{"path dependency added", pyproject(registry), pyproject(withPath), []string{"epplug", "tomlplug"}, []string{"epplug", "local", "tomlplug"}},
+		{"path dependency removed", pyproject(withPath), pyproject(registry), []string{"epplug", "local", "tomlplug"}, []string{"epplug", "tomlplug"}},
+		{"virtualenv created", noVenv, func(t *testing.T, ws string) {
+			if err := os.Rename(filepath.Join(ws, "saved-venv"), filepath.Join(ws, ".venv")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"local"}, []string{"epplug", "local", "tomlplug"}},
 	} {
 		for _, mode := range liveModes {
 			for _, listFirst := range []bool{true, false} {
@@ -185,7 +214,7 @@ func TestActivePluginsLiveConnection(t *testing.T) {
 					t.Parallel()
 					ws := t.TempDir()
 					cacheProject(t, ws)
-					writeTree(t, ws, map[string]string{"pyproject.toml": tc.from})
+					tc.setup(t, ws)
 					env := testEnv(t, nil)
 					cache := ""
 					if mode.persisted {
@@ -197,7 +226,7 @@ func TestActivePluginsLiveConnection(t *testing.T) {
 						t.Fatalf("first hook: plugins of %v, want %v", got, tc.before)
 					}
 					pastSharedRead()
-					writeTree(t, ws, map[string]string{"pyproject.toml": tc.to})
+					tc.change(t, ws)
 					// The request names the dependencies as they are now,
 					// whatever list_deps answered on this connection: only
 					// the source trees active_plugins keys on are tested.
@@ -207,6 +236,9 @@ func TestActivePluginsLiveConnection(t *testing.T) {
 					}
 					if got, _ := pluginsOn(t, c, deps); !slices.Equal(got, tc.after) {
 						t.Errorf("after the change: plugins of %v, want %v", got, tc.after)
+					}
+					if got, _ := pluginsOn(t, liveConn(t, New(), ws, cache, env), deps); !slices.Equal(got, tc.after) {
+						t.Errorf("after the change, a new connection: plugins of %v, want %v", got, tc.after)
 					}
 				})
 			}

@@ -42,9 +42,6 @@ type PM struct {
 	client     *simpleapi.Client
 	indexCfg   simpleapi.Config
 
-	venvOnce sync.Once
-	venv     *venv.Env
-
 	// warnings counts what log warned, so that an active_plugins answer
 	// whose computation warned is not persisted.
 	warnings depcache.Warnings
@@ -124,10 +121,11 @@ func (p *PM) indexClient() *simpleapi.Client {
 	return p.client
 }
 
-// environment returns the project's virtualenv, or nil.
+// environment returns the project's virtualenv, or nil. It is looked for
+// at each call (a few system calls): a virtualenv created, replaced or
+// removed while a connection lasts is what the next request sees.
 func (p *PM) environment() *venv.Env {
-	p.venvOnce.Do(func() { p.venv = venv.Find(p.ws, p.getenv) })
-	return p.venv
+	return venv.Find(p.ws, p.getenv)
 }
 
 // pythonVersion returns the project virtualenv's Python version (from its
