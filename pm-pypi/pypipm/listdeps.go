@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile/pipfile"
@@ -32,23 +33,35 @@ import (
 )
 
 // ListDeps returns the workspace's direct dependencies with the exact
-// versions the lockfiles, pins or virtualenv give, "*" when none does. The
-// result is persisted under the cache directory (sdk/depcache), keyed on the
-// mtime and size of every file and directory it was computed from, and
-// reused only while the environment variables it read keep their values.
+// versions the lockfiles, pins or virtualenv give, "*" when none does,
+// from the files as they are at each call. The result is persisted under
+// the cache directory (sdk/depcache), keyed on the mtime and size of every
+// file and directory it was computed from, and reused only while the
+// environment variables it read keep their values.
 func (p *PM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
-	p.depsOnce.Do(func() { p.deps, p.local, p.depsErr = p.listDeps(ctx) })
-	return p.deps, p.depsErr
+	if deps, _, ok := p.loadDeps(); ok {
+		return deps, nil
+	}
+	c := p.computed(ctx, true)
+	return c.deps, c.err
 }
 
 // localTrees returns the local source trees of path and editable
-// dependencies (normalized name to absolute directory).
+// dependencies (normalized name to absolute directory), from the list_deps
+// answer that stands now: the one this hook's list_deps just computed,
+// else the one persisted (sharing list_deps' read of it), else one
+// computed.
 func (p *PM) localTrees(ctx context.Context) map[string]string {
+	if c := p.lastComputed(); c != nil {
+		return c.local
+	}
 	if r := p.loadRawDeps(); r.ok {
 		return r.local
 	}
-	p.ListDeps(ctx)
-	return p.local
+	if _, local, ok := p.loadDeps(); ok {
+		return local
+	}
+	return p.computed(ctx, false).local
 }
 
 // depsCacheKey names the persisted list_deps answer and versions its
@@ -106,20 +119,35 @@ func decodeDeps(data []byte) (depsHead, []protocol.PackageID, error) {
 	return head, deps, err
 }
 
-func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]string, error) {
-	cache, key := p.depsCache(), depsCacheKey+p.ws
-	if raw, ok := cache.Load(key); ok {
-		// An answer read under other values of the variables it depends
-		// on is a miss, recomputed and stored over.
-		if head, deps, err := decodeDeps(raw); err == nil && p.sameEnv(head.Env) {
-			return deps, head.Local, nil
-		}
+// loadDeps returns the persisted list_deps answer and its local source
+// trees while every input it was computed from is unchanged and the
+// environment variables it read keep their values.
+func (p *PM) loadDeps() ([]protocol.PackageID, map[string]string, bool) {
+	raw, ok := p.depsCache().Load(depsCacheKey + p.ws)
+	if !ok {
+		return nil, nil, false
 	}
+	// An answer read under other values of the variables it depends on is
+	// a miss, computed again and stored over.
+	head, deps, err := decodeDeps(raw)
+	if err != nil || !p.sameEnv(head.Env) {
+		return nil, nil, false
+	}
+	return deps, head.Local, true
+}
+
+// computeDeps computes the list_deps answer from the files as they are
+// now, for the request ctx belongs to, and persists it (decoded, and as
+// sent) unless it came with diagnostics.
+func (p *PM) computeDeps(ctx context.Context) *computedDeps {
+	c := &computedDeps{start: time.Now()}
 	r := &resolver{pm: p}
 	before := pmserver.DiagnosticsSent(ctx)
 	deps, err := r.run(ctx)
+	c.stamps, c.end = r.rec.Stamps(), time.Now()
 	if err != nil {
-		return nil, nil, err
+		c.err = err
+		return c
 	}
 	local := map[string]string{}
 	for n, d := range r.localDirs {
@@ -127,16 +155,18 @@ func (p *PM) listDeps(ctx context.Context) ([]protocol.PackageID, map[string]str
 			local[n] = d
 		}
 	}
+	c.deps, c.local = deps, local
 	// An answer that came with diagnostics is not cached: a cached copy
 	// would not repeat them.
-	if data, ok := encodeDeps(depsHead{Env: hashValues(r.env), Local: local}, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
-		if err := cache.Store(key, r.rec.Stamps(), data); err != nil {
+	head := depsHead{Env: hashValues(r.env), Local: local}
+	if data, ok := encodeDeps(head, deps); ok && pmserver.DiagnosticsSent(ctx) == before {
+		if err := p.depsCache().Store(depsCacheKey+p.ws, c.stamps, data); err != nil {
 			p.log.Debug("cannot persist list_deps cache", "err", err)
 		} else {
-			p.storeRawDeps(ctx, depsHead{Env: hashValues(r.env), Local: local}, r.rec.Stamps(), deps)
+			p.storeRawDeps(ctx, head, c.stamps, deps)
 		}
 	}
-	return deps, local, nil
+	return c
 }
 
 // sameEnv reports whether the recorded variables still have their values
@@ -191,6 +221,19 @@ type resolver struct {
 	// lock markers are evaluated in, computed on first need.
 	ctx  context.Context
 	mEnv marker.Env
+	// venv is the project's virtualenv, found once per computation
+	// (venvFound) so that every source reads the same one.
+	venv      *venv.Env
+	venvFound bool
+}
+
+// environment returns the project's virtualenv as this computation found
+// it, or nil.
+func (r *resolver) environment() *venv.Env {
+	if !r.venvFound {
+		r.venv, r.venvFound = r.pm.environment(), true
+	}
+	return r.venv
 }
 
 func (r *resolver) getenv(k string) string {
@@ -622,7 +665,7 @@ func (r *resolver) fromVenv() {
 	for _, c := range venv.Candidates(r.pm.ws, r.getenv) {
 		r.watchDir(c)
 	}
-	env := r.pm.environment()
+	env := r.environment()
 	if env == nil {
 		return
 	}

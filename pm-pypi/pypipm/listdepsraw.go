@@ -37,26 +37,30 @@ func (p *PM) rawDepsCache() *depcache.Cache {
 	return depcache.New(filepath.Join(p.cache, "deps-raw")).Remembering(&p.verified)
 }
 
-// loadRawDeps loads, once per process, the list_deps answer persisted as
-// sent. list_deps and active_plugins (for the source trees it keys on) use
-// the same one, whichever asks first.
-func (p *PM) loadRawDeps() *rawDeps {
-	p.rawDepsOnce.Do(func() {
-		data, ok := p.rawDepsCache().Load(depsCacheKey + p.ws)
-		if !ok {
-			return
-		}
-		line, enc, ok := bytes.Cut(data, []byte{'\n'})
-		if !ok {
-			return
-		}
-		var head depsHead
+// loadRawDeps reads the list_deps answer persisted as sent, found fresh.
+// The pipelined list_deps and active_plugins of a hook (for the source
+// trees it keys on) share one read of it (depcache.SharedRead); a later
+// hook reads it again.
+func (p *PM) loadRawDeps() rawDeps {
+	cache := p.rawDepsCache()
+	if cache == nil {
+		return rawDeps{}
+	}
+	data, ok := p.depsRead.Load(cache, depsCacheKey+p.ws)
+	if !ok {
+		return rawDeps{}
+	}
+	line, enc, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok {
+		return rawDeps{}
+	}
+	var head depsHead
+	if string(line) != "{}" {
 		if err := json.Unmarshal(line, &head); err != nil || !p.sameEnv(head.Env) {
-			return
+			return rawDeps{}
 		}
-		p.rawDeps = rawDeps{local: head.Local, encoded: enc, ok: true}
-	})
-	return &p.rawDeps
+	}
+	return rawDeps{local: head.Local, encoded: enc, ok: true}
 }
 
 // ListDepsRaw implements pmserver.RawDepLister: the list_deps answer
@@ -80,4 +84,5 @@ func (p *PM) storeRawDeps(ctx context.Context, head depsHead, stamps []depcache.
 	if err := p.rawDepsCache().StoreEncodedDeps(ctx, depsCacheKey+p.ws, stamps, append(line, '\n'), deps); err != nil {
 		p.log.Debug("cannot persist the encoded list_deps answer", "err", err)
 	}
+	p.depsRead.Forget()
 }

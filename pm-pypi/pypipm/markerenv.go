@@ -69,7 +69,7 @@ func (r *resolver) markerEnv(ctx context.Context) marker.Env {
 	}
 	env := hostPlatformEnv(runtime.GOOS, runtime.GOARCH)
 	r.mEnv = env
-	if e := r.pm.environment(); e != nil {
+	if e := r.environment(); e != nil {
 		r.read(filepath.Join(e.Root, "pyvenv.cfg")) // recorded as an input
 		full := venv.PythonVersion(e.Root)
 		if _, err := versions.CanonicalPEP440(full); full != "" && err == nil {

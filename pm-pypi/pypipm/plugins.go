@@ -70,9 +70,10 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local
 		names = append(names, name)
 		reqs[name] = req
 	}
-	p.recordEnvironment(rec)
+	env := p.environment()
+	p.recordEnvironment(rec, env)
 	var inst map[string]installed
-	if env := p.environment(); env != nil {
+	if env != nil {
 		inst = map[string]installed{}
 		for n, d := range env.LookupAll(names) {
 			inst[n] = installed{id: pkgID(d.Name, canon(d.Version)), site: d.Site, distInfo: d.DistInfo}

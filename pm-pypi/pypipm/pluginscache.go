@@ -110,10 +110,11 @@ func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json
 	return res, ok, nil
 }
 
-// recordEnvironment records what finding the virtualenv read: each
-// candidate directory, its lib and lib64 listings, and the site-packages
-// directories whose listings active_plugins searches.
-func (p *PM) recordEnvironment(rec *depcache.Recorder) {
+// recordEnvironment records what finding the virtualenv env (nil when
+// none was found) read: each candidate directory, its lib and lib64
+// listings, and the site-packages directories whose listings
+// active_plugins searches.
+func (p *PM) recordEnvironment(rec *depcache.Recorder, env *venv.Env) {
 	if rec == nil {
 		return
 	}
@@ -122,7 +123,7 @@ func (p *PM) recordEnvironment(rec *depcache.Recorder) {
 		rec.ObserveDir(filepath.Join(c, "lib"))
 		rec.ObserveDir(filepath.Join(c, "lib64"))
 	}
-	if env := p.environment(); env != nil {
+	if env != nil {
 		for _, s := range env.SitePackages {
 			rec.ObserveDir(s)
 		}

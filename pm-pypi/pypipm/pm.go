@@ -42,24 +42,25 @@ type PM struct {
 	client     *simpleapi.Client
 	indexCfg   simpleapi.Config
 
-	venvOnce sync.Once
-	venv     *venv.Env
-
 	// warnings counts what log warned, so that an active_plugins answer
 	// whose computation warned is not persisted.
 	warnings depcache.Warnings
 	// verified spares active_plugins the stats list_deps just made.
 	verified depcache.Verified
 
-	// rawDepsOnce loads rawDeps, the list_deps answer persisted as sent
-	// (listdepsraw.go).
-	rawDepsOnce sync.Once
-	rawDeps     rawDeps
+	// depsRead shares one read of the list_deps answer persisted as sent
+	// (listdepsraw.go) between the pipelined list_deps and active_plugins
+	// of a hook; every hook of a long-lived connection reads it again.
+	depsRead depcache.SharedRead
 
-	depsOnce sync.Once
-	deps     []protocol.PackageID
-	local    map[string]string
-	depsErr  error
+	// depsMu is held while a list_deps answer is computed, so that a
+	// request pipelined beside the computation waits for its answer rather
+	// than computing (and reporting the problems of) the same one again;
+	// it guards last.
+	depsMu sync.Mutex
+	// last is the list_deps answer this process computed last, kept for
+	// active_plugins while its inputs are unchanged (lastdeps.go).
+	last *computedDeps
 
 	locks sync.Map // per-package *sync.Mutex for fetches
 
@@ -120,10 +121,11 @@ func (p *PM) indexClient() *simpleapi.Client {
 	return p.client
 }
 
-// environment returns the project's virtualenv, or nil.
+// environment returns the project's virtualenv, or nil. It is looked for
+// at each call (a few system calls): a virtualenv created, replaced or
+// removed while a connection lasts is what the next request sees.
 func (p *PM) environment() *venv.Env {
-	p.venvOnce.Do(func() { p.venv = venv.Find(p.ws, p.getenv) })
-	return p.venv
+	return venv.Find(p.ws, p.getenv)
 }
 
 // pythonVersion returns the project virtualenv's Python version (from its
