@@ -36,13 +36,17 @@ build:
 ## result is taken from the test cache). TESTP test binaries run at once: more
 ## than the cores, since several packages spend most of their time waiting on
 ## PM processes
-## Packages are listed longest-running first (measured on a loaded 2-core
-## machine: the scenarios, gitregistry's git work, the CLI's check runs, the
-## PMs' conformance runs, the fixture's fault timeouts), then every module, as
-## go test starts them roughly in the order given (a package listed twice
-## runs once).
-SLOWEST  := ./testscript/... ./pm-gitregistry/... ./sdk/host/cli ./pm-npm/npmpm \
-	./pm-pypi/pypipm ./sdk/pmtest ./pm-cargo/cargopm ./pm-fixture/...
+## Packages are listed longest-running first, then every module, as go test
+## starts them roughly in the order given (a package listed twice runs once).
+## The order is each package's go test wall time measured alone on a loaded
+## 2-core machine (load 7-10): pypipm's and gitregistry's real venvs and git
+## registries (about 100 s each), the scenarios (90 s), npmpm's real npm, pnpm
+## and yarn runs (75 s), the conformance campaign of sdk/pmtest (55 s), the
+## fixture's fault campaigns (35 s), gitcache's git work (30 s), then the
+## rest (under 20 s each).
+SLOWEST  := ./pm-pypi/pypipm ./pm-gitregistry/gitregistry ./testscript/... ./pm-npm/npmpm \
+	./sdk/pmtest ./pm-fixture/... ./pm-gitregistry/internal/gitcache ./pm-cargo/cargopm \
+	./sdk/host/cli ./pm-pypi/internal/fakeindex ./sdk/host/acquire
 PKGS     := $(SLOWEST) $(patsubst %,./%/...,$(MODULES))
 ## TESTPARALLEL parallel tests (t.Parallel: the scenarios, the conformance
 ## campaigns) run at once in each package, instead of go test's default of

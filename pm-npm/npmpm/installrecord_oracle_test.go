@@ -59,7 +59,7 @@ func TestInstallerRecordRealTools(t *testing.T) {
 		remove: []string{"uninstall", "--ignore-scripts", "plug"}, rerun: []string{"install", "--ignore-scripts"},
 	}}
 	if os.Getenv("SYMPOSIUM_NPM_ONLY") == "" {
-		bins := installTools(t, map[string]string{"pnpm9": "pnpm@9", "yarn1": "yarn@1", "berry4": "@yarnpkg/cli-dist@4"})
+		bins := installSharedTools(t)
 		tool := func(alias string, env []string) func(t *testing.T, dir string, args ...string) {
 			return func(t *testing.T, dir string, args ...string) { runTool(t, reg, dir, bins[alias], env, args...) }
 		}
@@ -193,7 +193,7 @@ func checkStampsRecord(t *testing.T, cacheDir, record string) {
 // pnpm's record does not change: the hook must see it.
 func TestPnpmFileDepRealTool(t *testing.T) {
 	reg := oracleRegistry(t, "installs pnpm and a file: dependency with it")
-	bins := installTools(t, map[string]string{"pnpm9": "pnpm@9"})
+	bins := installSharedTools(t)
 	base := t.TempDir()
 	dir := filepath.Join(base, "app")
 	writeFiles(t, base, map[string]string{

@@ -13,13 +13,14 @@ import (
 )
 
 // TestMain makes the test binary the PM when asPMEnv is set (startPM), and
-// symposium-pm-npm (Main) for the scripts.
+// symposium-pm-npm (Main) for the scripts; after the tests it removes the
+// installers they shared (installSharedTools).
 func TestMain(m *testing.M) {
 	if os.Getenv(asPMEnv) == "1" {
 		Main()
 		return
 	}
-	testscript.Main(m, pmscript.Commands(map[string]func(){
+	testscript.Main(removeSharedTools{m}, pmscript.Commands(map[string]func(){
 		"symposium-pm-npm": func() { Main() },
 	}))
 }

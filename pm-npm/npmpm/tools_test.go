@@ -3,11 +3,14 @@ package npmpm
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +24,89 @@ import (
 func installTools(t *testing.T, tools map[string]string) map[string]string {
 	t.Helper()
 	needNPM(t)
-	dir := t.TempDir()
+	bins, err := installToolsIn(t.TempDir(), tools)
+	var ie *installError
+	if errors.As(err, &ie) {
+		t.Skip(ie.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bins
+}
+
+// makeTestTools are the installers that tests outside the oracle ones (which
+// make test runs) drive: pnpm 9, yarn 1, and yarn 4 (@yarnpkg/cli-dist).
+var makeTestTools = map[string]string{"pnpm9": "pnpm@9", "yarn1": "yarn@1", "berry4": "@yarnpkg/cli-dist@4"}
+
+// sharedTools holds makeTestTools once installed, for every test of this
+// test binary to run read-only: one download and install from the npm
+// registry instead of one per test. TestMain removes dir at the end.
+var sharedTools struct {
+	once sync.Once
+	dir  string
+	bins map[string]string
+	err  error
+}
+
+// installSharedTools returns makeTestTools' bins (as installTools does),
+// installing them on the first call of the test binary, or skips the test
+// when they cannot be installed.
+func installSharedTools(t *testing.T) map[string]string {
+	t.Helper()
+	needNPM(t)
+	sharedTools.once.Do(func() {
+		dir, err := os.MkdirTemp("", "npmpm-tools-")
+		if err != nil {
+			sharedTools.err = fmt.Errorf("a directory for the shared installers: %w", err)
+			return
+		}
+		sharedTools.dir = dir
+		sharedTools.bins, sharedTools.err = installToolsIn(dir, makeTestTools)
+	})
+	var ie *installError
+	if errors.As(sharedTools.err, &ie) {
+		t.Skip(ie.Error())
+	}
+	if sharedTools.err != nil {
+		t.Fatal(sharedTools.err)
+	}
+	return sharedTools.bins
+}
+
+// removeSharedTools runs the tests and then removes the installers
+// installSharedTools installed.
+type removeSharedTools struct{ m *testing.M }
+
+// Run runs the tests, then removes sharedTools.dir.
+func (r removeSharedTools) Run() int {
+	code := r.m.Run()
+	if sharedTools.dir != "" {
+		if err := os.RemoveAll(sharedTools.dir); err != nil {
+			fmt.Fprintf(os.Stderr, "removing the shared installers: %v\n", err)
+		}
+	}
+	return code
+}
+
+// installError is an installation from the npm registry that failed, which
+// skips the tests that needed it.
+type installError struct {
+	tools map[string]string
+	err   error
+	out   []byte
+}
+
+func (e *installError) Error() string {
+	return fmt.Sprintf("cannot install %v from the npm registry (%v): %.500s", e.tools, e.err, e.out)
+}
+
+func (e *installError) Unwrap() error { return e.err }
+
+// installToolsIn installs tools (alias → spec) into the prefix dir and
+// returns alias → the JavaScript file of its "pnpm" or "yarn" bin; an
+// *installError when npm cannot install them.
+func installToolsIn(dir string, tools map[string]string) (map[string]string, error) {
 	args := []string{"install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", dir}
 	for alias, spec := range tools {
 		args = append(args, alias+"@npm:"+spec)
@@ -31,33 +116,36 @@ func installTools(t *testing.T, tools map[string]string) map[string]string {
 	cmd := exec.CommandContext(ctx, "npm", args...)
 	cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(dir, ".cache"), "npm_config_update_notifier=false")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("cannot install %v from the npm registry (%v): %.500s", tools, err, out)
+		return nil, &installError{tools: tools, err: err, out: out}
 	}
 	out := map[string]string{}
 	for alias, spec := range tools {
 		pkgDir := filepath.Join(dir, "node_modules", alias)
-		data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
+		pj := filepath.Join(pkgDir, "package.json")
+		data, err := os.ReadFile(pj)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		var m struct {
 			Bin json.RawMessage `json:"bin"`
 		}
-		json.Unmarshal(data, &m)
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", pj, err)
+		}
 		var bins map[string]string
 		if json.Unmarshal(m.Bin, &bins) != nil {
-			t.Fatalf("%s: unexpected bin field %s", spec, m.Bin)
+			return nil, fmt.Errorf("%s: unexpected bin field %s", spec, m.Bin)
 		}
 		bin, ok := bins["pnpm"]
 		if !ok {
 			bin, ok = bins["yarn"]
 		}
 		if !ok {
-			t.Fatalf("%s: no pnpm or yarn bin in %s", spec, m.Bin)
+			return nil, fmt.Errorf("%s: no pnpm or yarn bin in %s", spec, m.Bin)
 		}
 		out[alias] = filepath.Join(pkgDir, bin)
 	}
-	return out
+	return out, nil
 }
 
 // runTool runs a package manager binary in dir against reg, isolated like
