@@ -47,11 +47,19 @@ func goBuild(out, pkg string) *exec.Cmd {
 	return cmd
 }
 
-var (
-	floorsOnce sync.Once
-	floorsDir  string
-	floorsErr  error
-)
+// floors holds the floor binaries this process built, by name: each is
+// built on first use only (a test needing the null PM does not link the
+// others).
+var floors struct {
+	mu    sync.Mutex
+	built map[string]*floorBuild
+}
+
+type floorBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
 
 // NullPM returns the path of the null PM: the harness with empty answers.
 func NullPM(tb testing.TB) string { return floor(tb, "nullpm") }
@@ -64,27 +72,48 @@ const floorPkg = "github.com/symposium-dev/symposium-pm/sdk/benchkit/internal"
 
 func floor(tb testing.TB, name string) string {
 	tb.Helper()
-	floorsOnce.Do(func() {
-		// One fixed directory, rebuilt by each process, so runs do not pile
-		// up temporary directories.
-		floorsDir = filepath.Join(os.TempDir(), "symposium-benchkit")
-		if floorsErr = os.MkdirAll(floorsDir, 0o755); floorsErr != nil {
-			return
-		}
-		// By import path, from the test's own directory (inside the
-		// workspace): the source path compiled in is relative under
-		// -trimpath.
-		for _, n := range []string{"nullpm", "barego", "peakrss"} {
-			if b, err := goBuild(filepath.Join(floorsDir, n), floorPkg+"/"+n).CombinedOutput(); err != nil {
-				floorsErr = fmt.Errorf("building %s: %v\n%s", n, err, b)
-				return
-			}
-		}
-	})
-	if floorsErr != nil {
-		tb.Fatal(floorsErr)
+	floors.mu.Lock()
+	if floors.built == nil {
+		floors.built = map[string]*floorBuild{}
 	}
-	return filepath.Join(floorsDir, name)
+	f := floors.built[name]
+	if f == nil {
+		f = &floorBuild{}
+		floors.built[name] = f
+	}
+	floors.mu.Unlock()
+	f.once.Do(func() { f.path, f.err = buildFloor(name) })
+	if f.err != nil {
+		tb.Fatal(f.err)
+	}
+	return f.path
+}
+
+// buildFloor builds the floor binary name into one fixed directory, so that
+// runs do not pile up temporary directories. Each process builds it again,
+// into a temporary name renamed over the last: a binary another test
+// process is running is replaced, never rewritten.
+func buildFloor(name string) (string, error) {
+	dir := filepath.Join(os.TempDir(), "symposium-benchkit")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	// By import path, from the test's own directory (inside the workspace):
+	// the source path compiled in is relative under -trimpath.
+	if b, err := goBuild(tmp.Name(), floorPkg+"/"+name).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %v\n%s", name, err, b)
+	}
+	out := filepath.Join(dir, name)
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // Hook is one run of the hook path.
