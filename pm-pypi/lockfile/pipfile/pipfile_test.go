@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
 )
 
 func TestParse(t *testing.T) {
@@ -32,5 +34,40 @@ func TestParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	data, _ := os.ReadFile("testdata/Pipfile")
 	f.Add(data)
-	f.Fuzz(func(t *testing.T, b []byte) { _, _ = Parse(b) })
+	f.Add([]byte("[zz]\nB = \"== 1 \"\n[dev-packages]\na = {version = \"==2,<3\", path = \"x\"}\n[packages]\nA_b = \"*\"\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		deps, err := Parse(b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "Pipfile") {
+				t.Fatalf("error does not name the Pipfile: %v", err)
+			}
+			return
+		}
+		rank := func(c string) int {
+			switch c {
+			case "packages":
+				return 0
+			case "dev-packages":
+				return 1
+			}
+			return 2
+		}
+		for i, d := range deps {
+			if pyname.Normalize(d.Name) != d.Name || !pyname.Valid(d.Name) {
+				t.Fatalf("dep %+v: name not normalized", d)
+			}
+			if d.Version != strings.TrimSpace(d.Version) || strings.ContainsAny(d.Version, ",") || strings.HasPrefix(d.Version, "==") {
+				t.Fatalf("dep %+v: version is not one exact pin", d)
+			}
+			if i == 0 {
+				continue
+			}
+			// packages, then dev-packages, then the custom categories by
+			// name; within a table, by name as written.
+			p := deps[i-1]
+			if rp, rd := rank(p.Category), rank(d.Category); rp > rd || rp == rd && p.Category > d.Category {
+				t.Fatalf("category %q listed after %q", d.Category, p.Category)
+			}
+		}
+	})
 }
