@@ -3,6 +3,7 @@ package pipfile
 import (
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +32,29 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseExactPins: only an "==" (or "===") pin of one version gives the
+// version; "====" gave "==" and "===1.0" gave "=1.0".
+func TestParseExactPins(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"==1.0", "1.0"},
+		{" == 1.0 ", "1.0"},
+		{"===1.0", "1.0"},
+		{"====", ""},
+		{"====1.0", ""},
+		{"==", ""},
+		{"==1.*", ""},
+		{"==1.0,<2", ""},
+		{"==1.0; python_version < '3'", ""},
+		{">=1.0", ""},
+		{"*", ""},
+	} {
+		deps, err := Parse([]byte("[packages]\na = " + strconv.Quote(tc.spec) + "\n"))
+		if err != nil || len(deps) != 1 || deps[0].Version != tc.want {
+			t.Errorf("a = %q: %+v, %v; want version %q", tc.spec, deps, err, tc.want)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	data, _ := os.ReadFile("testdata/Pipfile")
 	f.Add(data)
@@ -56,7 +80,7 @@ func FuzzParse(f *testing.F) {
 			if pyname.Normalize(d.Name) != d.Name || !pyname.Valid(d.Name) {
 				t.Fatalf("dep %+v: name not normalized", d)
 			}
-			if d.Version != strings.TrimSpace(d.Version) || strings.ContainsAny(d.Version, ",") || strings.HasPrefix(d.Version, "==") {
+			if strings.ContainsAny(d.Version, "=<>!~,;* \t\r\n") {
 				t.Fatalf("dep %+v: version is not one exact pin", d)
 			}
 			if i == 0 {
