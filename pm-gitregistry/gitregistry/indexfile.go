@@ -276,11 +276,15 @@ func (r *indexReader) byte() byte {
 }
 
 // count reads a count of items of at least min bytes each, refusing one the
-// remaining input cannot hold (so a damaged count allocates nothing).
+// remaining input cannot hold: it then returns 0, so a damaged count
+// allocates nothing.
 func (r *indexReader) count(min int) int {
 	n := r.uvarint()
 	if r.err == nil && n > uint64(len(r.b)/min) {
 		r.err = errBadIndex
+	}
+	if r.err != nil {
+		return 0
 	}
 	return int(n)
 }

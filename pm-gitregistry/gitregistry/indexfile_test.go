@@ -3,10 +3,13 @@ package gitregistry
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -65,6 +68,60 @@ func TestIndexFileRefusesDamage(t *testing.T) {
 		if _, _, err := decodeIndex(bad, idx.Commit); !errors.Is(err, errBadIndex) {
 			t.Fatalf("byte %d changed: %v, want it refused", i, err)
 		}
+	}
+}
+
+// TestIndexFileRefusesImpossibleCounts: a persisted index whose checksums
+// hold but whose stamp, flagged-entry or entry count is more than the
+// bytes left can hold is refused without allocating for the count (2^28
+// stamps took 8 GiB) and without panicking (a count past 2^63 made a
+// negative length).
+func TestIndexFileRefusesImpossibleCounts(t *testing.T) {
+	commit := strings.Repeat("ab", 20)
+	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	// file wraps a head and an entries section in their checksums.
+	file := func(head, entries []byte) []byte {
+		b := append([]byte(indexMagic), binary.BigEndian.AppendUint64(nil, uint64(len(head)))...)
+		b = append(b, head...)
+		b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+		b = append(b, entries...)
+		return binary.BigEndian.AppendUint32(b, crc32.Checksum(entries, castagnoli))
+	}
+	// head has stamps and flagged counts, then an empty answer.
+	head := func(stamps, flagged uint64) []byte {
+		b := binary.AppendUvarint(nil, indexFormat)
+		b = str(b, commit)
+		b = str(b, "")
+		b = binary.AppendUvarint(b, stamps)
+		b = binary.AppendUvarint(b, flagged)
+		b = str(str(b, ""), "")
+		b = binary.AppendUvarint(b, 0)
+		return binary.BigEndian.AppendUint32(b, 0)
+	}
+	entries := func(n uint64) []byte { return binary.AppendUvarint(str(nil, commit), n) }
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"stamps 2^28", file(head(1<<28-1, 0), entries(0))},
+		{"stamps past 2^63", file(head(1<<63+1, 0), entries(0))},
+		{"flagged 2^28", file(head(0, 1<<28-1), entries(0))},
+		{"flagged past 2^63", file(head(0, 1<<63+1), entries(0))},
+		{"entries 2^28", file(head(0, 0), entries(1<<28-1))},
+		{"entries past 2^63", file(head(0, 0), entries(1<<63+1))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _, err := decodeIndex(tc.data, commit)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, errBadIndex) {
+				t.Errorf("decodeIndex = %v, want it refused", err)
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+				t.Errorf("decoding a %d-byte index allocated %d bytes", len(tc.data), n)
+			}
+		})
 	}
 }
 

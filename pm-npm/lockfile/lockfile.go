@@ -7,7 +7,10 @@
 // (pnpm-lock.yaml).
 package lockfile
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Resolution is what a lockfile recorded for one direct dependency.
 type Resolution struct {
@@ -32,9 +35,12 @@ type Resolver interface {
 	Resolve(importer, name, spec string) (Resolution, bool)
 }
 
-// CleanImporter normalizes an importer path: "", "." and "./" mean the root.
+// CleanImporter normalizes an importer path: "", "." and "./" mean the
+// root; otherwise the path is cleaned lexically ("./a//b/" is "a/b") and
+// loses its leading and trailing slashes. Cleaning a cleaned path changes
+// nothing.
 func CleanImporter(importer string) string {
-	importer = strings.TrimPrefix(strings.Trim(importer, "/"), "./")
+	importer = path.Clean(strings.Trim(importer, "/"))
 	if importer == "." {
 		return ""
 	}

@@ -3,6 +3,8 @@ package cargolock
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -148,17 +150,46 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("version = 4\n[[package]]\nname = \"a\"\nversion = \"1\"\ndependencies = [\"b (\"]\n"))
+	f.Add([]byte("version = 3\n[[package]]\nname = \"a\"\nversion = \"1\"\nsource = \"git+https://h/r#c\"\ndependencies = [\"a 1 (git+https://h/r)\", \"b 2 ((x)\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lf, err := Parse("fuzz.lock", data)
 		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.lock") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
 			return
 		}
-		for _, p := range lf.Packages {
+		if lf.Version < 1 || lf.Version > MaxVersion {
+			t.Fatalf("accepted lockfile version %d", lf.Version)
+		}
+		for i := range lf.Packages {
+			p := &lf.Packages[i]
 			if p.Name == "" || p.Version == "" {
 				t.Fatalf("accepted a package without name or version: %+v", p)
 			}
+			// Every package is found by its name, and by its name, version
+			// and source.
+			if !slices.Contains(lf.ByName(p.Name), p) {
+				t.Fatalf("ByName(%q) misses package #%d", p.Name, i+1)
+			}
+			if lf.Find(p.Name, p.Version, p.Source) == nil {
+				t.Fatalf("Find(%q, %q, %q) found nothing", p.Name, p.Version, p.Source)
+			}
 			for _, r := range p.Dependencies {
-				lf.Resolve(r)
+				// A reference reads back from cargo's encoding of it.
+				if again, err := ParseRef(r.String()); err != nil || again != r {
+					t.Fatalf("reference %+v encodes as %q, which reads %+v, %v", r, r.String(), again, err)
+				}
+				got, err := lf.Resolve(r)
+				if err != nil {
+					if !strings.Contains(err.Error(), strconv.Quote(r.String())) {
+						t.Fatalf("Resolve error does not name the reference %q: %v", r, err)
+					}
+					continue
+				}
+				if got.Name != r.Name || r.Version != "" && got.Version != r.Version || r.Source != "" && !SourceMatches(r.Source, got.Source) {
+					t.Fatalf("Resolve(%+v) = a package it does not name: %+v", r, got)
+				}
 			}
 		}
 	})

@@ -79,7 +79,7 @@ func ParseFile(file string, data []byte) (*Lock, error) {
 	if version, packages, deps, ok := scanLock(data); ok {
 		l := &Lock{Packages: packages}
 		if err := l.setVersion(version); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		l.loadV1(deps)
 		return l, nil

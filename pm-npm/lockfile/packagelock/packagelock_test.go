@@ -2,7 +2,9 @@ package packagelock
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile"
@@ -122,14 +124,38 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"lockfileVersion":1,"dependencies":{"x":{"version":"npm:y@1"}}}`))
+	f.Add([]byte(`{"lockfileVersion":0}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := Parse(data)
+		const file = "ws/package-lock.json"
+		l, err := ParseFile(file, data)
 		if err != nil {
+			if !strings.Contains(err.Error(), file) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
 			return
 		}
 		for _, imp := range []string{"", "packages/a", "../x"} {
 			l.Resolve(imp, "a", "^1")
 			l.Resolve(imp, "@s/b", "")
+		}
+		// Every package installed at the top of the root's node_modules is
+		// what the root resolves for its name.
+		for key, p := range l.Packages {
+			name, ok := strings.CutPrefix(key, "node_modules/")
+			if !ok || strings.Contains(name, "/node_modules/") || path.Join("node_modules", name) != key {
+				continue
+			}
+			r, ok := l.Resolve("", name, "")
+			if !ok {
+				t.Fatalf("Resolve(%q) found nothing for the lock's %q", name, key)
+			}
+			if p.Link {
+				if r.Link != lockfile.JoinRel("", p.Resolved) {
+					t.Fatalf("Resolve(%q) = %+v for a link to %q", name, r, p.Resolved)
+				}
+			} else if r.Version != p.Version && (p.Version != "" || r.Version != p.Resolved) {
+				t.Fatalf("Resolve(%q) = %+v, the lock's %q records %+v", name, r, key, p)
+			}
 		}
 	})
 }
@@ -141,6 +167,10 @@ func TestParseErrorMessages(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`[]`, "package-lock.json: a package lock must be a JSON object"},
 		{"{\"lockfileVersion\": 3,\n \"packages\": []}", `package-lock.json:2:14: packages: expected an object, found an array`},
+		// The shape npm writes is read by scanLock: its version errors name
+		// the file too.
+		{`{"lockfileVersion":0}`, "package-lock.json: invalid package lock: unknown lockfileVersion 0"},
+		{`{"lockfileVersion":"three","packages":{}}`, `package-lock.json: invalid package lock: lockfileVersion "three" is not an integer`},
 	} {
 		_, err := ParseFile("package-lock.json", []byte(tc.in))
 		if err == nil || err.Error() != tc.want {

@@ -1,8 +1,13 @@
 package yarnlock
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile"
@@ -63,57 +68,78 @@ func FuzzParse(f *testing.F) {
 		data, _ := os.ReadFile(s)
 		f.Add(data)
 	}
+	f.Add([]byte("# yarn lockfile v1\n\"a@^1\", \"@s/b@npm:c@2\":\n  version \"1.0.0\"\n  resolved \"https://r/a/-/a-1.0.0.tgz\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Parse(data)
 		if err != nil {
+			if !strings.HasPrefix(err.Error(), "invalid yarn.lock") {
+				t.Fatalf("error does not say which file is invalid: %v", err)
+			}
 			return
 		}
-		l.Resolve("", "left", "^1.0.0")
-		l.Resolve("", "x", "npm:@s/y@1")
-		l.Resolve("a", "x", "link:../z")
+		// Every descriptor the lock records is found again from the
+		// declaration it was written for.
+		for key, e := range l.Entries {
+			name, spec, ok := splitDescriptor(key)
+			if !ok {
+				continue
+			}
+			want := e
+			if alt, ok := l.Entries[name+"@npm:"+spec]; ok && l.Berry && !strings.Contains(spec, ":") {
+				want = alt // berry tries the npm: descriptor first
+			}
+			r, ok := l.Resolve("", name, spec)
+			if !ok || r.Version != want.Version {
+				t.Fatalf("Resolve(%q, %q) = %+v, %v; the lock records version %q for %q", name, spec, r, ok, want.Version, key)
+			}
+			if r.Link != "" && r.Link != lockfile.JoinRel("", r.Link) {
+				t.Fatalf("Resolve(%q, %q) gave an uncleaned link %q", name, spec, r.Link)
+			}
+		}
+		if _, ok := l.Resolve("", "-not-a-name-", "^1"); ok {
+			t.Fatal("Resolve found a package the lock does not record")
+		}
+		if l.Berry {
+			return
+		}
+		// A v1 lock written back out reads as the same lock.
+		again, err := Parse(writeV1(l))
+		if err != nil {
+			t.Fatalf("the lock written back out does not parse: %v\n%s", err, writeV1(l))
+		}
+		if len(again.Entries) != len(l.Entries) {
+			t.Fatalf("written back out: %d entries, was %d", len(again.Entries), len(l.Entries))
+		}
+		for key, e := range l.Entries {
+			if a := again.Entries[key]; a == nil || *a != *e {
+				t.Fatalf("written back out, %q reads %+v, was %+v", key, a, e)
+			}
+		}
 	})
 }
 
-// TestResolveV1TarballURL: a v1 entry for a dependency declared with a
-// registry tarball URL under another name ("ms-url": "https://…/ms-2.0.0.tgz")
-// installs the package the URL names, as npm reports it; a URL of another
-// shape keeps the declared name, which is all the lock tells.
-func TestResolveV1TarballURL(t *testing.T) {
-	lock := `# yarn lockfile v1
-
-
-"left-url@http://127.0.0.1:4000/left/-/left-1.1.0.tgz":
-  version "1.1.0"
-  resolved "http://127.0.0.1:4000/left/-/left-1.1.0.tgz#262f9bad176faed7340299054c0506d9aafb3571"
-
-"widget-url@https://r.example/@acme/widget/-/widget-0.4.0.tgz":
-  version "0.4.0"
-  resolved "https://r.example/@acme/widget/-/widget-0.4.0.tgz"
-
-"other@https://files.example/pkg.tgz":
-  version "3.0.0"
-  resolved "https://files.example/pkg.tgz#abc"
-
-"mismatch@https://r.example/left/-/left-9.9.9.tgz":
-  version "1.0.0"
-  resolved "https://r.example/left/-/left-9.9.9.tgz"
-`
-	l, err := Parse([]byte(lock))
-	if err != nil {
-		t.Fatal(err)
+// splitDescriptor splits a descriptor "name@spec" (name possibly scoped).
+func splitDescriptor(d string) (name, spec string, ok bool) {
+	start := 0
+	if strings.HasPrefix(d, "@") {
+		start = 1
 	}
-	for _, tc := range []struct {
-		name, spec string
-		want       lockfile.Resolution
-	}{
-		{"left-url", "http://127.0.0.1:4000/left/-/left-1.1.0.tgz", lockfile.Resolution{Name: "left", Version: "1.1.0"}},
-		{"widget-url", "https://r.example/@acme/widget/-/widget-0.4.0.tgz", lockfile.Resolution{Name: "@acme/widget", Version: "0.4.0"}},
-		{"other", "https://files.example/pkg.tgz", lockfile.Resolution{Name: "other", Version: "3.0.0"}},
-		{"mismatch", "https://r.example/left/-/left-9.9.9.tgz", lockfile.Resolution{Name: "mismatch", Version: "1.0.0"}},
-	} {
-		got, ok := l.Resolve("", tc.name, tc.spec)
-		if !ok || got != tc.want {
-			t.Errorf("Resolve(%q, %q) = %+v, %v; want %+v", tc.name, tc.spec, got, ok, tc.want)
-		}
+	i := strings.IndexByte(d[start:], '@')
+	if i < 0 {
+		return "", "", false
 	}
+	return d[:start+i], d[start+i+1:], true
+}
+
+// writeV1 writes the lock as a v1 yarn.lock, one entry per descriptor,
+// every string quoted.
+func writeV1(l *Lock) []byte {
+	var b strings.Builder
+	b.WriteString("# yarn lockfile v1\n\n")
+	for _, key := range slices.Sorted(maps.Keys(l.Entries)) {
+		e := l.Entries[key]
+		fmt.Fprintf(&b, "%s:\n  version %s\n  resolved %s\n  integrity %s\n\n",
+			strconv.Quote(key), strconv.Quote(e.Version), strconv.Quote(e.Resolved), strconv.Quote(e.Integrity))
+	}
+	return []byte(b.String())
 }

@@ -25,6 +25,24 @@ type Dep struct {
 	Path string
 }
 
+// exactPin returns the version an "==" (or arbitrary-equality "===") spec
+// pins, or "" for any other spec: a range, a wildcard, several clauses, a
+// spec with markers, or one that is not a version after its operator.
+func exactPin(spec string) string {
+	spec = strings.TrimSpace(spec)
+	v, ok := strings.CutPrefix(spec, "===")
+	if !ok {
+		if v, ok = strings.CutPrefix(spec, "=="); !ok {
+			return ""
+		}
+	}
+	v = strings.TrimSpace(v)
+	if strings.ContainsAny(v, "=<>!~,;* \t\r\n") {
+		return ""
+	}
+	return v
+}
+
 // notCategories are the Pipfile tables that do not list packages.
 var notCategories = map[string]bool{"source": true, "requires": true, "pipenv": true, "scripts": true}
 
@@ -78,9 +96,7 @@ func Parse(data []byte) ([]Dep, error) {
 				spec, _ = v["version"].(string)
 				d.Path, _ = v["path"].(string)
 			}
-			if v, ok := strings.CutPrefix(strings.TrimSpace(spec), "=="); ok && !strings.Contains(v, ",") && !strings.HasSuffix(v, "*") {
-				d.Version = strings.TrimSpace(v)
-			}
+			d.Version = exactPin(spec)
 			deps = append(deps, d)
 		}
 	}
