@@ -104,3 +104,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestRemoteAndFileDeps: git, tarball and "file:" dependencies resolve to
+// the name and version their "packages" entry records (a "file:" directory
+// to the directory), in the 9.0 and 6.0 formats.
+func TestRemoteAndFileDeps(t *testing.T) {
+	for _, tc := range []struct {
+		file, importer, name string
+		want                 lockfile.Resolution
+	}{
+		{"v9-remote.yaml", "", "pkg", lockfile.Resolution{Name: "pkg", Version: "5.7.0"}},
+		{"v9-remote.yaml", "", "ms-url", lockfile.Resolution{Name: "ms", Version: "2.0.0"}},
+		{"v9-remote.yaml", "", "ms-file", lockfile.Resolution{Name: "ms", Version: "2.0.0"}},
+		{"v9-remote.yaml", "", "loc", lockfile.Resolution{Name: "loc", Link: "localdir"}},
+		{"v9-remote.yaml", "", "react-thing", lockfile.Resolution{Name: "react-thing", Version: "1.4.0"}},
+		{"v9-remote.yaml", "packages/a", "loc2", lockfile.Resolution{Name: "loc2", Link: "localdir"}},
+		{"v6-git.yaml", "", "pkg", lockfile.Resolution{Name: "pkg", Version: "5.7.0"}},
+		{"v6-git.yaml", "", "ms-url", lockfile.Resolution{Name: "ms", Version: "2.0.0"}},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := l.Resolve(tc.importer, tc.name, ""); !ok || got != tc.want {
+			t.Errorf("%s: Resolve(%q, %q) = %+v, %v; want %+v", tc.file, tc.importer, tc.name, got, ok, tc.want)
+		}
+	}
+}
