@@ -9,11 +9,10 @@ import (
 	"testing"
 )
 
-// TestIndexHeadRefusesDamage: the head the hook path reads alone (stamps,
-// flagged entries, the kept answer's length and checksum) is refused on
-// every truncation and every single-byte change of it, and readIndexHead
-// reads the head and nothing of the answer or the entries.
-func TestIndexHeadRefusesDamage(t *testing.T) {
+// indexWithAnswer encodes the sample index with a kept answer and returns
+// it, its encoding and where its head ends.
+func indexWithAnswer(t *testing.T) (*index, []byte, int) {
+	t.Helper()
 	idx := sampleIndex()
 	idx.Answer = answer{Name: "recs", Dir: "/cache/c", JSON: []byte(`[{"id":{"pm":"recs"}}]`)}
 	data := encodeIndex(idx, []stamp{{Inode: 1, Mtime: 2}})
@@ -21,7 +20,15 @@ func TestIndexHeadRefusesDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := len(data) - len(rest)
+	return idx, data, len(data) - len(rest)
+}
+
+// TestIndexHeadRefusesDamage: the head the hook path reads alone (stamps,
+// flagged entries, the kept answer's length and checksum) is refused on
+// every truncation and every single-byte change of it, and readIndexHead
+// reads the head and nothing of the answer or the entries.
+func TestIndexHeadRefusesDamage(t *testing.T) {
+	idx, data, end := indexWithAnswer(t)
 	got, _, err := decodeHead(data[:end], idx.Commit)
 	if err != nil || got.Answer.JSON != nil || got.Answer.Size != int64(len(idx.Answer.JSON)) ||
 		got.Answer.Sum != crc32.Checksum(idx.Answer.JSON, castagnoli) || len(got.Entries) != 2 {
@@ -40,7 +47,9 @@ func TestIndexHeadRefusesDamage(t *testing.T) {
 		}
 	}
 	p := filepath.Join(t.TempDir(), "x.index")
-	os.WriteFile(p, data, 0o644)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	read, err := readIndexHead(p)
 	if err != nil || !bytes.Equal(read, data[:end]) {
 		t.Fatalf("readIndexHead read %d bytes (%v), want the %d of the head", len(read), err, end)
@@ -52,14 +61,8 @@ func TestIndexHeadRefusesDamage(t *testing.T) {
 // whole index refuses every single-byte change of the answer and every
 // truncation inside it, and otherwise returns the answer as kept.
 func TestIndexAnswerChecked(t *testing.T) {
-	idx := sampleIndex()
-	idx.Answer = answer{Name: "recs", Dir: "/cache/c", JSON: []byte(`[{"id":{"pm":"recs"}}]`)}
-	data := encodeIndex(idx, []stamp{{Inode: 1, Mtime: 2}})
-	_, rest, err := splitHead(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := len(data) - len(rest)
+	idx, data, start := indexWithAnswer(t)
+	rest := data[start:]
 	if !bytes.HasPrefix(rest, idx.Answer.JSON) {
 		t.Fatalf("the answer does not follow the head: %q", rest)
 	}

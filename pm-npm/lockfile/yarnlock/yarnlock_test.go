@@ -80,7 +80,7 @@ func FuzzParse(f *testing.F) {
 		// Every descriptor the lock records is found again from the
 		// declaration it was written for.
 		for key, e := range l.Entries {
-			name, spec, ok := splitDescriptor(key)
+			name, spec, ok := splitResolution(key) // a descriptor splits as a resolution does
 			if !ok {
 				continue
 			}
@@ -116,19 +116,6 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
-}
-
-// splitDescriptor splits a descriptor "name@spec" (name possibly scoped).
-func splitDescriptor(d string) (name, spec string, ok bool) {
-	start := 0
-	if strings.HasPrefix(d, "@") {
-		start = 1
-	}
-	i := strings.IndexByte(d[start:], '@')
-	if i < 0 {
-		return "", "", false
-	}
-	return d[:start+i], d[start+i+1:], true
 }
 
 // writeV1 writes the lock as a v1 yarn.lock, one entry per descriptor,
