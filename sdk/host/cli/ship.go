@@ -282,7 +282,11 @@ func checkDistribution(site, shown, only string) []layout.Report {
 	for _, di := range dis {
 		name := strings.SplitN(strings.TrimSuffix(filepath.Base(di), ".dist-info"), "-", 2)[0]
 		name = normalizePyPI(name)
-		var dirs []string
+		// roots are the plugin roots, each with the plugin name the PM
+		// gives it: the distribution's, or with several entry points each
+		// entry point's.
+		type pluginRoot struct{ dir, name string }
+		var roots []pluginRoot
 		// The entry points and top-level packages the pypi PM reads
 		// (sdk/pydist): an entry_points.txt that does not parse whole
 		// declares nothing, as the PM ignores it.
@@ -297,7 +301,6 @@ func checkDistribution(site, shown, only string) []layout.Report {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: fmt.Sprintf("cannot be read (%v); the pypi PM ignores the entry points it declares", err)}}})
 		}
-		var epDirs []string // beside dirs: the entry point each one comes from
 		for _, ep := range eps {
 			rel, ok := pydist.ModuleDir(ep.Module())
 			d := filepath.Join(site, rel)
@@ -307,7 +310,11 @@ func checkDistribution(site, shown, only string) []layout.Report {
 					Message: fmt.Sprintf("entry point %s = %q names no package directory in the distribution", ep.Name, ep.Value)}}})
 				continue
 			}
-			dirs, epDirs = append(dirs, d), append(epDirs, ep.Name)
+			pr := pluginRoot{dir: d, name: name}
+			if len(eps) > 1 {
+				pr.name = ep.Name
+			}
+			roots = append(roots, pr)
 		}
 		listed := true
 		if len(eps) == 0 {
@@ -324,11 +331,12 @@ func checkDistribution(site, shown, only string) []layout.Report {
 					continue
 				}
 				if _, err := os.Stat(filepath.Join(d, manifest.ManifestFile)); err == nil {
-					dirs = append(dirs, d)
+					roots = append(roots, pluginRoot{dir: d, name: name})
 				}
 			}
 		}
-		for i, d := range dirs {
+		for _, root := range roots {
+			d := root.dir
 			file := filepath.Join(d, manifest.ManifestFile)
 			r := layout.Report{File: file, Kind: "plugin"}
 			var layers []manifest.Layer
@@ -341,17 +349,13 @@ func checkDistribution(site, shown, only string) []layout.Report {
 				}
 				layers = append(layers, manifest.Layer{Source: file, Table: tbl})
 			}
-			pluginName := name
-			if len(eps) > 1 && i < len(epDirs) {
-				pluginName = epDirs[i] // the entry point's name, as the PM names it
-			}
-			m, errs := manifest.Embedded(pluginName, layers...)
+			m, errs := manifest.Embedded(root.name, layers...)
 			for _, e := range errs {
 				r.Problems = append(r.Problems, problemOf(file, e)...)
 			}
 			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
 		}
-		if len(dirs) == 0 && len(eps) == 0 && !several {
+		if len(roots) == 0 && len(eps) == 0 && !several {
 			msg := "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package (per its RECORD or top_level.txt) with a " + manifest.ManifestFile
 			if !listed {
 				msg = "this distribution embeds no plugin: no entry point in group \"symposium\", and no RECORD or top_level.txt to list its top-level packages (a " + manifest.ManifestFile + " in one of them would be the plugin)"
