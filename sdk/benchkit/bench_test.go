@@ -160,3 +160,37 @@ func TestBuildStatic(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestRunCmdOutput: RunCmd returns exactly what each run wrote, however
+// large, though it reads every run into a buffer an earlier run used: a
+// short output after a long one carries none of the long one's bytes, and
+// a Hook's Out stays as it was after later runs.
+func TestRunCmdOutput(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("0123456789abcdef"), 300_000) // 4.6 MiB: grows the buffer many times
+	if err := os.WriteFile(dir+"/big", big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hooks []benchkit.Hook
+	want := [][]byte{big, []byte("short\n"), {}, big}
+	for _, w := range want {
+		var cmd *exec.Cmd
+		switch {
+		case len(w) == len(big):
+			cmd = exec.Command("cat", "big")
+		case len(w) == 0:
+			cmd = exec.Command("true")
+		default:
+			cmd = exec.Command("echo", "short")
+		}
+		hooks = append(hooks, benchkit.RunCmd(t, cmd, dir))
+	}
+	for i, h := range hooks {
+		if !bytes.Equal(h.Out, want[i]) {
+			t.Errorf("run %d: Out is %d bytes (%.20q...), want %d", i, len(h.Out), h.Out, len(want[i]))
+		}
+		if h.Wall <= 0 {
+			t.Errorf("run %d: Wall %v", i, h.Wall)
+		}
+	}
+}
