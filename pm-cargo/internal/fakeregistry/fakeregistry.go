@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
 )
 
 // Crate is one published version.
@@ -216,23 +218,6 @@ retry = 0
 	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o644)
 }
 
-// IndexPath returns the index path of a crate name: 1/a, 2/ab, 3/a/abc,
-// ab/cd/abcd...
-func IndexPath(name string) string {
-	n := strings.ToLower(name)
-	switch len(n) {
-	case 0:
-		return ""
-	case 1:
-		return "1/" + n
-	case 2:
-		return "2/" + n
-	case 3:
-		return "3/" + n[:1] + "/" + n
-	}
-	return n[:2] + "/" + n[2:4] + "/" + n
-}
-
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.requests = append(r.requests, req.URL.RequestURI())
@@ -270,7 +255,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 
 func (r *Registry) serveIndex(w http.ResponseWriter, path string) {
 	name := path[strings.LastIndexByte(path, '/')+1:]
-	if IndexPath(name) != strings.ToLower(path) {
+	if registry.IndexPath(name) != strings.ToLower(path) {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}

@@ -11,16 +11,6 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 )
 
-func TestIndexPath(t *testing.T) {
-	for name, want := range map[string]string{
-		"a": "1/a", "ab": "2/ab", "abc": "3/a/abc", "abcd": "ab/cd/abcd", "Serde": "se/rd/serde", "serde_json": "se/rd/serde_json",
-	} {
-		if got := fakeregistry.IndexPath(name); got != want {
-			t.Errorf("IndexPath(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
 // TestRealCargoFetch proves the fake with the real client: cargo resolves
 // names of every index path length, skips a yanked version, verifies the
 // checksums and unpacks the sources.
