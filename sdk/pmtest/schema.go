@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest/internal/jsonschema"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -19,8 +20,8 @@ import (
 // an answer to a method outside the protocol is left to the unknown-method
 // check. A nil *schemaLog records nothing.
 type schemaLog struct {
-	schema *schemaSet // the compiled definitions
-	err    error      // the schema could not be compiled
+	schema *jsonschema.Schema // the compiled definitions
+	err    error              // the schema could not be compiled
 
 	mu         sync.Mutex
 	methods    map[*proc]map[string]string // per run: request id key → method
@@ -45,7 +46,7 @@ const maxViolations = 5
 // newSchemaLog compiles the definitions the check validates against.
 func newSchemaLog() *schemaLog {
 	l := &schemaLog{methods: map[*proc]map[string]string{}}
-	set, err := compileSchema(protocol.SchemaJSON())
+	set, err := jsonschema.Compile(protocol.SchemaJSON())
 	if err != nil {
 		l.err = fmt.Errorf("compiling the protocol schema: %w", err)
 		return l
@@ -55,7 +56,7 @@ func newSchemaLog() *schemaLog {
 		defs = append(defs, responseDef(m))
 	}
 	for _, d := range defs {
-		if set.defs[d] == nil {
+		if !set.Has(d) {
 			l.err = fmt.Errorf("compiling the protocol schema: it has no definition %s", d)
 			return l
 		}
@@ -135,11 +136,11 @@ func (l *schemaLog) received(p *proc, line []byte) {
 	default:
 		def, what = responseDef(method), fmt.Sprintf("response to %s (id %s)", method, key)
 	}
-	inst, err := decodeJSON(line)
+	inst, err := jsonschema.Decode(line)
 	if err != nil {
 		return // not JSON: deliver reports it
 	}
-	causes, err := l.schema.validate(def, inst)
+	causes, err := l.schema.Validate(def, inst)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.checked++
@@ -169,9 +170,9 @@ func (l *schemaLog) notification(p *proc, line []byte) {
 	_, inFlight := l.methods[p][key]
 	l.mu.Unlock()
 	var causes string
-	if inst, err := decodeJSON(line); err != nil {
+	if inst, err := jsonschema.Decode(line); err != nil {
 		return // not JSON: deliver reports it
-	} else if cs, err := l.schema.validate(def, inst); err != nil || len(cs) > 0 {
+	} else if cs, err := l.schema.Validate(def, inst); err != nil || len(cs) > 0 {
 		causes = violationCauses(cs, err)
 	}
 	switch {
@@ -201,36 +202,13 @@ func (l *schemaLog) violateLocked(def, causes, what string, line []byte) {
 	l.violations = append(l.violations, &violation{def: def, causes: causes, count: 1, first: what, line: slices.Clone(line)})
 }
 
-// violationCauses renders the causes of a validation failure, each with
-// the JSON pointer of the offending value.
-func violationCauses(causes []schemaCause, err error) string {
+// violationCauses renders the causes of a validation failure, or the
+// error that kept it from running.
+func violationCauses(causes []jsonschema.Cause, err error) string {
 	if err != nil {
 		return err.Error()
 	}
-	var leaves []string
-	for _, c := range causes {
-		leaves = append(leaves, fmt.Sprintf("at %s: %s", jsonPointer(c.loc), c.msg))
-	}
-	slices.Sort(leaves)
-	leaves = slices.Compact(leaves)
-	if len(leaves) > 3 {
-		leaves = append(leaves[:3], fmt.Sprintf("and %d more", len(leaves)-3))
-	}
-	return strings.Join(leaves, "; ")
-}
-
-// jsonPointer renders an instance location as a JSON pointer (RFC 6901);
-// the whole message is "/" rather than the empty pointer, for readability.
-func jsonPointer(tokens []string) string {
-	if len(tokens) == 0 {
-		return "/"
-	}
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
-	}
-	return b.String()
+	return jsonschema.Describe(causes)
 }
 
 // schemaCheck reports the messages of the whole run that do not match the

@@ -1,8 +1,7 @@
-package pmtest
-
-// This file holds the validator the "schema" check runs: a JSON Schema
-// (draft 2020-12) validator for exactly the keywords the protocol's schema
-// (docs/protocol.schema.json) uses, with "$ref" limited to "#/$defs/<name>".
+// Package jsonschema is the validator behind pmtest's "schema" check: a
+// JSON Schema (draft 2020-12) validator for exactly the keywords the
+// protocol's schema (docs/protocol.schema.json) uses, with "$ref" limited to
+// "#/$defs/<name>".
 //
 // Why no library: the general validators pay at every start of every binary
 // that links pmtest, including symposium-pm on the agent's hook path, which
@@ -12,9 +11,14 @@ package pmtest
 // errors name neither the offending value's location nor, inside anyOf, the
 // branch's causes. The subset here is small, compiles only when a check runs,
 // and refuses a schema that uses any keyword it does not implement, so a
-// schema change can never be validated loosely without notice. The pmtest
-// tests hold santhosh-tekuri/jsonschema as an oracle (a test dependency,
-// not linked into binaries) and require the same verdict on every instance.
+// schema change can never be validated loosely without notice.
+//
+// This package's tests hold santhosh-tekuri/jsonschema as an oracle and
+// require the same verdict on every instance. They live here, not in
+// pmtest, because pmtest's test binary re-executes itself as a PM (about a
+// thousand times in make test), and every start of a binary linking the
+// oracle pays its init, about 13 ms of CPU.
+package jsonschema
 
 import (
 	"bytes"
@@ -30,41 +34,42 @@ import (
 	"unicode/utf8"
 )
 
-// schemaNode is one compiled (sub)schema.
-type schemaNode struct {
+// node is one compiled (sub)schema.
+type node struct {
 	always   *bool  // a boolean schema: true accepts, false rejects everything
 	ref      string // "#/$defs/<name>", resolved into refNode
-	refNode  *schemaNode
+	refNode  *node
 	types    []string
-	props    map[string]*schemaNode
+	props    map[string]*node
 	required []string
-	addl     *schemaNode // additionalProperties; nil when absent
+	addl     *node // additionalProperties; nil when absent
 	hasConst bool
 	constV   any
 	enum     []any
-	items    *schemaNode
-	allOf    []*schemaNode
-	anyOf    []*schemaNode
-	oneOf    []*schemaNode
-	ifS      *schemaNode
-	thenS    *schemaNode
-	elseS    *schemaNode
+	items    *node
+	allOf    []*node
+	anyOf    []*node
+	oneOf    []*node
+	ifS      *node
+	thenS    *node
+	elseS    *node
 	minimum  *decimal
 	minLen   int // -1 when absent
 	unique   bool
 }
 
-// schemaSet is a compiled schema document: its definitions by name.
-type schemaSet struct {
-	defs map[string]*schemaNode
+// Schema is a compiled schema document: its definitions by name.
+type Schema struct {
+	defs map[string]*node
 }
 
 // annotations are keywords that do not constrain an instance.
 var annotations = []string{"$schema", "$id", "$defs", "$comment", "title", "description", "examples", "default"}
 
-// compileSchema reads a schema document and compiles all of its $defs.
-func compileSchema(doc []byte) (*schemaSet, error) {
-	root, err := decodeJSON(doc)
+// Compile reads a schema document and compiles all of its $defs; it
+// refuses a keyword or a reference the validator does not implement.
+func Compile(doc []byte) (*Schema, error) {
+	root, err := Decode(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -76,8 +81,8 @@ func compileSchema(doc []byte) (*schemaSet, error) {
 		return nil, fmt.Errorf("$schema is %v; only draft 2020-12 is supported", d)
 	}
 	defs, _ := obj["$defs"].(map[string]any)
-	set := &schemaSet{defs: map[string]*schemaNode{}}
-	var nodes []*schemaNode
+	set := &Schema{defs: map[string]*node{}}
+	var nodes []*node
 	for name, d := range defs {
 		n, err := compileNode(d, "#/$defs/"+name, &nodes)
 		if err != nil {
@@ -104,8 +109,8 @@ func compileSchema(doc []byte) (*schemaSet, error) {
 
 // compileNode compiles the schema v found at location at; every node it
 // makes is appended to all, for resolving references afterwards.
-func compileNode(v any, at string, all *[]*schemaNode) (*schemaNode, error) {
-	n := &schemaNode{minLen: -1}
+func compileNode(v any, at string, all *[]*node) (*node, error) {
+	n := &node{minLen: -1}
 	*all = append(*all, n)
 	if b, ok := v.(bool); ok {
 		n.always = &b
@@ -115,13 +120,13 @@ func compileNode(v any, at string, all *[]*schemaNode) (*schemaNode, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: a schema must be an object or a boolean", at)
 	}
-	sub := func(key string) (*schemaNode, error) { return compileNode(obj[key], at+"/"+key, all) }
-	list := func(key string) ([]*schemaNode, error) {
+	sub := func(key string) (*node, error) { return compileNode(obj[key], at+"/"+key, all) }
+	list := func(key string) ([]*node, error) {
 		arr, ok := obj[key].([]any)
 		if !ok || len(arr) == 0 {
 			return nil, fmt.Errorf("%s/%s: must be a non-empty array of schemas", at, key)
 		}
-		var out []*schemaNode
+		var out []*node
 		for i, s := range arr {
 			c, err := compileNode(s, fmt.Sprintf("%s/%s/%d", at, key, i), all)
 			if err != nil {
@@ -171,7 +176,7 @@ func compileNode(v any, at string, all *[]*schemaNode) (*schemaNode, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s/properties: must be an object", at)
 			}
-			n.props = map[string]*schemaNode{}
+			n.props = map[string]*node{}
 			for name, p := range props {
 				if n.props[name], err = compileNode(p, at+"/properties/"+name, all); err != nil {
 					return nil, err
@@ -248,8 +253,8 @@ func compileNode(v any, at string, all *[]*schemaNode) (*schemaNode, error) {
 	return n, nil
 }
 
-// decodeJSON decodes exactly one JSON value, numbers kept as json.Number.
-func decodeJSON(b []byte) (any, error) {
+// Decode decodes exactly one JSON value, numbers kept as json.Number.
+func Decode(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
@@ -262,15 +267,18 @@ func decodeJSON(b []byte) (any, error) {
 	return v, nil
 }
 
-// schemaCause is one reason an instance fails: where, and what is wrong.
-type schemaCause struct {
+// Cause is one reason an instance fails: where, and what is wrong.
+type Cause struct {
 	loc []string // instance location, as JSON pointer tokens
 	msg string
 }
 
-// validate checks the instance v against the definition def and returns
-// why it fails, or nil when it matches.
-func (s *schemaSet) validate(def string, v any) ([]schemaCause, error) {
+// Has reports whether the schema has the definition def ($defs/<def>).
+func (s *Schema) Has(def string) bool { return s.defs[def] != nil }
+
+// Validate checks the instance v, as Decode returns it, against the
+// definition def and returns why it fails, or nil when it matches.
+func (s *Schema) Validate(def string, v any) ([]Cause, error) {
 	n := s.defs[def]
 	if n == nil {
 		return nil, fmt.Errorf("the schema has no definition %q", def)
@@ -278,17 +286,47 @@ func (s *schemaSet) validate(def string, v any) ([]schemaCause, error) {
 	return n.check(v, nil), nil
 }
 
+// Describe renders the causes of a validation failure, each with the JSON
+// pointer of the offending value: sorted, each once, the first three and
+// how many more.
+func Describe(causes []Cause) string {
+	var leaves []string
+	for _, c := range causes {
+		leaves = append(leaves, fmt.Sprintf("at %s: %s", jsonPointer(c.loc), c.msg))
+	}
+	slices.Sort(leaves)
+	leaves = slices.Compact(leaves)
+	if len(leaves) > 3 {
+		leaves = append(leaves[:3], fmt.Sprintf("and %d more", len(leaves)-3))
+	}
+	return strings.Join(leaves, "; ")
+}
+
+// jsonPointer renders an instance location as a JSON pointer (RFC 6901);
+// the whole message is "/" rather than the empty pointer, for readability.
+func jsonPointer(tokens []string) string {
+	if len(tokens) == 0 {
+		return "/"
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	}
+	return b.String()
+}
+
 // check returns the causes v fails n for; loc is where v is.
-func (n *schemaNode) check(v any, loc []string) []schemaCause {
+func (n *node) check(v any, loc []string) []Cause {
 	if n.always != nil {
 		if *n.always {
 			return nil
 		}
-		return []schemaCause{{loc, "not allowed"}}
+		return []Cause{{loc, "not allowed"}}
 	}
-	var out []schemaCause
+	var out []Cause
 	fail := func(format string, args ...any) {
-		out = append(out, schemaCause{loc, fmt.Sprintf(format, args...)})
+		out = append(out, Cause{loc, fmt.Sprintf(format, args...)})
 	}
 	if n.refNode != nil {
 		out = append(out, n.refNode.check(v, loc)...)
@@ -380,7 +418,7 @@ func (n *schemaNode) check(v any, loc []string) []schemaCause {
 		out = append(out, s.check(v, loc)...)
 	}
 	if n.anyOf != nil {
-		var causes []schemaCause
+		var causes []Cause
 		matched := false
 		for _, s := range n.anyOf {
 			c := s.check(v, loc)
@@ -395,7 +433,7 @@ func (n *schemaNode) check(v any, loc []string) []schemaCause {
 		}
 	}
 	if n.oneOf != nil {
-		var causes []schemaCause
+		var causes []Cause
 		var matched []string
 		for i, s := range n.oneOf {
 			c := s.check(v, loc)

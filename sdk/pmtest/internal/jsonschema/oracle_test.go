@@ -1,41 +1,41 @@
-package pmtest
+package jsonschema
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	oracle "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest/internal/schemacases"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// The schema check's validator (jsonschema.go) is held to a general
-// validator, santhosh-tekuri/jsonschema, as an oracle: both must give the
-// same verdict on every instance. The oracle is a test dependency only.
+// The validator is held to a general one, santhosh-tekuri/jsonschema, as an
+// oracle: both must give the same verdict on every instance. The oracle is
+// a dependency of this package's tests only: linked into no binary, and not
+// into pmtest's test binary, which re-executes itself as a PM.
 
-// oracle compiles every definition of the protocol schema with the
+// compileOracle compiles every definition of the protocol schema with the
 // general validator.
-func oracle(t testing.TB) map[string]*jsonschema.Schema {
+func compileOracle(t testing.TB) map[string]*oracle.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(protocol.SchemaJSON()))
+	doc, err := oracle.UnmarshalJSON(bytes.NewReader(protocol.SchemaJSON()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	c := oracle.NewCompiler()
+	c.DefaultDraft(oracle.Draft2020)
 	if err := c.AddResource(protocol.SchemaID, doc); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]*jsonschema.Schema{}
+	out := map[string]*oracle.Schema{}
 	for _, d := range schemaDefs(t) {
 		if out[d], err = c.Compile(protocol.SchemaID + "#/$defs/" + d); err != nil {
 			t.Fatal(err)
@@ -61,14 +61,37 @@ func schemaDefs(t testing.TB) []string {
 	return names
 }
 
-// compiled compiles the protocol schema with the check's validator.
-func compiled(t testing.TB) *schemaSet {
+// methodDefs reads from the schema the request and the response
+// definition of each method of the protocol: <Name>Request is the
+// definition whose "method" is the method's constant, <Name>Response the
+// definition of its answer.
+func methodDefs(t testing.TB) (requests, responses map[string]string) {
 	t.Helper()
-	set, err := compileSchema(protocol.SchemaJSON())
-	if err != nil {
+	var doc struct {
+		Defs map[string]struct {
+			Properties struct {
+				Method struct {
+					Const string `json:"const"`
+				} `json:"method"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(protocol.SchemaJSON(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	return set
+	requests, responses = map[string]string{}, map[string]string{}
+	for name, d := range doc.Defs {
+		base, ok := strings.CutSuffix(name, "Request")
+		if m := d.Properties.Method.Const; ok && m != "" {
+			requests[m], responses[m] = name, base+"Response"
+		}
+	}
+	for _, m := range protocol.Methods {
+		if _, ok := doc.Defs[responses[m]]; requests[m] == "" || !ok {
+			t.Fatalf("method %s: the schema has no request or no response definition (%q, %q)", m, requests[m], responses[m])
+		}
+	}
+	return requests, responses
 }
 
 // corpusLine is an instance and the definition it is meant for.
@@ -78,15 +101,17 @@ type corpusLine struct {
 }
 
 // schemaCorpus gathers the instances the pmtest and protocol tests
-// validate: the lines of TestSchemaLog, the manifest wire forms, requests
-// built from the Go parameter types, and diagnostics good and bad.
+// validate: the lines of pmtest's TestSchemaLog (package schemacases), the
+// manifest wire forms, requests built from the Go parameter types, and
+// diagnostics good and bad.
 func schemaCorpus(t testing.TB) []corpusLine {
 	t.Helper()
+	requestDef, responseDef := methodDefs(t)
 	var out []corpusLine
 	add := func(def string, line string) { out = append(out, corpusLine{def, []byte(line)}) }
-	for _, c := range schemaLogCases {
+	for _, c := range schemacases.Exchanges() {
 		methods := map[string]string{}
-		for _, r := range c.requests {
+		for _, r := range c.Requests {
 			var req struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
@@ -94,10 +119,10 @@ func schemaCorpus(t testing.TB) []corpusLine {
 			json.Unmarshal([]byte(r), &req)
 			methods[framing.IDKey(req.ID)] = req.Method
 			if slices.Contains(protocol.Methods, req.Method) {
-				add(strings.TrimSuffix(responseDef(req.Method), "Response")+"Request", r)
+				add(requestDef[req.Method], r)
 			}
 		}
-		for _, a := range c.answers {
+		for _, a := range c.Answers {
 			var msg struct {
 				ID     json.RawMessage `json:"id"`
 				Method *string         `json:"method"`
@@ -110,17 +135,17 @@ func schemaCorpus(t testing.TB) []corpusLine {
 			case key == "":
 				add("NullIDResponse", a)
 			case slices.Contains(protocol.Methods, m):
-				add(responseDef(m), a)
+				add(responseDef[m], a)
 			default:
 				add("Response", a)
 			}
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("..", "manifest", "testdata", "golden", "*.wire.json"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "manifest", "testdata", "golden", "*.wire.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, filepath.Join("..", "manifest", "testdata", "gizmo-wire.json"))
+	files = append(files, filepath.Join("..", "..", "..", "manifest", "testdata", "gizmo-wire.json"))
 	if len(files) < 10 {
 		t.Fatalf("found only %d manifest wire forms", len(files))
 	}
@@ -148,8 +173,7 @@ func schemaCorpus(t testing.TB) []corpusLine {
 		if err != nil {
 			t.Fatal(err)
 		}
-		def := responseDef(m)
-		add(strings.TrimSuffix(def, "Response")+"Request", string(b))
+		add(requestDef[m], string(b))
 	}
 	for _, d := range []protocol.Diagnostic{
 		{Request: json.RawMessage(`3`), Message: "dropped"},
@@ -175,17 +199,17 @@ func schemaCorpus(t testing.TB) []corpusLine {
 
 // verdicts validates line against def with both validators and returns
 // whether each accepts it; ok is false when the line is not JSON to both.
-func verdicts(t testing.TB, set *schemaSet, orc map[string]*jsonschema.Schema, def string, line []byte) (ours, theirs, ok bool) {
+func verdicts(t testing.TB, set *Schema, orc map[string]*oracle.Schema, def string, line []byte) (ours, theirs, ok bool) {
 	t.Helper()
-	inst, err := decodeJSON(line)
-	oinst, oerr := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	inst, err := Decode(line)
+	oinst, oerr := oracle.UnmarshalJSON(bytes.NewReader(line))
 	if (err == nil) != (oerr == nil) {
 		t.Fatalf("%s: JSON verdicts differ: ours %v, oracle %v", line, err, oerr)
 	}
 	if err != nil {
 		return false, false, false
 	}
-	causes, err := set.validate(def, inst)
+	causes, err := set.Validate(def, inst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +220,7 @@ func verdicts(t testing.TB, set *schemaSet, orc map[string]*jsonschema.Schema, d
 // every definition, and generated mutations of each against its own
 // definition, with both validators, and requires the same verdicts.
 func TestSchemaValidatorMatchesOracle(t *testing.T) {
-	set, orc := compiled(t), oracle(t)
+	set, orc := compiled(t), compileOracle(t)
 	defs := schemaDefs(t)
 	corpus := schemaCorpus(t)
 	strs := schemaStrings(t)
@@ -207,9 +231,9 @@ func TestSchemaValidatorMatchesOracle(t *testing.T) {
 			return
 		}
 		if ours != theirs {
-			inst, _ := decodeJSON(line)
-			causes, _ := set.validate(def, inst)
-			t.Errorf("$defs/%s on %s: ours accepts=%v (%s), oracle accepts=%v", def, line, ours, violationCauses(causes, nil), theirs)
+			inst, _ := Decode(line)
+			causes, _ := set.Validate(def, inst)
+			t.Errorf("$defs/%s on %s: ours accepts=%v (%s), oracle accepts=%v", def, line, ours, Describe(causes), theirs)
 		}
 		if ours {
 			accepted++
@@ -224,7 +248,7 @@ func TestSchemaValidatorMatchesOracle(t *testing.T) {
 	}
 	mutations := 0
 	for _, c := range corpus {
-		v, err := decodeJSON(c.line)
+		v, err := Decode(c.line)
 		if err != nil {
 			t.Fatalf("%s: %v", c.line, err)
 		}
@@ -247,7 +271,7 @@ func TestSchemaValidatorMatchesOracle(t *testing.T) {
 // for mutations to try in place of a value.
 func schemaStrings(t testing.TB) []string {
 	t.Helper()
-	root, err := decodeJSON(protocol.SchemaJSON())
+	root, err := Decode(protocol.SchemaJSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,10 +382,11 @@ func FuzzSchemaVerdict(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	set, orc := compiled(f), oracle(f)
+	set, orc := compiled(f), compileOracle(f)
+	_, responseDef := methodDefs(f)
 	defs := []string{"NullIDResponse", "DiagnosticNotification", "Manifest", "Response", "Request"}
 	for _, m := range protocol.Methods {
-		defs = append(defs, responseDef(m))
+		defs = append(defs, responseDef[m])
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, d := range defs {
@@ -372,161 +397,4 @@ func FuzzSchemaVerdict(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestDecimal checks the number comparisons behind integer, minimum,
-// const, enum and uniqueItems.
-func TestDecimal(t *testing.T) {
-	for _, tt := range []struct {
-		a, b  string
-		cmp   int
-		isInt bool // of a
-	}{
-		{"1", "1.0", 0, true},
-		{"1.0", "1", 0, true},
-		{"10", "1e1", 0, true},
-		{"0", "-0.0", 0, true},
-		{"-1", "0", -1, true},
-		{"1.5", "1", 1, false},
-		{"0.001", "1E-3", 0, false},
-		{"123", "12.3e1", 0, true},
-		{"-2", "-10", 1, true},
-		{"1e999999999999999999999", "1", 1, true},
-		{"1e-999999999999999999999", "0", 1, false},
-		{"-5e-1", "-0.5", 0, false},
-		{"2.5e1", "25", 0, true},
-		{"0.12", "0.123", -1, false},
-	} {
-		a, ok1 := parseDecimal(tt.a)
-		b, ok2 := parseDecimal(tt.b)
-		if !ok1 || !ok2 {
-			t.Fatalf("%s or %s did not parse", tt.a, tt.b)
-		}
-		if got := a.cmp(b); got != tt.cmp {
-			t.Errorf("cmp(%s, %s) = %d, want %d", tt.a, tt.b, got, tt.cmp)
-		}
-		if got := b.cmp(a); got != -tt.cmp {
-			t.Errorf("cmp(%s, %s) = %d, want %d", tt.b, tt.a, got, -tt.cmp)
-		}
-		if got := a.isInt(); got != tt.isInt {
-			t.Errorf("isInt(%s) = %v, want %v", tt.a, got, tt.isInt)
-		}
-	}
-}
-
-// TestCompileSchemaRefuses checks that a schema using what the validator
-// does not implement is refused, not validated loosely.
-func TestCompileSchemaRefuses(t *testing.T) {
-	for _, tt := range []struct{ doc, want string }{
-		{`{"$defs":{"A":{"pattern":"x"}}}`, `#/$defs/A: keyword "pattern" is not supported`},
-		{`{"$defs":{"A":{"$ref":"other.json#/x"}}}`, `$ref "other.json#/x": only references to a definition`},
-		{`{"$defs":{"A":{"$ref":"#/$defs/B"}}}`, `$ref "#/$defs/B"`},
-		{`{"$schema":"http://json-schema.org/draft-07/schema#"}`, `only draft 2020-12`},
-		{`{"$defs":{"A":{"type":"integr"}}}`, `unknown type "integr"`},
-		{`{"$defs":{"A":{"properties":{"x":{"minLength":-1}}}}}`, `#/$defs/A/properties/x/minLength: must be a non-negative integer`},
-		{`{"$defs":{"A":{"anyOf":[]}}}`, `#/$defs/A/anyOf: must be a non-empty array`},
-		{`[]`, `not a JSON object`},
-	} {
-		_, err := compileSchema([]byte(tt.doc))
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("compileSchema(%s) = %v, want an error containing %q", tt.doc, err, tt.want)
-		}
-	}
-}
-
-// TestSchemaCauseMessages checks that each keyword's failure names where
-// the value is and what is wrong with it.
-func TestSchemaCauseMessages(t *testing.T) {
-	set := compiled(t)
-	for _, tt := range []struct{ def, line, want string }{
-		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":0,"name":"x","capabilities":[]}}`,
-			"at /result/protocol_version: must be >= 1 but found 0"},
-		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1.5,"name":"x","capabilities":[]}}`,
-			"at /result/protocol_version: got number, want integer"},
-		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1,"name":"","capabilities":[]}}`,
-			"at /result/name: minLength: got 0, want 1"},
-		{"InitializeResponse", `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1,"name":"x","capabilities":["search","search"]}}`,
-			"at /result/capabilities: items at 0 and 1 are equal"},
-		{"InitializeResponse", `{"jsonrpc":"2.0","id":true,"result":{"protocol_version":1,"name":"x","capabilities":[]}}`,
-			"at /id: got boolean, want string or integer"},
-		{"DiagnosticNotification", `{"jsonrpc":"2.0","method":"diagnostic","params":{"request":1,"message":"m","level":"loud"}}`,
-			"at /params/level: value must be one of 'warning', 'info'"},
-		{"DiagnosticNotification", `{"jsonrpc":"1.0","method":"diagnostic","params":{}}`,
-			"at /jsonrpc: value must be '2.0'"},
-		{"DiagnosticNotification", `{"jsonrpc":"2.0","method":"diagnostic","params":{}}`,
-			"at /params: missing properties 'request', 'message'"},
-		{"SearchResponse", `{"jsonrpc":"2.0","id":1}`,
-			"at /: missing property 'error'; at /: missing property 'result'"},
-	} {
-		inst, err := decodeJSON([]byte(tt.line))
-		if err != nil {
-			t.Fatal(err)
-		}
-		causes, err := set.validate(tt.def, inst)
-		if got := violationCauses(causes, err); !strings.Contains(got, tt.want) {
-			t.Errorf("$defs/%s on %s:\n got %s\nwant %s", tt.def, tt.line, got, tt.want)
-		}
-	}
-}
-
-// TestCanonicalEquality checks that canonical forms are equal exactly when
-// the values are equal in the JSON Schema sense, which uniqueItems relies on.
-func TestCanonicalEquality(t *testing.T) {
-	for _, tt := range []struct {
-		a, b  string
-		equal bool
-	}{
-		{`1`, `1.0`, true},
-		{`1`, `"1"`, false},
-		{`{"a":1,"b":[2,{"c":null}]}`, `{"b":[2.0,{"c":null}],"a":1e0}`, true},
-		{`{"a":1}`, `{"a":1,"b":1}`, false},
-		{`[1,2]`, `[2,1]`, false},
-		{`"a\"b"`, `"a\"b"`, true},
-		{`true`, `1`, false},
-		{`null`, `{}`, false},
-		{`-0`, `0`, true},
-		{`{"a,b":1}`, `{"a":1,"b":1}`, false},
-	} {
-		a, err1 := decodeJSON([]byte(tt.a))
-		b, err2 := decodeJSON([]byte(tt.b))
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		if got := canonical(a) == canonical(b); got != tt.equal || schemaEqual(a, b) != tt.equal {
-			t.Errorf("%s vs %s: canonical equal %v, schemaEqual %v, want %v", tt.a, tt.b, got, schemaEqual(a, b), tt.equal)
-		}
-	}
-	// A long array with its only duplicate at the end.
-	var caps []string
-	for i := range 50000 {
-		caps = append(caps, fmt.Sprintf(`"c%d"`, i))
-	}
-	line := `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":1,"name":"x","capabilities":[` + strings.Join(caps, ",") + `,"c7"]}}`
-	inst, err := decodeJSON([]byte(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	causes, err := compiled(t).validate("InitializeResponse", inst)
-	if got := violationCauses(causes, err); got != "at /result/capabilities: items at 7 and 50000 are equal" {
-		t.Errorf("got %s", got)
-	}
-}
-
-// TestNoSchemaLibraryLinked keeps general JSON Schema libraries out of what
-// pmtest links into binaries (symposium-pm among them): their package init
-// runs at every start, hook path included. Tests may use them.
-func TestNoSchemaLibraryLinked(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	out, err := exec.Command(goTool, "list", "-deps", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(dep, "jsonschema") {
-			t.Errorf("pmtest links %s", dep)
-		}
-	}
 }
