@@ -47,7 +47,10 @@ PATH is decides how it is read, and the first line for it says so:
     directory (every entry)
 
 --origin overrides the rules inferred for manifest files and plugin
-directories. Every problem is printed as file:line: field: message. Exit
+directories. Every file is read as the PM serving it reads it: a file it
+would refuse (a link leading out of the package, one over 1 MiB, a directory
+or FIFO where a file is expected) is a problem naming the file and the cause.
+Every problem is printed as file:line: field: message. Exit
 status: 0 when everything is valid (warnings allowed), 1 otherwise, 2 for bad
 usage.
 

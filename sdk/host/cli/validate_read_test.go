@@ -112,7 +112,7 @@ func TestValidateLinksInside(t *testing.T) {
 		arg   string
 	}{
 		"crate":    {map[string]string{"Cargo.toml": "[package]\nname = \"c\"\nversion = \"0.1.0\"\n", "SYMPOSIUM.toml": "->conf/plugin.toml", "conf/plugin.toml": "depends-on = \"serde\"\n"}, "."},
-		"registry": {map[string]string{"a/SYMPOSIUM.toml": "name = \"a\"\ndepends-on = \"serde\"\n", "b/SYMPOSIUM.toml": "->../shared/b.toml", "shared/b.toml": "name = \"b\"\ndepends-on = \"serde\"\n"}, "."},
+		"registry": {map[string]string{"a/SYMPOSIUM.toml": "name = \"a\"\ndepends-on = \"serde\"\n", "b/SYMPOSIUM.toml": "->../common/b.toml", "common/b.toml": "name = \"b\"\ndepends-on = \"serde\"\n"}, "."},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := disktree.Write(t, tc.files)
