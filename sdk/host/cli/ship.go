@@ -198,8 +198,13 @@ func declaresPlugin(s shipping, data []byte) bool {
 }
 
 // problemOf renders an error about file as problems, keeping each
-// problem's own place: every one of a [manifest.Problems], in order.
+// problem's own place: every one of a [manifest.Problems], in order. The
+// problems of a layer ignored are its own file's.
 func problemOf(file string, err error) []manifest.Problem {
+	var li layerIgnored
+	if errors.As(err, &li) {
+		file = li.file
+	}
 	var p manifest.Problem
 	if errors.As(err, &p) {
 		if p.File == "" {

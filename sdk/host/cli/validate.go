@@ -353,7 +353,7 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 	case err == nil:
 		t, err := decodeTable(sibling, data)
 		if err != nil {
-			layerErrs = append(layerErrs, fmt.Errorf("%s: layer ignored: %w", sibling, err))
+			layerErrs = append(layerErrs, layerIgnored{file: sibling, err: err})
 		} else {
 			layers = append(layers, manifest.Layer{Source: sibling, Table: t})
 		}
@@ -364,6 +364,17 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 	m, errs := manifest.Embedded(name, layers...)
 	return m, append(layerErrs, errs...), nil
 }
+
+// layerIgnored is a layer of a package plugin dropped because its file,
+// file, does not decode: its problems are that file's, not the package
+// file's (problemOf places them there).
+type layerIgnored struct {
+	file string
+	err  error
+}
+
+func (e layerIgnored) Error() string { return e.file + ": layer ignored: " + e.err.Error() }
+func (e layerIgnored) Unwrap() error { return e.err }
 
 // siblingRefused says what the PM of the package described by file does
 // with a SYMPOSIUM.toml it refuses to read: the cargo and pypi PMs do not

@@ -123,6 +123,20 @@ func TestValidateLinksInside(t *testing.T) {
 	}
 }
 
+// TestValidateSiblingSyntaxError: a SYMPOSIUM.toml beside a package file
+// that is not TOML is reported at its own line, not at the package file's.
+func TestValidateSiblingSyntaxError(t *testing.T) {
+	dir := disktree.Write(t, map[string]string{
+		"Cargo.toml":     "[package]\nname = \"c\"\nversion = \"0.1.0\"\n",
+		"SYMPOSIUM.toml": "depends-on = \"serde\"\n\n= bad\n",
+	})
+	code, out, _ := runCmd(t, cmdValidate, dir)
+	want := filepath.Join(dir, "SYMPOSIUM.toml") + ":3: invalid TOML"
+	if code != ExitFailure || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want %d and %q\n%s", code, ExitFailure, want, out)
+	}
+}
+
 // TestValidateUnreadable: a file the PM cannot open (mode 000) is a
 // problem naming it and the cause.
 func TestValidateUnreadable(t *testing.T) {
