@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // MaxManifest is the size cap for a manifest read from a package (1 MiB).
@@ -120,6 +121,25 @@ func open(root *os.Root, name string) (*os.File, string, int64, error) {
 	}
 	// Reads of a regular file ignore O_NONBLOCK.
 	return f, full, ofi.Size(), nil
+}
+
+// Cause is why a read of this package failed, in words that do not repeat
+// the path, for a message that names the file itself: "a link leading out
+// of the package", "2097152 bytes, over the size cap of 1048576 bytes",
+// "not a regular file (a directory)", "permission denied". full is the
+// file's path as the read named it (the directory joined with the name).
+func Cause(full string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	msg := err.Error()
+	for _, prefix := range []string{full + ": ", "reading " + full + ": "} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			return rest
+		}
+	}
+	return msg
 }
 
 func describe(m fs.FileMode) string {

@@ -50,6 +50,30 @@ func TestReadFile(t *testing.T) {
 		if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), filepath.Join(dir, tc.name)) {
 			t.Errorf("%s: err = %v, want %v naming the file", tc.name, err, tc.err)
 		}
+		// Cause keeps the reason and drops the path.
+		if c := Cause(filepath.Join(dir, tc.name), err); c == "" || strings.Contains(c, dir) {
+			t.Errorf("%s: Cause = %q, want the reason without the path", tc.name, c)
+		}
+	}
+}
+
+// TestCause: the reasons a read fails, each without the file's path.
+func TestCause(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2<<20), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink("/etc/passwd", filepath.Join(dir, "out"))
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	for name, want := range map[string]string{
+		"big":     "2097152 bytes, over the size cap of 1048576 bytes",
+		"sub":     "not a regular file (a directory)",
+		"out":     "a link leading out of the package",
+		"file/in": "not a directory",
+	} {
+		_, err := ReadFile(dir, name, MaxManifest)
+		if got := Cause(filepath.Join(dir, name), err); got != want {
+			t.Errorf("%s: Cause = %q (of %v), want %q", name, got, err, want)
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,15 +80,19 @@ func inferShipping(path string) (shipping, error) {
 		// site-packages directory holding it.
 		return shipping{As: shipPython, Origin: "package", Dir: filepath.Dir(filepath.Clean(path)), DistInfo: filepath.Clean(path)}, nil
 	}
-	has := func(name string) bool { _, err := os.Stat(filepath.Join(path, name)); return err == nil }
+	// A name counts by its own entry, as the PMs count it: a link or a
+	// directory there is judged when it is read.
+	has := func(name string) bool { _, err := os.Lstat(filepath.Join(path, name)); return err == nil }
 	switch {
 	case has("Cargo.toml"):
 		file := filepath.Join(path, "Cargo.toml")
-		tbl, err := decodeTable(file, readSmall(file))
-		if err == nil {
-			if _, ok := tbl["package"]; !ok {
-				if _, ok := tbl["workspace"]; ok {
-					return shipping{As: shipWorkspace, Origin: "workspace", Dir: path}, nil
+		// One that cannot be read is a crate, and checkPackage says why.
+		if data, err := pkgfile.ReadFile(path, "Cargo.toml", pkgfile.MaxManifest); err == nil {
+			if tbl, err := decodeTable(file, data); err == nil {
+				if _, ok := tbl["package"]; !ok {
+					if _, ok := tbl["workspace"]; ok {
+						return shipping{As: shipWorkspace, Origin: "workspace", Dir: path}, nil
+					}
 				}
 			}
 		}
@@ -109,26 +112,36 @@ func inferShipping(path string) (shipping, error) {
 	return shipping{As: shipRegistry, Origin: "registry", Dir: path}, nil
 }
 
-// readSmall reads a package file, at most 4 MiB of it.
-func readSmall(path string) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
+// pmOf names the PM that serves a package file's packages.
+func pmOf(file string) string {
+	switch filepath.Base(file) {
+	case "Cargo.toml":
+		return "cargo"
+	case "package.json":
+		return "npm"
 	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 4<<20))
-	return b
+	return "pypi"
 }
 
 // checkPackage checks the plugin a package embeds, merged from its layers
 // exactly as its PM merges them (the native declaration, then a
-// SYMPOSIUM.toml beside it), with the package origin's rules.
-func checkPackage(s shipping) []layout.Report {
+// SYMPOSIUM.toml beside it), with the package origin's rules. Every file
+// is read as the PM reads it (sdk/pkgfile): a regular file inside the
+// package of at most pkgfile.MaxManifest bytes; one that is not is a
+// problem naming it and the cause.
+func checkPackage(ctx context.Context, s shipping) []layout.Report {
 	if s.File == "" {
-		return checkDistribution(s.Dir, s.Dir, s.DistInfo)
+		return checkDistribution(ctx, s.Dir, s.Dir, s.DistInfo)
 	}
 	r := layout.Report{File: s.File, Kind: "plugin"}
-	m, layerErrs, err := packageManifest(s.File, readSmall(s.File))
+	data, err := pkgfile.ReadFile(s.Dir, filepath.Base(s.File), pkgfile.MaxManifest)
+	if err != nil {
+		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
+			"cannot be read (%s): the %s PM ignores the %s, and nothing else of this %s is checked",
+			pkgfile.Cause(s.File, err), pmOf(s.File), nativeLayer(s), s.As)})
+		return []layout.Report{r}
+	}
+	m, layerErrs, err := packageManifest(s.File, data)
 	if err != nil {
 		r.Problems = append(r.Problems, problemOf(s.File, err)...)
 		return []layout.Report{r}
@@ -136,12 +149,12 @@ func checkPackage(s shipping) []layout.Report {
 	for _, e := range layerErrs {
 		r.Problems = append(r.Problems, problemOf(s.File, e)...)
 	}
-	if len(r.Problems) == 0 && !declaresPlugin(s) {
+	if len(r.Problems) == 0 && !declaresPlugin(s, data) {
 		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
 			"this %s embeds no plugin: it has no %s, no %s and no skills/ directory with a %s", s.As, nativeLayer(s), manifest.ManifestFile, skill.File)})
 		return []layout.Report{r}
 	}
-	return []layout.Report{finishReport(r, m, s.Dir, len(layerErrs) == 0)}
+	return []layout.Report{finishReport(ctx, r, m, s.Dir, len(layerErrs) == 0)}
 }
 
 // nativeLayer names the package file's own plugin declaration.
@@ -155,16 +168,17 @@ func nativeLayer(s shipping) string {
 	return "[tool.symposium] in pyproject.toml"
 }
 
-// declaresPlugin reports whether a package declares a plugin in any layer
-// or ships skills.
-func declaresPlugin(s shipping) bool {
-	if _, err := os.Stat(filepath.Join(s.Dir, manifest.ManifestFile)); err == nil {
+// declaresPlugin reports whether a package, whose package file holds data,
+// declares a plugin in any layer or ships skills. A SYMPOSIUM.toml counts
+// by its own entry, as the PMs count it.
+func declaresPlugin(s shipping, data []byte) bool {
+	if _, err := os.Lstat(filepath.Join(s.Dir, manifest.ManifestFile)); err == nil {
 		return true
 	}
 	if skill.Embeds(s.Dir) {
 		return true
 	}
-	tbl, err := decodeTable(s.File, readSmall(s.File))
+	tbl, err := decodeTable(s.File, data)
 	if err != nil {
 		return false
 	}
@@ -184,8 +198,13 @@ func declaresPlugin(s shipping) bool {
 }
 
 // problemOf renders an error about file as problems, keeping each
-// problem's own place: every one of a [manifest.Problems], in order.
+// problem's own place: every one of a [manifest.Problems], in order. The
+// problems of a layer ignored are its own file's.
 func problemOf(file string, err error) []manifest.Problem {
+	var li layerIgnored
+	if errors.As(err, &li) {
+		file = li.file
+	}
 	var p manifest.Problem
 	if errors.As(err, &p) {
 		if p.File == "" {
@@ -208,8 +227,9 @@ func problemOf(file string, err error) []manifest.Problem {
 }
 
 // finishReport validates m, the merged manifest of a package plugin rooted
-// at dir, and checks the skills of its local groups.
-func finishReport(r layout.Report, m *manifest.Manifest, dir string, layersOK bool) layout.Report {
+// at dir, and checks the skills of its local groups inside dir as the
+// host walks them (layout.CheckSkills).
+func finishReport(ctx context.Context, r layout.Report, m *manifest.Manifest, dir string, layersOK bool) layout.Report {
 	wire, err := m.WireJSON()
 	if err == nil {
 		m, err = manifest.DecodeJSON(wire)
@@ -225,25 +245,14 @@ func finishReport(r layout.Report, m *manifest.Manifest, dir string, layersOK bo
 		return r
 	}
 	r.Plugin, r.Valid, r.Name = p, layersOK, p.Name
-	for _, g := range p.Skills {
-		if g.Path == "" {
-			continue
-		}
-		for _, f := range skill.Scan(filepath.Join(dir, filepath.FromSlash(g.Path))) {
-			data := readSmall(f)
-			sk, err := skill.Parse(data, false)
-			if err != nil {
-				r.Valid, r.Plugin = false, nil
-				r.Problems = append(r.Problems, manifest.Problem{File: f, Message: err.Error()})
-				continue
-			}
-			name := sk.Name
-			if name == "" {
-				name = filepath.Base(filepath.Dir(f))
-			}
-			r.Skills = append(r.Skills, layout.SkillReport{File: f, Name: name})
-		}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		r.Valid, r.Plugin = false, nil
+		r.Problems = append(r.Problems, manifest.Problem{File: r.File, Message: fmt.Sprintf("the plugin root %s cannot be opened: %v", dir, err)})
+		return r
 	}
+	defer root.Close()
+	layout.CheckSkills(ctx, &r, root, p, layout.SkillCheck{File: r.File})
 	return r
 }
 
@@ -272,7 +281,7 @@ func distInfos(dir string) []string {
 // holds several distributions (a site-packages directory), those that
 // embed no plugin are left out, and saying so is left to the case where
 // none does.
-func checkDistribution(site, shown, only string) []layout.Report {
+func checkDistribution(ctx context.Context, site, shown, only string) []layout.Report {
 	var reports []layout.Report
 	dis := distInfos(site)
 	if only != "" {
@@ -299,7 +308,7 @@ func checkDistribution(site, shown, only string) []layout.Report {
 			}
 			eps = groups[pydist.EntryPointGroup]
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: fmt.Sprintf("cannot be read (%v); the pypi PM ignores the entry points it declares", err)}}})
+			reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: fmt.Sprintf("cannot be read (%s); the pypi PM ignores the entry points it declares", pkgfile.Cause(epf, err))}}})
 		}
 		for _, ep := range eps {
 			rel, ok := pydist.ModuleDir(ep.Module())
@@ -330,7 +339,8 @@ func checkDistribution(site, shown, only string) []layout.Report {
 				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 					continue
 				}
-				if _, err := os.Stat(filepath.Join(d, manifest.ManifestFile)); err == nil {
+				// Counted by its own entry, as the pypi PM counts it.
+				if _, err := os.Lstat(filepath.Join(d, manifest.ManifestFile)); err == nil {
 					roots = append(roots, pluginRoot{dir: d, name: name})
 				}
 			}
@@ -340,7 +350,9 @@ func checkDistribution(site, shown, only string) []layout.Report {
 			file := filepath.Join(d, manifest.ManifestFile)
 			r := layout.Report{File: file, Kind: "plugin"}
 			var layers []manifest.Layer
-			if data, err := os.ReadFile(file); err == nil {
+			data, err := pkgfile.ReadFile(d, manifest.ManifestFile, pkgfile.MaxManifest)
+			switch {
+			case err == nil:
 				tbl, err := decodeTable(file, data)
 				if err != nil {
 					r.Problems = append(r.Problems, problemOf(file, err)...)
@@ -348,12 +360,17 @@ func checkDistribution(site, shown, only string) []layout.Report {
 					continue
 				}
 				layers = append(layers, manifest.Layer{Source: file, Table: tbl})
+			case !errors.Is(err, fs.ErrNotExist):
+				r.Problems = append(r.Problems, manifest.Problem{File: file, Message: fmt.Sprintf(
+					"cannot be read (%s): the pypi PM does not offer this package", pkgfile.Cause(file, err))})
+				reports = append(reports, r)
+				continue
 			}
 			m, errs := manifest.Embedded(root.name, layers...)
 			for _, e := range errs {
 				r.Problems = append(r.Problems, problemOf(file, e)...)
 			}
-			reports = append(reports, finishReport(r, m, d, len(errs) == 0))
+			reports = append(reports, finishReport(ctx, r, m, d, len(errs) == 0))
 		}
 		if len(roots) == 0 && len(eps) == 0 && !several {
 			msg := "this distribution embeds no plugin: no entry point in group \"symposium\" and no top-level package (per its RECORD or top_level.txt) with a " + manifest.ManifestFile
@@ -410,12 +427,12 @@ func checkWheel(ctx context.Context, path string) ([]layout.Report, error) {
 	if len(distInfos(tmp)) == 0 {
 		return nil, fmt.Errorf("%s: no .dist-info directory: not a wheel", path)
 	}
-	return checkDistribution(tmp, path+"!", ""), nil
+	return checkDistribution(ctx, tmp, path+"!", ""), nil
 }
 
 // checkWorkspace checks a workspace's own plugin (its SYMPOSIUM.toml, or
 // its skills/ directory) with the workspace origin's rules: no dormancy.
-func checkWorkspace(dir, name string) ([]layout.Report, error) {
+func checkWorkspace(ctx context.Context, dir, name string) ([]layout.Report, error) {
 	file := filepath.Join(dir, manifest.ManifestFile)
 	if _, err := os.Stat(file); err == nil {
 		return layout.CheckPath(file, layout.CheckOptions{Origin: manifest.OriginWorkspace, DefaultName: name})
@@ -424,7 +441,7 @@ func checkWorkspace(dir, name string) ([]layout.Report, error) {
 		abs, _ := filepath.Abs(dir)
 		m, _ := manifest.DecodeJSON(json.RawMessage(`{"skills":[{"source":{"path":"skills"}}]}`))
 		r := layout.Report{File: filepath.Join(dir, manifest.DefaultSkillsPath), Kind: "plugin"}
-		r = finishReport(r, m, dir, true)
+		r = finishReport(ctx, r, m, dir, true)
 		if r.Name == "" {
 			r.Name = cmp.Or(name, filepath.Base(abs))
 		}

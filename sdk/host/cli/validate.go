@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -45,7 +47,10 @@ PATH is decides how it is read, and the first line for it says so:
     directory (every entry)
 
 --origin overrides the rules inferred for manifest files and plugin
-directories. Every problem is printed as file:line: field: message. Exit
+directories. Every file is read as the PM serving it reads it: a file it
+would refuse (a link leading out of the package, one over 1 MiB, a directory
+or FIFO where a file is expected) is a problem naming the file and the cause.
+Every problem is printed as file:line: field: message. Exit
 status: 0 when everything is valid (warnings allowed), 1 otherwise, 2 for bad
 usage.
 
@@ -340,17 +345,45 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 		return nil, nil, fmt.Errorf("%s names no package", filepath.Base(file))
 	}
 	layers := []manifest.Layer{{Source: source, Table: native}}
+	// Read as the PMs read it (sdk/pkgfile): a regular file inside the
+	// package, at most pkgfile.MaxManifest bytes.
 	sibling := filepath.Join(filepath.Dir(file), manifest.ManifestFile)
-	if data, err := os.ReadFile(sibling); err == nil {
+	data, err = pkgfile.ReadFile(filepath.Dir(file), manifest.ManifestFile, pkgfile.MaxManifest)
+	switch {
+	case err == nil:
 		t, err := decodeTable(sibling, data)
 		if err != nil {
-			layerErrs = append(layerErrs, fmt.Errorf("%s: layer ignored: %w", sibling, err))
+			layerErrs = append(layerErrs, layerIgnored{file: sibling, err: err})
 		} else {
 			layers = append(layers, manifest.Layer{Source: sibling, Table: t})
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		layerErrs = append(layerErrs, manifest.Problem{File: sibling, Message: fmt.Sprintf("cannot be read (%s): %s",
+			pkgfile.Cause(sibling, err), siblingRefused(file))})
 	}
 	m, errs := manifest.Embedded(name, layers...)
 	return m, append(layerErrs, errs...), nil
+}
+
+// layerIgnored is a layer of a package plugin dropped because its file,
+// file, does not decode: its problems are that file's, not the package
+// file's (problemOf places them there).
+type layerIgnored struct {
+	file string
+	err  error
+}
+
+func (e layerIgnored) Error() string { return e.file + ": layer ignored: " + e.err.Error() }
+func (e layerIgnored) Unwrap() error { return e.err }
+
+// siblingRefused says what the PM of the package described by file does
+// with a SYMPOSIUM.toml it refuses to read: the cargo and pypi PMs do not
+// offer the package, the npm PM drops the layer.
+func siblingRefused(file string) string {
+	if filepath.Base(file) == "package.json" {
+		return "the npm PM ignores this layer"
+	}
+	return fmt.Sprintf("the %s PM does not offer this package", pmOf(file))
 }
 
 // normalizePyPI is PEP 503 name normalization.
@@ -401,12 +434,12 @@ func validatePath(ctx context.Context, path, origin string, opts layout.CheckOpt
 	}
 	switch s.As {
 	case shipCrate, shipNPM, shipPython:
-		return checkPackage(s), s, nil
+		return checkPackage(ctx, s), s, nil
 	case shipWheel:
 		r, err := checkWheel(ctx, s.File)
 		return r, s, err
 	case shipWorkspace:
-		r, err := checkWorkspace(s.Dir, opts.DefaultName)
+		r, err := checkWorkspace(ctx, s.Dir, opts.DefaultName)
 		return r, s, err
 	}
 	r, err := layout.CheckPath(path, opts)

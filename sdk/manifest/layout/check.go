@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,10 +77,10 @@ func CheckPath(path string, opts CheckOptions) ([]Report, error) {
 		return nil, err
 	}
 	if !fi.IsDir() {
-		return []Report{checkFile(path, "", opts)}, nil
+		return []Report{checkFile(nil, path, "", opts)}, nil
 	}
 	if kind, ok := Classify(path); ok {
-		return []Report{checkEntry(path, "", kind, opts)}, nil
+		return []Report{checkEntry(nil, path, "", kind, opts)}, nil
 	}
 	entries, err := Enumerate(path)
 	if err != nil {
@@ -89,10 +90,18 @@ func CheckPath(path string, opts CheckOptions) ([]Report, error) {
 	if len(entries) == 0 && len(misnamed) == 0 {
 		return nil, fmt.Errorf("%s: no plugins found: a registry holds directories with %s or %s", path, manifest.ManifestFile, skill.File)
 	}
+	// The entries' manifests are read through the registry opened as a
+	// root: a link between entries is followed, one leading out of the
+	// registry is not.
+	reg, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	defer reg.Close()
 	reports := make([]Report, 0, len(entries))
 	regOpts := CheckOptions{Origin: manifest.OriginRegistry}
 	for _, e := range entries {
-		reports = append(reports, checkEntry(filepath.Join(path, filepath.FromSlash(e.Path)), e.Path, e.Kind, regOpts))
+		reports = append(reports, checkEntry(reg, filepath.Join(path, filepath.FromSlash(e.Path)), e.Path, e.Kind, regOpts))
 	}
 	for _, f := range misnamed {
 		want := manifest.ManifestFile
@@ -147,16 +156,32 @@ func misnamedFiles(root string) []string {
 	return out
 }
 
-func checkEntry(dir, entry string, kind EntryKind, opts CheckOptions) Report {
+// checkEntry checks the entry at dir; reg, when not nil, is the registry
+// holding it as entry, opened as a root.
+func checkEntry(reg *os.Root, dir, entry string, kind EntryKind, opts CheckOptions) Report {
 	name := manifest.ManifestFile
 	if kind == EntrySkill {
 		name = skill.File
 	}
-	r := checkFile(filepath.Join(dir, name), entry, opts)
+	r := checkFile(reg, filepath.Join(dir, name), entry, opts)
 	return r
 }
 
-func checkFile(file, entry string, opts CheckOptions) Report {
+// readManifest reads a plugin's manifest file as PMs and the host read one:
+// a regular file (never a FIFO or a device) of at most
+// [pkgfile.MaxManifest] bytes, through reg when it is not nil (file is then
+// entry's), else through the file's own directory, so that a link leading
+// out of it is refused, not followed.
+func readManifest(reg *os.Root, file, entry string) ([]byte, error) {
+	if reg != nil {
+		return pkgfile.ReadRoot(reg, path.Join(entry, filepath.Base(file)), pkgfile.MaxManifest)
+	}
+	return pkgfile.ReadFile(filepath.Dir(file), filepath.Base(file), pkgfile.MaxManifest)
+}
+
+// checkFile checks the manifest file of a plugin: entry's in the registry
+// reg when reg is not nil.
+func checkFile(reg *os.Root, file, entry string, opts CheckOptions) Report {
 	r := Report{File: file, Entry: entry, Kind: EntryPlugin.String()}
 	fail := func(ps ...manifest.Problem) Report {
 		for i := range ps {
@@ -165,9 +190,9 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 		r.Problems = append(r.Problems, ps...)
 		return r
 	}
-	data, err := os.ReadFile(file)
+	data, err := readManifest(reg, file, entry)
 	if err != nil {
-		return fail(manifest.Problem{Message: err.Error()})
+		return fail(manifest.Problem{Message: "cannot be read: " + pkgfile.Cause(file, err)})
 	}
 	dir := filepath.Dir(file)
 	vopts := manifest.ValidateOptions{Origin: opts.Origin, DefaultName: opts.DefaultName, File: file}
@@ -218,30 +243,66 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 		return fail(manifest.Problem{Message: fmt.Sprintf("opening the plugin directory %s: %v", dir, pathCause(err))})
 	}
 	defer root.Close()
+	CheckSkills(context.Background(), &r, root, p, SkillCheck{File: file, Manifest: m, Strict: strict, WarnEmpty: true})
+	return r
+}
+
+// SkillCheck says how [CheckSkills] reports.
+type SkillCheck struct {
+	// File is the manifest file the problems of a skill group are
+	// reported against, and Manifest, when not nil, gives their lines.
+	File     string
+	Manifest *manifest.Manifest
+	// Strict parses SKILL.md front matter strictly (every origin but the
+	// workspace's).
+	Strict bool
+	// WarnEmpty warns about a skill group holding no SKILL.md (not wanted
+	// for the default skills/ group a package gets without asking).
+	WarnEmpty bool
+}
+
+// CheckSkills checks the local skill groups of the plugin p rooted at the
+// directory opened as root, as Symposium and the PMs walk them: through
+// root, so that a link leading out of it is a problem and never followed,
+// each SKILL.md a regular file of at most [skill.MaxFileSize] bytes. The
+// skills found are added to r; every problem is added to r, and any but a
+// warning makes r invalid.
+func CheckSkills(ctx context.Context, r *Report, root *os.Root, p *manifest.Plugin, c SkillCheck) {
+	line := func(field string) int {
+		if c.Manifest == nil {
+			return 0
+		}
+		return c.Manifest.Line(field)
+	}
+	dir := root.Name()
+	invalid := func(ps ...manifest.Problem) {
+		r.Valid, r.Plugin = false, nil
+		r.Problems = append(r.Problems, ps...)
+	}
 	for i, g := range p.Skills {
 		if g.Path == "" {
 			continue // git groups are fetched by the host, not checked here
 		}
 		field := fmt.Sprintf("skills[%d]", i)
 		rel := filepath.FromSlash(g.Path)
-		walk := skill.Walk(context.Background(), root, []string{rel}, skill.Limits{})
+		walk := skill.Walk(ctx, root, []string{rel}, skill.Limits{})
 		for _, pr := range walk.Problems {
-			r.Valid, r.Plugin = false, nil
-			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field,
+			invalid(manifest.Problem{File: c.File, Line: line(field), Field: field,
 				Message: fmt.Sprintf("skill group %q: %s", g.Path, pr)})
 		}
 		if more := walk.NProblems - len(walk.Problems); more > 0 {
-			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field,
+			r.Problems = append(r.Problems, manifest.Problem{File: c.File, Line: line(field), Field: field,
 				Message: fmt.Sprintf("skill group %q: %d more entries left out", g.Path, more)})
 		}
 		if walk.Bound != "" || walk.Deep != "" {
-			r.Valid, r.Plugin = false, nil
-			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field,
+			invalid(manifest.Problem{File: c.File, Line: line(field), Field: field,
 				Message: fmt.Sprintf("skill group %q: the walk stopped at %s", g.Path, cmp.Or(walk.Bound, "the depth bound, at "+walk.Deep))})
 		}
 		if len(walk.Skills) == 0 && walk.NProblems == 0 {
-			r.Problems = append(r.Problems, manifest.Problem{File: file, Line: m.Line(field), Field: field, Warning: true,
-				Message: fmt.Sprintf("skill group %q contains no %s", g.Path, skill.File)})
+			if c.WarnEmpty {
+				r.Problems = append(r.Problems, manifest.Problem{File: c.File, Line: line(field), Field: field, Warning: true,
+					Message: fmt.Sprintf("skill group %q contains no %s", g.Path, skill.File)})
+			}
 			continue
 		}
 		for _, rf := range walk.Skills {
@@ -249,7 +310,7 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 			data, err := pkgfile.ReadRoot(root, rf, skill.MaxFileSize)
 			if err == nil {
 				var s *skill.Skill
-				if s, err = skill.Parse(data, strict); err == nil {
+				if s, err = skill.Parse(data, c.Strict); err == nil {
 					name := s.Name
 					if name == "" {
 						name = filepath.Base(filepath.Dir(f))
@@ -258,12 +319,9 @@ func checkFile(file, entry string, opts CheckOptions) Report {
 					continue
 				}
 			}
-			r.Valid = false
-			r.Plugin = nil
-			r.Problems = append(r.Problems, skillProblem(f, err))
+			invalid(skillProblem(f, err))
 		}
 	}
-	return r
 }
 
 func skillProblem(file string, err error) manifest.Problem {
@@ -272,7 +330,7 @@ func skillProblem(file string, err error) manifest.Problem {
 		return se.Problem(file)
 	}
 	// The problem names the file; pkgfile's errors name it too.
-	return manifest.Problem{File: file, Message: strings.TrimPrefix(err.Error(), file+": ")}
+	return manifest.Problem{File: file, Message: "cannot be read: " + pkgfile.Cause(file, err)}
 }
 
 // pathCause strips the operation and path from an os error, for messages
