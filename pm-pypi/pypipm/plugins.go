@@ -115,15 +115,22 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local
 
 // localTree describes the source tree of a path dependency; its version is
 // the requested exact one, else the tree's own [project] version.
-func (p *PM) localTree(name, req, dir string, rec *depcache.Recorder) (installed, bool) {
+func (p *PM) localTree(ctx context.Context, name, req, dir string, rec *depcache.Recorder) (installed, bool) {
 	if !rec.ObserveDir(dir) {
 		return installed{}, false
 	}
 	version, ok := exactPin(req)
 	if !ok {
 		rec.Observe(filepath.Join(dir, "pyproject.toml"))
-		data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
+		// Read as a package is (sdk/pkgfile): without its version the
+		// tree offers nothing, and a file refused is said to be.
+		data, err := pkgfile.ReadFile(dir, "pyproject.toml", pkgfile.MaxManifest)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				pp := filepath.Join(dir, "pyproject.toml")
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); the path dependency %s offers no plugin", pkgfile.Cause(pp, err), name), File: pp},
+					"skipping path dependency", "dir", dir, "err", err)
+			}
 			return installed{}, false
 		}
 		proj, err := pyproject.Parse(data)
@@ -154,7 +161,7 @@ func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]insta
 	if dir, isLocal := local[n]; isLocal && (!ok || in.source == "") {
 		// A path or editable dependency: its source tree, even when the
 		// virtualenv holds no (or a non-editable) copy.
-		if tree, tok := p.localTree(n, req, dir, rec); tok {
+		if tree, tok := p.localTree(ctx, n, req, dir, rec); tok {
 			in, ok = tree, true
 		}
 	}
@@ -387,7 +394,15 @@ func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer,
 	var layers []manifest.Layer
 	in.rec.ObserveDir(in.source)
 	in.rec.Observe(filepath.Join(in.source, "pyproject.toml"))
-	if data, err := os.ReadFile(filepath.Join(in.source, "pyproject.toml")); err == nil {
+	// A source tree is read as a package is (sdk/pkgfile): a link out of it,
+	// a file that is not regular or one over the manifest cap is refused.
+	data, err := pkgfile.ReadFile(in.source, "pyproject.toml", pkgfile.MaxManifest)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		pp := filepath.Join(in.source, "pyproject.toml")
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); its [tool.symposium] is ignored", pkgfile.Cause(pp, err)), File: pp, Package: idRef(in.id)},
+			"ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
+	}
+	if err == nil {
 		proj, err := pyproject.Parse(data)
 		switch {
 		case err != nil && p.listedProject(in.source, in.rec):
