@@ -19,15 +19,13 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 )
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
 const indexFormat = 7
-
-// maxManifestSize bounds a SYMPOSIUM.toml or SKILL.md read from a registry.
-const maxManifestSize = 1 << 20
 
 // index is every entry of one commit, derived once from its immutable tree
 // and persisted beside it (indexfile.go).
@@ -242,18 +240,22 @@ func groupSkills(root, dir string, m *manifest.Manifest) (out, groups []string) 
 	return out, groups
 }
 
+// readCapped reads a SYMPOSIUM.toml or SKILL.md of the commit's
+// directory, at most the manifest cap every PM reads package manifests
+// with. Links in the directory were checked when it was written (each
+// resolves inside it: gitcache), so they are followed.
 func readCapped(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, pkgfile.MaxManifest+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Base(p), err)
 	}
-	if len(data) > maxManifestSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes", filepath.Base(p), maxManifestSize)
+	if len(data) > pkgfile.MaxManifest {
+		return nil, fmt.Errorf("%s is larger than %d bytes", filepath.Base(p), pkgfile.MaxManifest)
 	}
 	return data, nil
 }
