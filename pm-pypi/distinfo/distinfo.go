@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 // Metadata is the core metadata this module uses.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/wheel"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"

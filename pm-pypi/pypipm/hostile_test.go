@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"

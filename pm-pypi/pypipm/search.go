@@ -15,7 +15,7 @@ import (
 	"encoding/hex"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 

@@ -11,7 +11,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 // Entry is one requirement line of a requirements file.

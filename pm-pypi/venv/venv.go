@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 

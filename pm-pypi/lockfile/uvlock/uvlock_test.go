@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/symposium-dev/symposium-pm/pm-pypi/pyname"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 func TestParse(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pydist"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 // Ways a plugin ships, as validate infers them from the path it is given.
@@ -290,7 +291,7 @@ func checkDistribution(ctx context.Context, site, shown, only string) []layout.R
 	several := len(dis) > 1
 	for _, di := range dis {
 		name := strings.SplitN(strings.TrimSuffix(filepath.Base(di), ".dist-info"), "-", 2)[0]
-		name = normalizePyPI(name)
+		name = pyname.Normalize(name)
 		// roots are the plugin roots, each with the plugin name the PM
 		// gives it: the distribution's, or with several entry points each
 		// entry point's.

@@ -20,6 +20,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -337,7 +338,7 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 		native = sub(tbl, "symposium")
 	case "pyproject.toml":
 		name, _ = sub(tbl, "project")["name"].(string)
-		name = normalizePyPI(name)
+		name = pyname.Normalize(name)
 		source = "pyproject.toml [tool.symposium]"
 		native = sub(tbl, "tool", "symposium")
 	}
@@ -384,24 +385,6 @@ func siblingRefused(file string) string {
 		return "the npm PM ignores this layer"
 	}
 	return fmt.Sprintf("the %s PM does not offer this package", pmOf(file))
-}
-
-// normalizePyPI is PEP 503 name normalization.
-func normalizePyPI(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if r == '-' || r == '_' || r == '.' {
-			dash = true
-			continue
-		}
-		if dash && b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		dash = false
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // checkedPath says how validate read one PATH.
