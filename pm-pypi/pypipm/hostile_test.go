@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/internal/fakeindex"
-	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 // hostileCase is one malicious distribution and what the refusal must say.

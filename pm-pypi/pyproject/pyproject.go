@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 

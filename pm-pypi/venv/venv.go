@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/distinfo"
-	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 // Env is a located virtual environment.

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 )
 
 // Lock is a decoded Pipfile.lock.
