@@ -7,6 +7,9 @@
 // and reuses the answer without reading or parsing any of them. It is how a
 // PM keeps list_deps on the hook path down to a few stats and one read.
 //
+// Within a process, a SharedRead shares one read of an entry, hit or
+// miss, among the requests that want it.
+//
 // An entry is a small text file, named for a hash of its key and ending in
 // ".cache", written atomically (temporary file and
 // rename), so concurrent processes and a cache directory deleted at any
