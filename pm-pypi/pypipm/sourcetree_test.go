@@ -20,26 +20,21 @@ import (
 // requirement) or from an exact pin.
 func TestSourceTreeReadAsAPackage(t *testing.T) {
 	const outsidePlugin = "[project]\nname = \"local\"\nversion = \"0.5\"\n\n[tool.symposium]\nname = \"outside-plugin\"\n"
+	linkOut := func(t *testing.T, pp string) {
+		out := filepath.Join(t.TempDir(), "pyproject.toml")
+		writeTree(t, filepath.Dir(out), map[string]string{"pyproject.toml": outsidePlugin})
+		if err := os.Symlink(out, pp); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name  string
 		req   string
 		plant func(t *testing.T, pp string)
 		cause string
 	}{
-		{"link out, bare requirement", "local", func(t *testing.T, pp string) {
-			out := filepath.Join(t.TempDir(), "pyproject.toml")
-			writeTree(t, filepath.Dir(out), map[string]string{"pyproject.toml": outsidePlugin})
-			if err := os.Symlink(out, pp); err != nil {
-				t.Fatal(err)
-			}
-		}, "a link leading out of the package"},
-		{"link out, exact pin", "local==0.5", func(t *testing.T, pp string) {
-			out := filepath.Join(t.TempDir(), "pyproject.toml")
-			writeTree(t, filepath.Dir(out), map[string]string{"pyproject.toml": outsidePlugin})
-			if err := os.Symlink(out, pp); err != nil {
-				t.Fatal(err)
-			}
-		}, "a link leading out of the package"},
+		{"link out, bare requirement", "local", linkOut, "a link leading out of the package"},
+		{"link out, exact pin", "local==0.5", linkOut, "a link leading out of the package"},
 		{"over the cap", "local", func(t *testing.T, pp string) {
 			writeTree(t, filepath.Dir(pp), map[string]string{"pyproject.toml": outsidePlugin + "# " + strings.Repeat("x", 1<<20) + "\n"})
 		}, "over the size cap"},
