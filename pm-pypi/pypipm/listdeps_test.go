@@ -359,4 +359,21 @@ func TestWorkspace(t *testing.T) {
 	if err != nil || len(res.Members) != 0 {
 		t.Errorf("empty workspace: %+v %v", res, err)
 	}
+
+	// A member whose pyproject.toml exists but cannot be read is left out
+	// with a warning naming it, as list_deps says.
+	bad := filepath.Join(ws, "packages", "broken", "pyproject.toml")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := newPM(t, ws, t.TempDir(), nil)
+	var logs bytes.Buffer
+	p.log = slog.New(slog.NewTextHandler(&logs, nil))
+	res, err = p.Workspace(context.Background())
+	if err != nil || len(res.Members) != 2 {
+		t.Errorf("a member that cannot be read: %+v %v", res, err)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), bad) {
+		t.Errorf("no warning naming %s:\n%s", bad, logs.String())
+	}
 }

@@ -31,9 +31,12 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 		res.Members = append(res.Members, protocol.WorkspaceMember{Name: proj.Name, Version: canonOrEmpty(proj.Version), Dir: p.ws})
 	}
 	r := &resolver{pm: p}
+	r.ctx = ctx
 	for _, dir := range r.members(proj) {
-		data, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
-		if err != nil {
+		// Read as list_deps reads it (resolver.read), with the same
+		// warning for one that exists but cannot be read.
+		data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
+		if !ok {
 			continue
 		}
 		m, err := pyproject.Parse(data)
