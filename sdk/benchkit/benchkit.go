@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,65 +237,38 @@ func RunCmd(tb testing.TB, cmd *exec.Cmd, dir string) Hook {
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		b := append(errb.Bytes(), out.b...)
+		b := append(errb.Bytes(), out.Bytes()...)
 		tb.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b[max(0, len(b)-2000):])
 	}
-	return Hook{Out: bytes.Clone(out.b), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return Hook{Out: bytes.Clone(out.Bytes()), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
 // sinks keeps the output buffers of finished runs for the next, so that
-// reading a run's output reuses memory already faulted in.
+// reading a run's output reuses memory already faulted in (a reset
+// bytes.Buffer keeps its capacity, and its ReadFrom reads into it).
 var sinks sinkPool
 
 type sinkPool struct {
 	mu   sync.Mutex
-	free []*sink
+	free []*bytes.Buffer
 }
 
-func (p *sinkPool) get() *sink {
+func (p *sinkPool) get() *bytes.Buffer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if n := len(p.free); n > 0 {
-		s := p.free[n-1]
+		b := p.free[n-1]
 		p.free = p.free[:n-1]
-		s.b = s.b[:0]
-		return s
+		b.Reset()
+		return b
 	}
-	return &sink{b: make([]byte, 0, 64<<10)}
+	return bytes.NewBuffer(make([]byte, 0, 64<<10))
 }
 
-func (p *sinkPool) put(s *sink) {
+func (p *sinkPool) put(b *bytes.Buffer) {
 	p.mu.Lock()
-	p.free = append(p.free, s)
+	p.free = append(p.free, b)
 	p.mu.Unlock()
-}
-
-// sink is an io.Writer and io.ReaderFrom that appends to b, reading
-// straight into its spare capacity.
-type sink struct{ b []byte }
-
-func (s *sink) Write(p []byte) (int, error) {
-	s.b = append(s.b, p...)
-	return len(p), nil
-}
-
-// ReadFrom reads r to EOF into s's spare capacity, doubling it when full.
-func (s *sink) ReadFrom(r io.Reader) (int64, error) {
-	var total int64
-	for {
-		if len(s.b) == cap(s.b) {
-			s.b = slices.Grow(s.b, cap(s.b))
-		}
-		n, err := r.Read(s.b[len(s.b):cap(s.b)])
-		s.b = s.b[:len(s.b)+n]
-		total += int64(n)
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
 }
 
 // Variant is one thing Interleave times.
