@@ -10,18 +10,17 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 )
 
-// TestSharedRead: requests sharing a SharedRead read an entry once while
-// the read is fresh (here: the entry's file removed after the first read
-// is not noticed), in flight or done; Forget (called after storing) and
-// the end of depcache.VerifiedWindow make the next Load read the entry
-// again; another key is read on its own.
-func TestSharedRead(t *testing.T) {
-	dir := t.TempDir()
-	input := filepath.Join(dir, "Cargo.lock")
+// sharedReadCache returns a cache in dir/cache, its entries' one input
+// (dir/Cargo.lock, settled past depcache.RacyWindow), and store, which
+// stores "value of KEY" under key, stamped on that input.
+func sharedReadCache(t *testing.T) (dir, input string, c *depcache.Cache, store func(key string)) {
+	t.Helper()
+	dir = t.TempDir()
+	input = filepath.Join(dir, "Cargo.lock")
 	write(t, input, "v1")
 	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
-	c := depcache.New(filepath.Join(dir, "cache"))
-	store := func(key string) {
+	c = depcache.New(filepath.Join(dir, "cache"))
+	store = func(key string) {
 		t.Helper()
 		var rec depcache.Recorder
 		rec.Observe(input)
@@ -29,6 +28,16 @@ func TestSharedRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir, input, c, store
+}
+
+// TestSharedRead: requests sharing a SharedRead read an entry once while
+// the read is fresh (here: the entry's file removed after the first read
+// is not noticed), in flight or done; Forget (called after storing) and
+// the end of depcache.VerifiedWindow make the next Load read the entry
+// again; another key is read on its own.
+func TestSharedRead(t *testing.T) {
+	dir, _, c, store := sharedReadCache(t)
 	// drop removes every entry; a shared read fresh in the window still
 	// serves a, a new read misses.
 	drop := func() {
@@ -83,19 +92,7 @@ func TestSharedRead(t *testing.T) {
 // read by several Loads at once and then stored fresh: they shared one
 // read; past depcache.VerifiedWindow the entry is read again.
 func TestSharedReadMiss(t *testing.T) {
-	dir := t.TempDir()
-	input := filepath.Join(dir, "Cargo.lock")
-	write(t, input, "v1")
-	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
-	c := depcache.New(filepath.Join(dir, "cache"))
-	store := func(key string) {
-		t.Helper()
-		var rec depcache.Recorder
-		rec.Observe(input)
-		if err := c.Store(key, rec.Stamps(), []byte("value of "+key)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, input, c, store := sharedReadCache(t)
 
 	var s depcache.SharedRead
 	if _, ok := s.Load(c, "a"); ok {
