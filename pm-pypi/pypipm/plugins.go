@@ -128,7 +128,7 @@ func (p *PM) localTree(ctx context.Context, name, req, dir string, rec *depcache
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				pp := filepath.Join(dir, "pyproject.toml")
-				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); the path dependency %s offers no plugin", pkgfile.Cause(pp, err), name), File: pp},
+				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); the path dependency %s offers no plugin", pkgfile.Cause(err), name), File: pp},
 					"skipping path dependency", "dir", dir, "err", err)
 			}
 			return installed{}, false
@@ -399,7 +399,7 @@ func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer,
 	data, err := pkgfile.ReadFile(in.source, "pyproject.toml", pkgfile.MaxManifest)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		pp := filepath.Join(in.source, "pyproject.toml")
-		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); its [tool.symposium] is ignored", pkgfile.Cause(pp, err)), File: pp, Package: idRef(in.id)},
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); its [tool.symposium] is ignored", pkgfile.Cause(err)), File: pp, Package: idRef(in.id)},
 			"ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
 	}
 	if err == nil {

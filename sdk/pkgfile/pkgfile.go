@@ -18,7 +18,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // MaxManifest is the size cap for a manifest read from a package (1 MiB).
@@ -41,7 +40,7 @@ var (
 func ReadFile(dir, name string, limit int64) ([]byte, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, filepath.FromSlash(name)), err)
+		return nil, readErr(filepath.Join(dir, filepath.FromSlash(name)), err)
 	}
 	defer root.Close()
 	return ReadRoot(root, name, limit)
@@ -55,14 +54,14 @@ func ReadRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if size > limit {
-		return nil, fmt.Errorf("%s: %d bytes, %w of %d bytes", full, size, ErrTooLarge, limit)
+		return nil, &Error{Path: full, Cause: fmt.Sprintf("%d bytes, %v of %d bytes", size, ErrTooLarge, limit), Err: ErrTooLarge}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", full, err)
+		return nil, readErr(full, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: grew past %d bytes while read, %w", full, limit, ErrTooLarge)
+		return nil, &Error{Path: full, Cause: fmt.Sprintf("grew past %d bytes while read, %v", limit, ErrTooLarge), Err: ErrTooLarge}
 	}
 	return data, nil
 }
@@ -73,7 +72,7 @@ func ReadRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 func Open(dir, name string) (*os.File, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Join(dir, filepath.FromSlash(name)), err)
+		return nil, readErr(filepath.Join(dir, filepath.FromSlash(name)), err)
 	}
 	defer root.Close()
 	return OpenRoot(root, name)
@@ -94,52 +93,88 @@ func open(root *os.Root, name string) (*os.File, string, int64, error) {
 	fi, err := root.Stat(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, full, 0, fmt.Errorf("%s: %w", full, fs.ErrNotExist)
+			return nil, full, 0, &Error{Path: full, Cause: fs.ErrNotExist.Error(), Err: fs.ErrNotExist}
 		}
 		if lfi, lerr := root.Lstat(name); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
-			return nil, full, 0, fmt.Errorf("%s: %w", full, ErrOutside)
+			return nil, full, 0, &Error{Path: full, Cause: ErrOutside.Error(), Err: ErrOutside}
 		}
-		return nil, full, 0, fmt.Errorf("reading %s: %w", full, err)
+		return nil, full, 0, readErr(full, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, full, 0, fmt.Errorf("%s: %w (%s)", full, ErrNotRegular, describe(fi.Mode()))
+		return nil, full, 0, notRegular(full, fi.Mode())
 	}
 	// Open without blocking (the name may have been swapped for a FIFO
 	// since the stat) and check again what was opened.
 	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return nil, full, 0, fmt.Errorf("reading %s: %w", full, err)
+		return nil, full, 0, readErr(full, err)
 	}
 	ofi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, full, 0, fmt.Errorf("reading %s: %w", full, err)
+		return nil, full, 0, readErr(full, err)
 	}
 	if !ofi.Mode().IsRegular() {
 		f.Close()
-		return nil, full, 0, fmt.Errorf("%s: %w (%s)", full, ErrNotRegular, describe(ofi.Mode()))
+		return nil, full, 0, notRegular(full, ofi.Mode())
 	}
 	// Reads of a regular file ignore O_NONBLOCK.
 	return f, full, ofi.Size(), nil
 }
 
-// Cause is why a read of this package failed, in words that do not repeat
-// the path, for a message that names the file itself: "a link leading out
-// of the package", "2097152 bytes, over the size cap of 1048576 bytes",
-// "not a regular file (a directory)", "permission denied". full is the
-// file's path as the read named it (the directory joined with the name).
-func Cause(full string, err error) string {
+// Error is a read that failed: the file's full path (the directory
+// joined with the name) and why, in words that do not repeat the path.
+// It wraps fs.ErrNotExist, ErrNotRegular, ErrTooLarge, ErrOutside or the
+// system's error.
+type Error struct {
+	Path  string
+	Cause string
+	Err   error
+	// system marks a system call's failure: the message is then "reading
+	// PATH: " and the system's whole error.
+	system bool
+}
+
+func (e *Error) Error() string {
+	if e.system {
+		return "reading " + e.Path + ": " + e.Err.Error()
+	}
+	return e.Path + ": " + e.Cause
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// readErr is the Error of a system call that failed reading full; its
+// cause is the system's reason alone.
+func readErr(full string, err error) error {
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err
+	}
+	return &Error{Path: full, Cause: cause.Error(), Err: err, system: true}
+}
+
+func notRegular(full string, m fs.FileMode) error {
+	return &Error{Path: full, Cause: fmt.Sprintf("%v (%s)", ErrNotRegular, describe(m)), Err: ErrNotRegular}
+}
+
+// Cause is why a read of a package file failed, without the file's path,
+// for a message that names the file itself: "a link leading out of the
+// package", "2097152 bytes, over the size cap of 1048576 bytes", "not a
+// regular file (a directory)", "permission denied". An error that is not
+// an [Error] is given whole, or its system reason when it is an
+// [fs.PathError].
+func Cause(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Cause
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
-	msg := err.Error()
-	for _, prefix := range []string{full + ": ", "reading " + full + ": "} {
-		if rest, ok := strings.CutPrefix(msg, prefix); ok {
-			return rest
-		}
-	}
-	return msg
+	return err.Error()
 }
 
 func describe(m fs.FileMode) string {

@@ -51,7 +51,7 @@ func TestReadFile(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v naming the file", tc.name, err, tc.err)
 		}
 		// Cause keeps the reason and drops the path.
-		if c := Cause(filepath.Join(dir, tc.name), err); c == "" || strings.Contains(c, dir) {
+		if c := Cause(err); c == "" || strings.Contains(c, dir) {
 			t.Errorf("%s: Cause = %q, want the reason without the path", tc.name, c)
 		}
 	}
@@ -71,7 +71,7 @@ func TestCause(t *testing.T) {
 		"file/in": "not a directory",
 	} {
 		_, err := ReadFile(dir, name, MaxManifest)
-		if got := Cause(filepath.Join(dir, name), err); got != want {
+		if got := Cause(err); got != want {
 			t.Errorf("%s: Cause = %q (of %v), want %q", name, got, err, want)
 		}
 	}

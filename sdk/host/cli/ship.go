@@ -139,7 +139,7 @@ func checkPackage(ctx context.Context, s shipping) []layout.Report {
 	if err != nil {
 		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
 			"cannot be read (%s): the %s PM ignores the %s, and nothing else of this %s is checked",
-			pkgfile.Cause(s.File, err), pmOf(s.File), nativeLayer(s), s.As)})
+			pkgfile.Cause(err), pmOf(s.File), nativeLayer(s), s.As)})
 		return []layout.Report{r}
 	}
 	m, layerErrs, err := packageManifest(s.File, data)
@@ -309,7 +309,7 @@ func checkDistribution(ctx context.Context, site, shown, only string) []layout.R
 			}
 			eps = groups[pydist.EntryPointGroup]
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: fmt.Sprintf("cannot be read (%s); the pypi PM ignores the entry points it declares", pkgfile.Cause(epf, err))}}})
+			reports = append(reports, layout.Report{File: epf, Kind: "plugin", Problems: []manifest.Problem{{File: epf, Message: fmt.Sprintf("cannot be read (%s); the pypi PM ignores the entry points it declares", pkgfile.Cause(err))}}})
 		}
 		for _, ep := range eps {
 			rel, ok := pydist.ModuleDir(ep.Module())
@@ -363,7 +363,7 @@ func checkDistribution(ctx context.Context, site, shown, only string) []layout.R
 				layers = append(layers, manifest.Layer{Source: file, Table: tbl})
 			case !errors.Is(err, fs.ErrNotExist):
 				r.Problems = append(r.Problems, manifest.Problem{File: file, Message: fmt.Sprintf(
-					"cannot be read (%s): the pypi PM does not offer this package", pkgfile.Cause(file, err))})
+					"cannot be read (%s): the pypi PM does not offer this package", pkgfile.Cause(err))})
 				reports = append(reports, r)
 				continue
 			}

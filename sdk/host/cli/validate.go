@@ -360,7 +360,7 @@ func packageManifest(file string, data []byte) (*manifest.Manifest, []error, err
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		layerErrs = append(layerErrs, manifest.Problem{File: sibling, Message: fmt.Sprintf("cannot be read (%s): %s",
-			pkgfile.Cause(sibling, err), siblingRefused(file))})
+			pkgfile.Cause(err), siblingRefused(file))})
 	}
 	m, errs := manifest.Embedded(name, layers...)
 	return m, append(layerErrs, errs...), nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -192,7 +191,7 @@ func checkFile(reg *os.Root, file, entry string, opts CheckOptions) Report {
 	}
 	data, err := readManifest(reg, file, entry)
 	if err != nil {
-		return fail(manifest.Problem{Message: "cannot be read: " + pkgfile.Cause(file, err)})
+		return fail(manifest.Problem{Message: "cannot be read: " + pkgfile.Cause(err)})
 	}
 	dir := filepath.Dir(file)
 	vopts := manifest.ValidateOptions{Origin: opts.Origin, DefaultName: opts.DefaultName, File: file}
@@ -240,7 +239,7 @@ func checkFile(reg *os.Root, file, entry string, opts CheckOptions) Report {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		r.Valid, r.Plugin = false, nil
-		return fail(manifest.Problem{Message: fmt.Sprintf("opening the plugin directory %s: %v", dir, pathCause(err))})
+		return fail(manifest.Problem{Message: fmt.Sprintf("opening the plugin directory %s: %v", dir, pkgfile.Cause(err))})
 	}
 	defer root.Close()
 	CheckSkills(context.Background(), &r, root, p, SkillCheck{File: file, Manifest: m, Strict: strict, WarnEmpty: true})
@@ -330,15 +329,5 @@ func skillProblem(file string, err error) manifest.Problem {
 		return se.Problem(file)
 	}
 	// The problem names the file; pkgfile's errors name it too.
-	return manifest.Problem{File: file, Message: "cannot be read: " + pkgfile.Cause(file, err)}
-}
-
-// pathCause strips the operation and path from an os error, for messages
-// that name the path themselves.
-func pathCause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return manifest.Problem{File: file, Message: "cannot be read: " + pkgfile.Cause(err)}
 }
