@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/symposium-dev/symposium-pm/sdk/pmtest/internal/schemacases"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/schemacases"
 )
 
 // TestSchemaLog feeds request and response lines through a schemaLog and

@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/symposium-dev/symposium-pm/sdk/internal/schemacases"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -429,23 +430,10 @@ func TestSchemaAcceptsManifestWireForms(t *testing.T) {
 // TestSchemaAcceptsGoRequests validates the requests a host builds from
 // the Go parameter types against each method's request definition.
 func TestSchemaAcceptsGoRequests(t *testing.T) {
-	id := protocol.PackageID{PM: "cargo", Name: "serde", Version: "^1"}
-	params := map[string]any{
-		protocol.MethodInitialize:    protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: "/w", CacheDir: "/c", Env: map[string]string{"HOME": "/h"}},
-		protocol.MethodActivePlugins: protocol.ActivePluginsParams{Deps: []protocol.PackageID{id}},
-		protocol.MethodLoadPlugin:    protocol.LoadPluginParams{ID: id},
-		protocol.MethodListDeps:      struct{}{},
-		protocol.MethodSearch:        protocol.SearchParams{Query: "serde"},
-		protocol.MethodFetch:         protocol.FetchParams{ID: id, Update: protocol.UpdateCheck},
-		protocol.MethodRefresh:       protocol.RefreshParams{Update: protocol.UpdateNone, Force: true},
-		protocol.MethodWorkspace:     struct{}{},
-	}
 	c := compile(t)
-	for i, m := range protocol.Methods {
-		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": params[m]})
-		if err != nil {
-			t.Fatal(err)
-		}
+	reqs := schemacases.GoRequests()
+	for _, m := range protocol.Methods {
+		b := reqs[m]
 		sch, err := c.Compile(protocol.SchemaID + "#/$defs/" + camelCase(m) + "Request")
 		if err != nil {
 			t.Fatal(err)

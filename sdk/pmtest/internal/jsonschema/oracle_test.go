@@ -13,7 +13,7 @@ import (
 	oracle "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
-	"github.com/symposium-dev/symposium-pm/sdk/pmtest/internal/schemacases"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/schemacases"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -157,22 +157,9 @@ func schemaCorpus(t testing.TB) []corpusLine {
 		add("Manifest", string(b))
 	}
 	add("Manifest", `{"name":"x","skills":[{"source":{"path":7}}]}`)
-	id := protocol.PackageID{PM: "cargo", Name: "serde", Version: "^1"}
-	params := map[string]any{
-		protocol.MethodInitialize:    protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: "/w", CacheDir: "/c", Env: map[string]string{"HOME": "/h"}},
-		protocol.MethodActivePlugins: protocol.ActivePluginsParams{Deps: []protocol.PackageID{id}},
-		protocol.MethodLoadPlugin:    protocol.LoadPluginParams{ID: id},
-		protocol.MethodListDeps:      struct{}{},
-		protocol.MethodSearch:        protocol.SearchParams{Query: "serde"},
-		protocol.MethodFetch:         protocol.FetchParams{ID: id, Update: protocol.UpdateCheck},
-		protocol.MethodRefresh:       protocol.RefreshParams{Update: protocol.UpdateNone, Force: true},
-		protocol.MethodWorkspace:     struct{}{},
-	}
-	for i, m := range protocol.Methods {
-		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": params[m]})
-		if err != nil {
-			t.Fatal(err)
-		}
+	reqs := schemacases.GoRequests()
+	for _, m := range protocol.Methods {
+		b := reqs[m]
 		add(requestDef[m], string(b))
 	}
 	for _, d := range []protocol.Diagnostic{

@@ -1,11 +1,45 @@
-// Package schemacases holds the message exchanges pmtest's "schema" check
-// is tested on: the requests a host sent, the lines a PM answered, and the
-// check's verdict on them. pmtest's tests feed them through the check; the
-// tests of the check's validator (package jsonschema beside this one) hold
-// every line to the oracle validator. They are in a package of their own
-// so that both use the same cases while pmtest's test binary, which
+// Package schemacases holds the messages the protocol's schema is tested
+// on: the exchanges pmtest's "schema" check is tested on (the requests a
+// host sent, the lines a PM answered, and the check's verdict on them), and
+// a request per method built from the Go parameter types. pmtest's tests
+// feed the exchanges through the check; the tests of the check's validator
+// (pmtest/internal/jsonschema) and of the schema itself (protocol) hold
+// these lines to the oracle validator. They are in a package of their own
+// so that all use the same cases while pmtest's test binary, which
 // re-executes itself as a PM, does not link the oracle.
 package schemacases
+
+import (
+	"encoding/json"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// GoRequests returns, for each method of protocol.Methods, the request
+// line a host builds from the method's Go parameter type; the i-th method's
+// id is i+1.
+func GoRequests() map[string][]byte {
+	pkg := protocol.PackageID{PM: "cargo", Name: "serde", Version: "^1"}
+	params := map[string]any{
+		protocol.MethodInitialize:    protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: "/w", CacheDir: "/c", Env: map[string]string{"HOME": "/h"}},
+		protocol.MethodActivePlugins: protocol.ActivePluginsParams{Deps: []protocol.PackageID{pkg}},
+		protocol.MethodLoadPlugin:    protocol.LoadPluginParams{ID: pkg},
+		protocol.MethodListDeps:      struct{}{},
+		protocol.MethodSearch:        protocol.SearchParams{Query: "serde"},
+		protocol.MethodFetch:         protocol.FetchParams{ID: pkg, Update: protocol.UpdateCheck},
+		protocol.MethodRefresh:       protocol.RefreshParams{Update: protocol.UpdateNone, Force: true},
+		protocol.MethodWorkspace:     struct{}{},
+	}
+	out := map[string][]byte{}
+	for i, m := range protocol.Methods {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": params[m]})
+		if err != nil {
+			panic(err) // the types above always encode
+		}
+		out[m] = b
+	}
+	return out
+}
 
 // Exchange is what a host sent, what the PM answered, and the schema
 // check's verdict on the answers.
