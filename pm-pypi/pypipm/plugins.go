@@ -113,6 +113,25 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local
 	return offers, nil
 }
 
+// readTreeProject reads the pyproject.toml of a source tree (a path
+// dependency's, an editable install's project) as a package's files are
+// read (sdk/pkgfile): a link out of dir, a file that is not regular or one
+// over the manifest cap is refused with a warning saying so and what
+// follows (consequence), about pkg when it is not nil. An absent file is
+// not a problem.
+func (p *PM) readTreeProject(ctx context.Context, dir string, pkg *protocol.PackageID, consequence string) ([]byte, bool) {
+	data, err := pkgfile.ReadFile(dir, "pyproject.toml", pkgfile.MaxManifest)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); %s", pkgfile.Cause(err), consequence),
+				File: filepath.Join(dir, "pyproject.toml"), Package: pkg},
+				"refusing the pyproject.toml of a source tree", "dir", dir, "err", err)
+		}
+		return nil, false
+	}
+	return data, true
+}
+
 // localTree describes the source tree of a path dependency; its version is
 // the requested exact one, else the tree's own [project] version.
 func (p *PM) localTree(ctx context.Context, name, req, dir string, rec *depcache.Recorder) (installed, bool) {
@@ -122,15 +141,9 @@ func (p *PM) localTree(ctx context.Context, name, req, dir string, rec *depcache
 	version, ok := exactPin(req)
 	if !ok {
 		rec.Observe(filepath.Join(dir, "pyproject.toml"))
-		// Read as a package is (sdk/pkgfile): without its version the
-		// tree offers nothing, and a file refused is said to be.
-		data, err := pkgfile.ReadFile(dir, "pyproject.toml", pkgfile.MaxManifest)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				pp := filepath.Join(dir, "pyproject.toml")
-				p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); the path dependency %s offers no plugin", pkgfile.Cause(err), name), File: pp},
-					"skipping path dependency", "dir", dir, "err", err)
-			}
+		// Without its version the tree offers nothing.
+		data, ok := p.readTreeProject(ctx, dir, nil, "the path dependency "+name+" offers no plugin")
+		if !ok {
 			return installed{}, false
 		}
 		proj, err := pyproject.Parse(data)
@@ -394,15 +407,7 @@ func (p *PM) sourceTreeOffer(ctx context.Context, in installed) (protocol.Offer,
 	var layers []manifest.Layer
 	in.rec.ObserveDir(in.source)
 	in.rec.Observe(filepath.Join(in.source, "pyproject.toml"))
-	// A source tree is read as a package is (sdk/pkgfile): a link out of it,
-	// a file that is not regular or one over the manifest cap is refused.
-	data, err := pkgfile.ReadFile(in.source, "pyproject.toml", pkgfile.MaxManifest)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		pp := filepath.Join(in.source, "pyproject.toml")
-		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("pyproject.toml cannot be read (%s); its [tool.symposium] is ignored", pkgfile.Cause(err)), File: pp, Package: idRef(in.id)},
-			"ignoring pyproject.toml of source tree", "dir", in.source, "err", err)
-	}
-	if err == nil {
+	if data, ok := p.readTreeProject(ctx, in.source, idRef(in.id), "its [tool.symposium] is ignored"); ok {
 		proj, err := pyproject.Parse(data)
 		switch {
 		case err != nil && p.listedProject(in.source, in.rec):
