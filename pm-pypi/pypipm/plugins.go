@@ -133,7 +133,7 @@ func (p *PM) readTreeProject(ctx context.Context, dir string, pkg *protocol.Pack
 }
 
 // localTree describes the source tree of a path dependency; its version is
-// the requested exact one, else the tree's own [project] version.
+// the requested exact one, else the tree's own [project] version, else "*".
 func (p *PM) localTree(ctx context.Context, name, req, dir string, rec *depcache.Recorder) (installed, bool) {
 	if !rec.ObserveDir(dir) {
 		return installed{}, false
@@ -146,11 +146,13 @@ func (p *PM) localTree(ctx context.Context, name, req, dir string, rec *depcache
 		if !ok {
 			return installed{}, false
 		}
-		proj, err := pyproject.Parse(data)
-		if err != nil || proj.Version == "" {
-			return installed{}, false
+		// A version left to the build backend (dynamic), or a file that
+		// does not parse (sourceTreeOffer reports it), is "*", as
+		// list_deps lists the dependency.
+		version = "*"
+		if proj, err := pyproject.Parse(data); err == nil && proj.Version != "" {
+			version = canon(proj.Version)
 		}
-		version = canon(proj.Version)
 	}
 	return installed{id: pkgID(name, version), source: dir, rec: rec}, true
 }

@@ -66,3 +66,23 @@ func TestSourceTreeReadAsAPackage(t *testing.T) {
 		})
 	}
 }
+
+// TestPathDependencyDynamicVersion: a path dependency whose pyproject.toml
+// leaves its version to the build backend (dynamic = ["version"], as with
+// setuptools-scm) is listed at version "*", and its plugin is offered under
+// that id: the hook asks active_plugins about what list_deps answered.
+func TestPathDependencyDynamicVersion(t *testing.T) {
+	ws := t.TempDir()
+	writeTree(t, ws, map[string]string{
+		"pyproject.toml":       "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"local\"]\n\n[tool.uv.sources]\nlocal = { path = \"local\" }\n",
+		"local/pyproject.toml": "[project]\nname = \"local\"\ndynamic = [\"version\"]\n\n[tool.symposium]\nname = \"local-plugin\"\n",
+	})
+	res := pmtest.Hook{New: func() pmserver.PM { return New() },
+		Options: host.Options{Workspace: ws, Env: testEnv(t, nil)}}.Run(t)
+	if len(res.Deps) != 1 || res.Deps[0] != pkgID("local", "*") {
+		t.Fatalf("list_deps = %v, want local *", res.Deps)
+	}
+	if len(res.Offers) != 1 || res.Offers[0].ID != pkgID("local", "*") || !strings.Contains(string(res.Offers[0].Manifest), "local-plugin") {
+		t.Errorf("active_plugins offered %v (diagnostics %+v), want local-plugin as local *", pmtest.OfferSet(res.Offers), res.Diagnostics)
+	}
+}
