@@ -194,3 +194,25 @@ func TestRunCmdOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWholeHooks runs two null PMs' whole hooks at once and checks that
+// each one's own output reaches check, and that the run's CPU is theirs
+// summed.
+func TestRunWholeHooks(t *testing.T) {
+	null := benchkit.NullPM(t)
+	ws := t.TempDir()
+	hooks := []benchkit.WholeHook{
+		{Bin: null, Workspace: ws, CacheDir: t.TempDir()},
+		{Bin: null, Workspace: ws, CacheDir: t.TempDir(), Deps: []protocol.PackageID{{PM: "null", Name: "a", Version: "1"}}},
+	}
+	seen := map[int]int{}
+	h := benchkit.RunWholeHooks(t, hooks, func(i int, h benchkit.Hook) {
+		seen[i] = len(h.Results(t))
+	})
+	if len(seen) != 2 || seen[0] != 3 || seen[1] != 3 {
+		t.Errorf("check saw %v, want three responses from each of the two hooks", seen)
+	}
+	if h.Wall <= 0 || h.CPU <= 0 || len(h.Out) != 0 {
+		t.Errorf("RunWholeHooks = wall %v, CPU %v, %d bytes of output; want positive times and no output", h.Wall, h.CPU, len(h.Out))
+	}
+}

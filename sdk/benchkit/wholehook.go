@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,50 @@ func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string
 	tb.Helper()
 	cmd := wholeHookCmd(tb, bin, workspace, cacheDir, env, deps)
 	return RunCmd(tb, cmd, cmd.Dir)
+}
+
+// RunWholeHooks runs several whole hooks at once, as a host spawning its
+// PMs side by side does, and times them from the first spawn to the last
+// exit; the Hook's CPU is the sum of theirs and its Out is empty. Each
+// hook's output is checked with check, outside the timing.
+func RunWholeHooks(tb testing.TB, hooks []WholeHook, check func(i int, h Hook)) Hook {
+	tb.Helper()
+	cmds := make([]*exec.Cmd, len(hooks))
+	outs := make([]*bytes.Buffer, len(hooks))
+	errs := make([]bytes.Buffer, len(hooks))
+	for i, wh := range hooks {
+		cmds[i] = wholeHookCmd(tb, wh.Bin, wh.Workspace, wh.CacheDir, wh.Env, wh.Deps)
+		outs[i] = sinks.get()
+		defer sinks.put(outs[i])
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], &errs[i]
+	}
+	runtime.GC()
+	start := time.Now()
+	for i, cmd := range cmds {
+		if err := cmd.Start(); err != nil {
+			tb.Fatalf("%s: %v", hooks[i].Bin, err)
+		}
+	}
+	waitErrs := make([]error, len(cmds))
+	for i, cmd := range cmds {
+		waitErrs[i] = cmd.Wait()
+	}
+	h := Hook{Wall: time.Since(start)}
+	for i, cmd := range cmds {
+		if waitErrs[i] != nil {
+			tb.Fatalf("%s: %v\n%s", hooks[i].Bin, waitErrs[i], errs[i].Bytes())
+		}
+		h.CPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		check(i, Hook{Out: outs[i].Bytes()})
+	}
+	return h
+}
+
+// WholeHook is one whole hook for RunWholeHooks: RunWholeHook's arguments.
+type WholeHook struct {
+	Bin, Workspace, CacheDir string
+	Env                      map[string]string
+	Deps                     []protocol.PackageID
 }
 
 // wholeHookCmd is the command RunWholeHook runs: bin in workspace, with

@@ -3,8 +3,11 @@
 package discovery
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -103,14 +106,26 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 // taskset); discover/cpu-floor says how far discover is
 // from that floor.
 //
+// Two variants put that in numbers. "cli" is discover as a user runs it,
+// the symposium-pm binary: a fresh process, with its own start, a heap it
+// faults in as it grows, and the JSON it prints, where "discover" is the
+// library call in this warm benchmark process. "together" is the three
+// PMs' whole hooks spawned at once with no host: what running them side by
+// side costs on this machine's cores, which no host can beat. The ratios
+// cli/(1.2*slowest+validate) (the target, on the binary), and
+// discover/(1.2*together+validate) and cli/(1.2*together+validate) (what
+// the host adds to its PMs as they run beside each other) are reported.
+//
 // Run with -cpu 1,2 to compare the host on one core with two (the PMs,
-// separate processes, keep their own GOMAXPROCS), and under taskset to
-// pin everything to fewer cores.
+// separate processes, keep their own GOMAXPROCS; the cli variant keeps the
+// GOMAXPROCS discover sets itself), and under taskset to pin everything to
+// fewer cores.
 func BenchmarkDiscoverCombined(b *testing.B) {
 	bins := b.TempDir()
 	for _, pm := range BuiltinPMs {
 		benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-"+pm+"/cmd/symposium-pm-"+pm, bins)
 	}
+	cliBin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/sdk/cmd/symposium-pm", bins)
 	ws, cache, home := b.TempDir(), b.TempDir(), b.TempDir()
 	deps := genCombined(b, ws)
 	env := map[string]string{"CARGO_HOME": home, "HOME": home, "VIRTUAL_ENV": ""}
@@ -155,17 +170,45 @@ func BenchmarkDiscoverCombined(b *testing.B) {
 		}
 		return h
 	}
-	variants := []benchkit.Variant{{Name: "discover", Run: discover}, {Name: "validate", Run: validate}}
+	// cli is discover as a user runs it: the symposium-pm binary, a fresh
+	// process with its own start, configuration and printing, over the
+	// same PMs and caches. Its configuration home is empty.
+	cliHome := b.TempDir()
+	cliArgs := []string{"discover", "--json", "--workspace", ws, "--cache-dir", cache}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		cliArgs = append(cliArgs, "--env", k+"="+env[k])
+	}
+	cli := func() benchkit.Hook {
+		cmd := exec.Command(cliBin, cliArgs...)
+		cmd.Env = append(os.Environ(), "SYMPOSIUM_HOME="+cliHome, "HOME="+cliHome)
+		h := benchkit.RunCmd(b, cmd, ws)
+		var doc struct{ Plugins []json.RawMessage }
+		if err := json.Unmarshal(h.Out, &doc); err != nil || len(doc.Plugins) != combinedCargo+combinedNPM+combinedPyPI {
+			b.Fatalf("symposium-pm discover printed %d plugins (%v)", len(doc.Plugins), err)
+		}
+		return h
+	}
+	var hooks []benchkit.WholeHook
+	variants := []benchkit.Variant{{Name: "discover", Run: discover}, {Name: "cli", Run: cli}, {Name: "validate", Run: validate}}
+	checkOffers := func(pm string, h benchkit.Hook) {
+		if _, o := h.Counts(b); o != len(deps[pm]) {
+			b.Fatalf("%s offered %d plugins, want %d", pm, o, len(deps[pm]))
+		}
+	}
 	for _, pm := range BuiltinPMs {
 		bin := filepath.Join(bins, "symposium-pm-"+pm)
+		hooks = append(hooks, benchkit.WholeHook{Bin: bin, Workspace: ws, CacheDir: cache, Env: env, Deps: deps[pm]})
 		variants = append(variants, benchkit.Variant{Name: pm, Run: func() benchkit.Hook {
 			h := benchkit.RunWholeHook(b, bin, ws, cache, env, deps[pm])
-			if _, o := h.Counts(b); o != len(deps[pm]) {
-				b.Fatalf("%s offered %d plugins, want %d", pm, o, len(deps[pm]))
-			}
+			checkOffers(pm, h)
 			return h
 		}})
 	}
+	// together is the three PMs' whole hooks spawned at once, with no host:
+	// what running them side by side costs on this machine's cores.
+	variants = append(variants, benchkit.Variant{Name: "together", Run: func() benchkit.Hook {
+		return benchkit.RunWholeHooks(b, hooks, func(i int, h benchkit.Hook) { checkOffers(BuiltinPMs[i], h) })
+	}})
 	// Interleave reports the CPU medians; they are taken here too, for the
 	// floor.
 	cpu := map[string][]time.Duration{}
@@ -185,6 +228,9 @@ func BenchmarkDiscoverCombined(b *testing.B) {
 	b.ReportMetric(med["discover"]/slowest, "discover/slowest")
 	b.ReportMetric(med["discover"]-slowest, "host-ms")
 	b.ReportMetric(med["discover"]/(1.2*slowest+med["validate"]), "discover/(1.2*slowest+validate)")
+	b.ReportMetric(med["cli"]/(1.2*slowest+med["validate"]), "cli/(1.2*slowest+validate)")
+	b.ReportMetric(med["discover"]/(1.2*med["together"]+med["validate"]), "discover/(1.2*together+validate)")
+	b.ReportMetric(med["cli"]/(1.2*med["together"]+med["validate"]), "cli/(1.2*together+validate)")
 	pmCPU := cpuMed("cargo") + cpuMed("npm") + cpuMed("pypi")
 	floor := (pmCPU + cpuMed("discover")) / float64(runtime.NumCPU())
 	b.ReportMetric(pmCPU, "pm-cpu-sum-ms")
