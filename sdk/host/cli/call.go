@@ -248,12 +248,11 @@ type callDoc struct {
 	Notes    []string        `json:"notes"`
 }
 
-// printJSON writes v indented, followed by a newline.
+// printJSON writes v indented, followed by a newline: what MarshalIndent
+// gives, written as the encoder indents it, without two more copies of a
+// document that runs to hundreds of KiB on a large workspace.
 func printJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

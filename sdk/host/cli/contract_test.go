@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
 func TestWarningOf(t *testing.T) {
@@ -57,5 +60,26 @@ func TestParseArgs(t *testing.T) {
 		if first, _, _ := strings.Cut(out.String(), "\n"); tc.err != "" && first+"\n" != tc.err && !strings.HasPrefix(out.String(), tc.err) {
 			t.Errorf("%q: stderr %q, want it to start with %q", tc.args, out.String(), tc.err)
 		}
+	}
+}
+
+// TestPrintJSONIsMarshalIndent holds printJSON to what every --json
+// document has always been: json.MarshalIndent with two spaces, then a
+// newline, HTML characters escaped as MarshalIndent escapes them.
+func TestPrintJSONIsMarshalIndent(t *testing.T) {
+	doc := discoverDoc{Version: JSONVersion, Plugins: []pluginJSON{
+		{ID: protocol.PackageID{PM: "npm", Name: "a<b>&c", Version: "1.0.0"}, Name: "x", Root: "/w/node_modules/a", Source: "dependency", State: "enabled", Skills: 2},
+		{ID: protocol.PackageID{PM: "cargo", Name: "d", Version: "0.1.0"}, Name: "d", Reason: "line\nbreak \u2028 \"quoted\""},
+	}, Notes: []string{}}
+	want, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := printJSON(&got, doc); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want)+"\n" {
+		t.Errorf("printJSON wrote\n%s\nwant\n%s", got.String(), want)
 	}
 }
