@@ -202,10 +202,7 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 		// runs as the handler returns, and jrpc2 writes the response after.
 		ctx, rd := withDiagnostics(ctx, s.ch, req.ID())
 		defer rd.finish()
-		var params json.RawMessage
-		if req.HasParams() {
-			params = json.RawMessage(req.ParamString())
-		}
+		params := s.ch.takeParams(req.ID())
 		result, err = h(withRequest(ctx, s, json.RawMessage(req.ID()), params), params)
 		if err != nil {
 			s.logger().Debug("request failed", "method", method, "err", err)
