@@ -14,7 +14,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
-	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skilltree"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -104,7 +104,7 @@ func embedsPlugin(dir string, rec *depcache.Recorder) bool {
 	if fi, err := root.Lstat("skills"); err != nil || !fi.IsDir() {
 		return err == nil // a skills link or file: let checkSource judge it
 	}
-	return skill.Embeds(dir)
+	return skilltree.Embeds(dir)
 }
 
 // offer builds the offer for the crate source lc: the

@@ -13,7 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
-	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skilltree"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -175,7 +175,7 @@ func (p *PM) manifest(ctx context.Context, rec *depcache.Recorder, name, version
 			"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
 	rec.ObserveTree(filepath.Join(root, manifest.DefaultSkillsPath))
-	if !embeds && skill.Embeds(root) {
+	if !embeds && skilltree.Embeds(root) {
 		embeds = true
 	}
 	m, errs := manifest.Embedded(name,

@@ -15,7 +15,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
-	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skilltree"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -307,7 +307,7 @@ func (p *PM) offers(ctx context.Context, in installed, loose bool) []protocol.Of
 		in.rec.ObserveDir(dir)
 		in.rec.Observe(filepath.Join(dir, ManifestFile))
 		_, err := os.Lstat(filepath.Join(dir, ManifestFile))
-		if err != nil && !(loose && skill.Embeds(dir)) {
+		if err != nil && !(loose && skilltree.Embeds(dir)) {
 			continue
 		}
 		if !p.allowedRoot(ctx, in, dir) {

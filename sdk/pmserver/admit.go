@@ -44,8 +44,13 @@ type verdict struct {
 	forward bool
 	// id is the raw id of a forwarded request.
 	id json.RawMessage
-	// method is the method of a forwarded request.
-	method string
+	// method is the method of a forwarded request, and rawMethod the same
+	// as written.
+	method    string
+	rawMethod json.RawMessage
+	// params are the params of a forwarded request as written, nil when
+	// absent or null.
+	params json.RawMessage
 	// answer, when not nil, is the response to write for the line.
 	answer []byte
 	// note explains a line that is neither forwarded nor answered.
@@ -94,7 +99,19 @@ func admit(line []byte) verdict {
 	case r.id == nil:
 		return verdict{note: fmt.Sprintf("ignoring a notification (a request without an id) for method %q: the protocol defines none, so it is neither run nor answered", r.method)}
 	}
-	return verdict{forward: true, id: r.id, method: r.method}
+	return verdict{forward: true, id: r.id, method: r.method, rawMethod: r.rawMethod, params: r.params}
+}
+
+// envelope returns the message the channel hands jrpc2 for the forwarded
+// request v: its id and method, without its params. The params stay with
+// the channel for the handler (see lineChannel.takeParams), so jrpc2 does
+// not decode, check and copy a line admission has already checked (twice
+// more for a whole active_plugins request); jrpc2 only dispatches.
+func envelope(v verdict) []byte {
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"method":`
+	b := make([]byte, 0, len(head)+len(v.id)+len(mid)+len(v.rawMethod)+1)
+	b = append(append(append(append(b, head...), v.id...), mid...), v.rawMethod...)
+	return append(b, '}')
 }
 
 // admitBatch refuses a batch.
@@ -129,19 +146,42 @@ type checked struct {
 	id      json.RawMessage // string or number id, or nil
 	method  string
 	problem string // why it is not a valid request, or ""
+	// rawMethod is the method as written (a JSON string), and params the
+	// params as written, nil when absent or null: what jrpc2 would take
+	// from the request (see envelope).
+	rawMethod json.RawMessage
+	params    json.RawMessage
 }
 
 // requestMembers are the members a request may have.
 var requestMembers = []string{"jsonrpc", "id", "method", "params"}
 
 // checkRequest checks one JSON value (known to be valid JSON) as a request.
+// It reads the object's members in place (see objectMembers) rather than
+// decoding them into a map, which copied the params and scanned the line
+// twice more; the outcome is the same.
 func checkRequest(raw json.RawMessage) checked {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+	var id, v, m, p json.RawMessage
+	var extra []string
+	isObject := objectMembers(raw, func(name string, value json.RawMessage) {
+		switch name {
+		case "id":
+			id = value
+		case "jsonrpc":
+			v = value
+		case "method":
+			m = value
+		case "params":
+			p = value
+		default:
+			extra = append(extra, name)
+		}
+	})
+	if !isObject {
 		return checked{problem: fmt.Sprintf("a request is a JSON object, not %s", kind(raw))}
 	}
 	var c checked
-	if id, ok := obj["id"]; ok {
+	if id != nil {
 		switch k := kind(id); k {
 		case "a string", "a number":
 			c.id = id
@@ -150,19 +190,17 @@ func checkRequest(raw json.RawMessage) checked {
 			return c
 		}
 	}
-	v, ok := obj["jsonrpc"]
 	var version string
 	switch {
-	case !ok:
+	case v == nil:
 		c.problem = `the request has no "jsonrpc" member; it must be "2.0"`
 		return c
 	case json.Unmarshal(v, &version) != nil || version != "2.0":
 		c.problem = fmt.Sprintf(`"jsonrpc" must be "2.0", not %s`, show(v))
 		return c
 	}
-	m, ok := obj["method"]
 	switch {
-	case !ok:
+	case m == nil:
 		c.problem = `the request has no "method" member`
 		return c
 	case json.Unmarshal(m, &c.method) != nil:
@@ -172,18 +210,15 @@ func checkRequest(raw json.RawMessage) checked {
 		c.problem = `"method" is empty`
 		return c
 	}
-	if p, ok := obj["params"]; ok {
+	c.rawMethod = m
+	if p != nil {
 		switch k := kind(p); k {
-		case "an object", "an array", "null":
+		case "an object", "an array":
+			c.params = p
+		case "null":
 		default:
 			c.problem = fmt.Sprintf(`"params" must be an object or an array, not %s`, k)
 			return c
-		}
-	}
-	var extra []string
-	for k := range obj {
-		if !slices.Contains(requestMembers, k) {
-			extra = append(extra, k)
 		}
 	}
 	if len(extra) > 0 {
@@ -191,6 +226,131 @@ func checkRequest(raw json.RawMessage) checked {
 		c.problem = fmt.Sprintf("unknown member %q in the request (a request has only jsonrpc, id, method and params)", extra[0])
 	}
 	return c
+}
+
+// objectMembers calls f with the name and the value, as written, of each
+// member of raw, in order, and reports whether raw is a JSON object. raw
+// must be valid JSON: the members are found by skipping over values, not by
+// checking them. A name that appears twice is passed twice; the caller
+// keeps the last, as decoding into a map does.
+func objectMembers(raw []byte, f func(name string, value json.RawMessage)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return true
+	}
+	for i < len(raw) && raw[i] == '"' {
+		end := stringEnd(raw, i)
+		name, ok := memberName(raw[i:end])
+		if !ok {
+			return false
+		}
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipSpace(raw, i+1)
+		end = valueEnd(raw, i)
+		if end <= i {
+			return false
+		}
+		f(name, json.RawMessage(raw[i:end]))
+		i = skipSpace(raw, end)
+		switch {
+		case i >= len(raw):
+			return false
+		case raw[i] == '}':
+			return true
+		case raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// memberName decodes a member name written as the JSON string s.
+func memberName(s []byte) (string, bool) {
+	if len(s) < 2 || s[len(s)-1] != '"' {
+		return "", false
+	}
+	plain := true
+	for _, b := range s[1 : len(s)-1] {
+		if b == '\\' || b == '"' || b < 0x20 || b >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(s[1 : len(s)-1]), true
+	}
+	var name string
+	if json.Unmarshal(s, &name) != nil {
+		return "", false
+	}
+	return name, true
+}
+
+// skipSpace returns the index of the first byte at or after i in b that is
+// not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the JSON string starting at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index just past the valid JSON value starting at
+// b[i], or i when none starts there.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return i
+	}
+	j := i // a number, true, false or null: up to the next delimiter
+	for j < len(b) {
+		switch b[j] {
+		case ' ', '\t', '\r', '\n', ',', ']', '}':
+			return j
+		}
+		j++
+	}
+	return j
 }
 
 // kind names the type of a valid JSON value in the user's terms.

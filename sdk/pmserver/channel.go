@@ -25,7 +25,8 @@ import (
 // Lines that are not valid requests are answered here (see admit), as are
 // oversize lines, with an invalid-request error carrying the id found in
 // their head; reading continues after them. jrpc2 only ever sees single,
-// valid requests whose id is not in flight.
+// valid requests whose id is not in flight, and of those only the id and
+// the method (see envelope): the handler takes the params from the channel.
 type lineChannel struct {
 	r   *framing.Reader
 	log *slog.Logger
@@ -42,6 +43,7 @@ type lineChannel struct {
 	early    map[string]bool            // ids of requests read before any initialize
 	done     bool                       // Close was called
 	raw      map[string]json.RawMessage // pre-encoded results by request id key (see holdRaw)
+	params   map[string]json.RawMessage // params of requests handed out, by id key (see takeParams)
 	streams  map[string]*answerStream   // streamed results by request id key (see holdStream)
 
 	cut     chan struct{} // closed when a response line was cut short (see writeStream)
@@ -54,6 +56,7 @@ func newLineChannel(r io.Reader, w io.Writer, maxMessage int, log *slog.Logger) 
 		w:       w,
 		log:     log,
 		pending: make(map[string]int),
+		params:  make(map[string]json.RawMessage),
 		early:   make(map[string]bool),
 		cut:     make(chan struct{}),
 	}
@@ -101,7 +104,7 @@ func (c *lineChannel) Recv() ([]byte, error) {
 				"invalid request: id %s is already in use by a request still being answered; this %q request was not run (the earlier one will still be answered)", v.id, v.method))
 			continue
 		}
-		return msg, nil
+		return envelope(v), nil
 	}
 }
 
@@ -115,6 +118,9 @@ func (c *lineChannel) track(v verdict) bool {
 		return false
 	}
 	c.pending[key]++
+	if v.params != nil {
+		c.params[key] = v.params
+	}
 	if v.method == protocol.MethodInitialize {
 		c.seenInit = true
 		c.barrier = key
@@ -122,6 +128,18 @@ func (c *lineChannel) track(v verdict) bool {
 		c.early[key] = true
 	}
 	return true
+}
+
+// takeParams returns the params of the request handed out with the given
+// raw id, exactly as they arrived, or nil when it had none (or null), and
+// forgets them: the handler calls it once.
+func (c *lineChannel) takeParams(id string) json.RawMessage {
+	key := framing.IDKey(json.RawMessage(id))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.params[key]
+	delete(c.params, key)
+	return p
 }
 
 // readBeforeInitialize reports whether the request with the given raw id was
@@ -188,6 +206,7 @@ func (c *lineChannel) Send(msg []byte) error {
 		} else {
 			delete(c.pending, k)
 			delete(c.early, k)
+			delete(c.params, k) // a request jrpc2 answered without its handler
 		}
 		if k == c.barrier {
 			c.barrier = ""

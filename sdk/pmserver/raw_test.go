@@ -3,9 +3,12 @@ package pmserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/creachadair/jrpc2"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -229,5 +232,73 @@ func TestEncodeChecks(t *testing.T) {
 	}
 	if p := pmserver.Params(context.Background()); p != nil {
 		t.Errorf("Params outside a request = %s", p)
+	}
+}
+
+// paramsPM records the params each active_plugins request reaches the PM
+// with, by request id, and declines the raw path.
+type paramsPM struct {
+	testPM
+	mu   sync.Mutex
+	seen map[string]string // request id → params as received ("<nil>" for none)
+}
+
+func (p *paramsPM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, bool, error) {
+	got := "<nil>"
+	if params != nil {
+		got = string(params)
+	}
+	if pp := pmserver.Params(ctx); string(pp) != string(params) || (pp == nil) != (params == nil) {
+		return nil, false, fmt.Errorf("Params(ctx) = %q, but the raw path got %q", pp, params)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen[jrpc2.InboundRequest(ctx).ID()] = got
+	return nil, false, nil
+}
+
+// TestParamsAsWritten: a handler receives a request's params exactly as the
+// line holds them, whatever the spacing, the spelling of the member name,
+// its repetition (the last counts) or the strings inside; absent and null
+// params reach it as nil. The harness hands jrpc2 only the request's id and
+// method and keeps the params for the handler, so this is what checks that
+// nothing is lost or changed on the way. Requests jrpc2 answers without a
+// handler (an unknown method) are still answered, and params the usual
+// path cannot decode are refused as before.
+func TestParamsAsWritten(t *testing.T) {
+	pm := &paramsPM{seen: map[string]string{}}
+	lines := []string{
+		initReq,
+		`{"jsonrpc":"2.0","id":1,"method":"active_plugins"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"active_plugins","params":null}`,
+		`{"jsonrpc":"2.0","id":3,"method":"active_plugins","params":{"deps":[]}}`,
+		`{ "params" : { "deps" : [ { "pm" : "test" , "name" : "a}\"]" , "version" : "1" } ] } , "id" : 4 , "method" : "active_plugins" , "jsonrpc" : "2.0" }`,
+		`{"jsonrpc":"2.0","id":"five","method":"active_plugins","params":{"deps":1},"p\u0061rams":{"deps":[{"pm":"test","name":"b","version":"2"}]}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"act\u0069ve_plugins","params":[]}`,
+		`{"jsonrpc":"2.0","id":7,"method":"no_such_method","params":{"x":1}}`,
+	}
+	results, codes := answers(t, rawServe(t, pm, strings.Join(lines, "\n")+"\n"))
+	want := map[string]string{
+		"1":      "<nil>",
+		"2":      "<nil>",
+		"3":      `{"deps":[]}`,
+		"4":      `{ "deps" : [ { "pm" : "test" , "name" : "a}\"]" , "version" : "1" } ] }`,
+		`"five"`: `{"deps":[{"pm":"test","name":"b","version":"2"}]}`,
+		"6":      `[]`,
+	}
+	for id, w := range want {
+		if got := pm.seen[id]; got != w {
+			t.Errorf("request %s: params %s, want %s", id, got, w)
+		}
+	}
+	if len(pm.seen) != len(want) {
+		t.Errorf("the raw path saw %d requests, want %d: %v", len(pm.seen), len(want), pm.seen)
+	}
+	if r := results["4"]; r != `[{"id":{"pm":"test","name":"a}\"]","version":"1"},"root":"/plugins/a}\"]","manifest":{}}]` {
+		t.Errorf("request 4 answered %s", r)
+	}
+	if codes["6"] != int(protocol.CodeInvalidParams) || codes["7"] != int(protocol.CodeMethodNotFound) {
+		t.Errorf("request 6 answered code %d (want %d: params are an array), request 7 code %d (want %d)",
+			codes["6"], protocol.CodeInvalidParams, codes["7"], protocol.CodeMethodNotFound)
 	}
 }

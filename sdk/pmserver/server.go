@@ -202,10 +202,7 @@ func (s *server) guard(method string, h func(context.Context, json.RawMessage) (
 		// runs as the handler returns, and jrpc2 writes the response after.
 		ctx, rd := withDiagnostics(ctx, s.ch, req.ID())
 		defer rd.finish()
-		var params json.RawMessage
-		if req.HasParams() {
-			params = json.RawMessage(req.ParamString())
-		}
+		params := s.ch.takeParams(req.ID())
 		result, err = h(withRequest(ctx, s, json.RawMessage(req.ID()), params), params)
 		if err != nil {
 			s.logger().Debug("request failed", "method", method, "err", err)
@@ -382,8 +379,8 @@ func (s *server) activePlugins(ctx context.Context, raw json.RawMessage) (any, e
 			return s.rawResult(ctx, protocol.MethodActivePlugins, res, false)
 		}
 	}
-	var p protocol.ActivePluginsParams
-	if err := decode(protocol.MethodActivePlugins, raw, &p); err != nil {
+	p, err := decodeActivePlugins(raw)
+	if err != nil {
 		return nil, err
 	}
 	own := make([]protocol.PackageID, 0, len(p.Deps))

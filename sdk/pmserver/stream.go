@@ -83,7 +83,10 @@ const streamChunk = 64 << 10
 // maxStreamed bounds the answer the harness streams.
 const maxStreamed = 1 << 30
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table. crc32 builds it on the first call
+// only, so a PM that never streams an answer never builds it: building it at
+// package initialization cost every PM process about 0.2 ms.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // answerStream is a VettedStream checked once (vetStream) and held for the
 // channel to write (writeStream).
@@ -126,7 +129,7 @@ func (st *answerStream) vet() error {
 		if err := framed(chunk, off, n); err != nil {
 			return err
 		}
-		sum = crc32.Update(sum, castagnoli, chunk)
+		sum = crc32.Update(sum, castagnoli(), chunk)
 		st.sums = append(st.sums, sum)
 	}
 	if sum != st.Sum {
@@ -188,7 +191,7 @@ func writeStream(w io.Writer, head []byte, st *answerStream, tail []byte) error 
 	for i, off := 0, int64(0); off < st.Length; i, off = i+1, off+streamChunk {
 		chunk, err := st.read(off)
 		if err == nil {
-			sum = crc32.Update(sum, castagnoli, chunk)
+			sum = crc32.Update(sum, castagnoli(), chunk)
 			if i >= len(st.sums) || sum != st.sums[i] {
 				err = fmt.Errorf("the bytes at offset %d changed since they were checked", st.Offset+off)
 			} else if ferr := framed(chunk, off, st.Length); ferr != nil {

@@ -9,10 +9,11 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skilltree"
 )
 
 // File is the exact file name of a skill.
-const File = "SKILL.md"
+const File = skilltree.File
 
 // Skill is the front matter of a SKILL.md (docs/manifests.md §9.1).
 type Skill struct {

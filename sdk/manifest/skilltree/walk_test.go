@@ -1,6 +1,6 @@
 //go:build unix
 
-package skill
+package skilltree
 
 import (
 	"context"
