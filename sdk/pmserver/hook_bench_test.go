@@ -82,30 +82,18 @@ func BenchmarkAdmitActivePlugins(b *testing.B) {
 }
 
 // BenchmarkDecodeActivePlugins is decoding active_plugins params for 400
-// dependencies, as the harness does (decodeActivePlugins) and with
-// encoding/json alone, which it falls back to.
+// dependencies.
 func BenchmarkDecodeActivePlugins(b *testing.B) {
 	params, err := json.Marshal(protocol.ActivePluginsParams{Deps: hookDeps(400)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("harness", func(b *testing.B) {
-		b.SetBytes(int64(len(params)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if p, err := decodeActivePlugins(params); err != nil || len(p.Deps) != 400 {
-				b.Fatal(err)
-			}
+	b.SetBytes(int64(len(params)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var p protocol.ActivePluginsParams
+		if err := decode(protocol.MethodActivePlugins, params, &p); err != nil || len(p.Deps) != 400 {
+			b.Fatal(err)
 		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.SetBytes(int64(len(params)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var p protocol.ActivePluginsParams
-			if err := decode(protocol.MethodActivePlugins, params, &p); err != nil || len(p.Deps) != 400 {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }

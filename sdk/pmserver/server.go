@@ -379,8 +379,8 @@ func (s *server) activePlugins(ctx context.Context, raw json.RawMessage) (any, e
 			return s.rawResult(ctx, protocol.MethodActivePlugins, res, false)
 		}
 	}
-	p, err := decodeActivePlugins(raw)
-	if err != nil {
+	var p protocol.ActivePluginsParams
+	if err := decode(protocol.MethodActivePlugins, raw, &p); err != nil {
 		return nil, err
 	}
 	own := make([]protocol.PackageID, 0, len(p.Deps))
