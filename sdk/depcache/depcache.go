@@ -30,10 +30,8 @@
 package depcache
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -112,22 +110,15 @@ func (c *Cache) Load(key string) ([]byte, bool) {
 	if c == nil || c.dir == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.file(key))
+	var ec entryCheck
+	if c.verified != nil {
+		ec.found = c.verified.note
+	}
+	value, _, err := c.readEntry(key, ec)
 	if err != nil {
 		return nil, false
 	}
-	e, err := Decode(data)
-	if err != nil || e.Key != key {
-		return nil, false
-	}
-	var found func([]Stamp)
-	if c.verified != nil {
-		found = c.verified.note
-	}
-	if !allFresh(e.Stamps, nil, found) {
-		return nil, false
-	}
-	return e.Value, true
+	return value, true
 }
 
 // Store writes value under key with the stamps of the inputs it was computed
@@ -185,29 +176,20 @@ func (e Entry) Encode() []byte {
 // key and paths share one allocation.
 func Decode(data []byte) (Entry, error) {
 	var e Entry
-	rest, ok := bytes.CutPrefix(data, magic)
-	if !ok {
-		return e, errors.New("depcache: not an entry of format " + strconv.Itoa(format))
-	}
-	// Quoting keeps line breaks out of the key and paths, so the first empty
-	// line ends the header.
-	end := bytes.Index(rest, []byte("\n\n"))
-	if end < 0 {
-		return e, errors.New("depcache: truncated entry")
-	}
-	header, value := string(rest[:end]), rest[end+2:]
-	line, header, _ := strings.Cut(header, "\n")
-	key, err := strconv.Unquote(line)
+	header, value, err := splitEntry(data)
 	if err != nil {
-		return e, fmt.Errorf("depcache: bad key line: %w", err)
+		return e, err
+	}
+	key, lines, err := splitHeader(string(header))
+	if err != nil {
+		return e, err
 	}
 	e.Key = key
-	e.Stamps = make([]Stamp, 0, strings.Count(header, "\n")+1)
-	for n := 1; header != ""; n++ {
-		line, header, _ = strings.Cut(header, "\n")
-		s, err := parseStamp(line)
-		if err != nil {
-			return e, fmt.Errorf("depcache: input %d: %w", n, err)
+	e.Stamps = make([]Stamp, 0, strings.Count(lines, "\n")+1)
+	for n := 1; lines != ""; n++ {
+		var s Stamp
+		if s, lines, err = nextStamp(lines, n); err != nil {
+			return e, err
 		}
 		e.Stamps = append(e.Stamps, s)
 	}

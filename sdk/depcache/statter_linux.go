@@ -10,35 +10,50 @@ import (
 // maxBaseDirs bounds the directories one statter keeps open.
 const maxBaseDirs = 64
 
-// minShared is how many stamps must share a base directory before the
+// minShared is how many paths must share a base directory before the
 // statter opens it: below it, opening and closing the directory costs more
 // than the path components it saves.
 const minShared = 4
 
 // statter takes stamps. Paths that share the directory two levels above
 // them (node_modules for node_modules/<pkg>/package.json, site-packages
-// for a .dist-info file, a vendor directory for a crate's Cargo.toml) are
-// statted relative to that directory, opened once: the kernel then walks
-// two path components rather than the whole path. The stamp is the one
-// Take returns: symbolic links are followed, any error is an absent path.
-// A statter is not safe for concurrent use; close releases its
-// directories.
+// for a .dist-info file, a vendor directory for a crate's Cargo.toml), or
+// failing that three levels above (node_modules for
+// node_modules/<pkg>/skills/s), are statted relative to that directory,
+// opened once: the kernel then walks two or three path components rather
+// than the whole path. The stamp is the one Take returns: symbolic links
+// are followed, any error is an absent path. A statter is not safe for
+// concurrent use; close releases its directories.
 type statter struct {
-	shared map[string]int // base directory → stamps under it
+	shared map[string]int // base directory → paths counted under it
 	fds    map[string]int // base directory → open descriptor, or -1
 }
 
-// newStatter returns a statter for stamps.
-func newStatter(stamps []Stamp) *statter {
-	st := &statter{shared: map[string]int{}}
-	for _, s := range stamps {
-		st.shared[baseOf(s.Path)]++
-	}
-	return st
+// newStatter returns a statter; count the paths it will take first.
+func newStatter() *statter {
+	return &statter{shared: map[string]int{}}
 }
 
-// baseOf is the directory two levels above path.
-func baseOf(path string) string { return filepath.Dir(filepath.Dir(path)) }
+// count notes that path will be taken.
+func (st *statter) count(path string) {
+	b2 := parent(parent(path))
+	st.shared[b2]++
+	st.shared[parent(b2)]++
+}
+
+// parent is the directory path names, without cleaning path (a string
+// of the path, never a copy): the kernel resolves parent(path), then the
+// rest of path from there, as it resolves path.
+func parent(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	switch {
+	case i < 0:
+		return ""
+	case i == 0:
+		return "/"
+	}
+	return path[:i]
+}
 
 // relativeTo returns path below base, when base is an absolute directory
 // path is under.
@@ -50,8 +65,8 @@ func relativeTo(base, path string) (string, bool) {
 	if !ok || rel == "" {
 		return "", false
 	}
-	if base[len(base)-1] != filepath.Separator {
-		if rel[0] != filepath.Separator {
+	if base[len(base)-1] != '/' {
+		if rel[0] != '/' {
 			return "", false
 		}
 		rel = rel[1:]
@@ -59,12 +74,25 @@ func relativeTo(base, path string) (string, bool) {
 	return rel, rel != ""
 }
 
+// base returns the directory path is best statted relative to, and
+// path below it, or false when path is statted whole.
+func (st *statter) base(path string) (base, rel string, ok bool) {
+	base = parent(parent(path))
+	if st.shared[base] < minShared {
+		base = parent(base)
+		if st.shared[base] < minShared {
+			return "", "", false
+		}
+	}
+	rel, ok = relativeTo(base, path)
+	return base, rel, ok
+}
+
 // take returns path's current stamp.
 func (st *statter) take(path string) Stamp {
-	base := baseOf(path)
-	rel, ok := relativeTo(base, path)
-	if !ok || st.shared[base] < minShared {
-		return Take(path)
+	base, rel, ok := st.base(path)
+	if !ok {
+		return stampAt(unix.AT_FDCWD, path, path)
 	}
 	fd, opened := st.fds[base]
 	if !opened {
@@ -87,8 +115,15 @@ func (st *statter) take(path string) Stamp {
 		st.fds[base] = fd
 	}
 	if fd < 0 {
-		return Take(path)
+		return stampAt(unix.AT_FDCWD, path, path)
 	}
+	return stampAt(fd, rel, path)
+}
+
+// stampAt returns the stamp of path, which is rel below the directory fd
+// (or unix.AT_FDCWD) refers to, as Take does but without os.Stat's
+// allocations.
+func stampAt(fd int, rel, path string) Stamp {
 	var sys unix.Stat_t
 	for {
 		err := unix.Fstatat(fd, rel, &sys, 0)
