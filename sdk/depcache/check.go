@@ -142,8 +142,9 @@ func (ec entryCheck) run(lines string, dirs map[string]int) ([]bool, error) {
 		errs  = make([]error, workers)
 		seens = make([][]bool, workers)
 	)
-	// Parts of about the same size in bytes, cut at line breaks; each
-	// numbers its lines from where it starts, for errors.
+	// Parts of about the same size in bytes, cut at line breaks, each
+	// numbering its lines from where it starts, for errors. The last is
+	// checked on this goroutine, whose stack has grown already.
 	first := 1
 	for w := range workers {
 		part := lines
@@ -159,15 +160,17 @@ func (ec entryCheck) run(lines string, dirs map[string]int) ([]bool, error) {
 		}
 		seens[w] = make([]bool, len(dirs))
 		n := first
-		wg.Go(func() {
+		check := func() {
 			if errs[w] = ec.part(part, n, dirs, seens[w], &stop); errs[w] != nil {
 				stop.Store(true)
 			}
-		})
-		first += strings.Count(part, "\n") + 1
+		}
 		if lines == "" {
+			check()
 			break
 		}
+		wg.Go(check)
+		first += strings.Count(part, "\n") + 1
 	}
 	wg.Wait()
 	// A part stopped by another reports errStale: the other's reason is
