@@ -200,17 +200,6 @@ func (ec entryCheck) part(lines string, first int, dirs map[string]int, seen []b
 	const batch = 64
 	st := newStatter()
 	defer st.close()
-	// Each path's base directory is counted first, so that the statter
-	// opens only those shared by enough of them.
-	for rest := lines; rest != ""; {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		if i := strings.IndexByte(line, '"'); i >= 0 {
-			if p, err := strconv.Unquote(line[i:]); err == nil {
-				st.count(p)
-			}
-		}
-	}
 	var found []Stamp
 	if ec.found != nil {
 		found = make([]Stamp, 0, batch)

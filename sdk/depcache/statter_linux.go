@@ -15,30 +15,23 @@ const maxBaseDirs = 64
 // than the path components it saves.
 const minShared = 4
 
-// statter takes stamps. Paths that share the directory two levels above
-// them (node_modules for node_modules/<pkg>/package.json, site-packages
-// for a .dist-info file, a vendor directory for a crate's Cargo.toml), or
-// failing that three levels above (node_modules for
-// node_modules/<pkg>/skills/s), are statted relative to that directory,
-// opened once: the kernel then walks two or three path components rather
-// than the whole path. The stamp is the one Take returns: symbolic links
-// are followed, any error is an absent path. A statter is not safe for
-// concurrent use; close releases its directories.
+// statter takes stamps. Once enough paths taken share the directory two
+// levels above them (node_modules for node_modules/<pkg>/package.json,
+// site-packages for a .dist-info file, a vendor directory for a crate's
+// Cargo.toml), or failing that three levels above (node_modules for
+// node_modules/<pkg>/skills/s), the next ones are statted relative to that
+// directory, opened once: the kernel then walks two or three path
+// components rather than the whole path. The stamp is the one Take
+// returns: symbolic links are followed, any error is an absent path. A
+// statter is not safe for concurrent use; close releases its directories.
 type statter struct {
-	shared map[string]int // base directory → paths counted under it
+	shared map[string]int // base directory → paths taken under it
 	fds    map[string]int // base directory → open descriptor, or -1
 }
 
-// newStatter returns a statter; count the paths it will take first.
+// newStatter returns a statter.
 func newStatter() *statter {
 	return &statter{shared: map[string]int{}}
-}
-
-// count notes that path will be taken.
-func (st *statter) count(path string) {
-	b2 := parent(parent(path))
-	st.shared[b2]++
-	st.shared[parent(b2)]++
 }
 
 // parent is the directory path names, without cleaning path (a string
@@ -74,12 +67,18 @@ func relativeTo(base, path string) (string, bool) {
 	return rel, rel != ""
 }
 
-// base returns the directory path is best statted relative to, and
-// path below it, or false when path is statted whole.
+// base counts path under the directories two and three levels above it
+// and returns the one path is best statted relative to, and path below
+// it, or false when path is statted whole.
 func (st *statter) base(path string) (base, rel string, ok bool) {
 	base = parent(parent(path))
+	up := parent(base)
+	st.shared[base]++
+	if up != base {
+		st.shared[up]++
+	}
 	if st.shared[base] < minShared {
-		base = parent(base)
+		base = up
 		if st.shared[base] < minShared {
 			return "", "", false
 		}
