@@ -3,9 +3,12 @@
 // change time, device and inode, or its absence. The modification time alone
 // is not enough: `touch -d`, `git checkout` of an old tree and tools that
 // preserve times can put back an old mtime on new content of the same size,
-// but none of them can put back the change time or reuse the inode. A later process checks the inputs with one stat each
-// and reuses the answer without reading or parsing any of them. It is how a
-// PM keeps list_deps on the hook path down to a few stats and one read.
+// but none of them can put back the change time or reuse the inode. A later
+// process checks the inputs with one stat each and reuses the answer without
+// reading or parsing any of them. It is how a PM keeps list_deps on the hook
+// path down to a few stats and one read. A load does not decode the entry:
+// it parses each input's line where it was read and stats it at once,
+// allocating next to nothing beyond the read (see check.go).
 //
 // Within a process, a SharedRead shares one read of an entry, hit or
 // miss, among the requests that want it.
@@ -172,8 +175,9 @@ func (e Entry) Encode() []byte {
 	return append(b, e.Value...)
 }
 
-// Decode parses the stored form of an entry. The value aliases data; the
-// key and paths share one allocation.
+// Decode parses the stored form of an entry, for tools and tests (a load
+// checks an entry without decoding it). The value aliases data; the key
+// and paths share one allocation.
 func Decode(data []byte) (Entry, error) {
 	var e Entry
 	header, value, err := splitEntry(data)
