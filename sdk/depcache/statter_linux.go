@@ -7,13 +7,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxBaseDirs bounds the directories one statter keeps open.
-const maxBaseDirs = 64
-
 // minShared is how many paths must share a base directory before the
 // statter opens it: below it, opening and closing the directory costs more
 // than the path components it saves.
 const minShared = 4
+
+// recentBases is how many base directories a statter keeps count of, and
+// at most keeps open: paths recorded as a computation read them come
+// grouped by package, so the few bases shared by many (node_modules, the
+// workspace) stay among the most recently used, while a directory only
+// one path lies below (a package's own, for its skills/s) is soon
+// forgotten. A table this small is searched faster than a map is hashed.
+const recentBases = 8
 
 // statter takes stamps. Once enough paths taken share the directory two
 // levels above them (node_modules for node_modules/<pkg>/package.json,
@@ -25,13 +30,43 @@ const minShared = 4
 // returns: symbolic links are followed, any error is an absent path. A
 // statter is not safe for concurrent use; close releases its directories.
 type statter struct {
-	shared map[string]int // base directory → paths taken under it
-	fds    map[string]int // base directory → open descriptor, or -1
+	bases [recentBases]baseDir
+	clock uint64 // ticks once per use of a base, for least recently used
+}
+
+// baseDir is a directory paths were taken below.
+type baseDir struct {
+	dir    string
+	n      int    // paths taken below it since it was last counted afresh
+	fd     int    // open descriptor, when opened
+	opened bool   // an open was tried: fd is the descriptor, or -1
+	used   uint64 // the clock at its last use
 }
 
 // newStatter returns a statter.
-func newStatter() *statter {
-	return &statter{shared: map[string]int{}}
+func newStatter() *statter { return &statter{} }
+
+// count counts one more path below dir and returns dir's entry, replacing
+// the least recently used one when dir has none.
+func (st *statter) count(dir string) *baseDir {
+	st.clock++
+	old := &st.bases[0]
+	for i := range st.bases {
+		b := &st.bases[i]
+		if b.n > 0 && b.dir == dir {
+			b.n++
+			b.used = st.clock
+			return b
+		}
+		if b.used < old.used {
+			old = b
+		}
+	}
+	if old.opened && old.fd >= 0 {
+		unix.Close(old.fd)
+	}
+	*old = baseDir{dir: dir, n: 1, used: st.clock}
+	return old
 }
 
 // parent is the directory path names, without cleaning path (a string
@@ -67,56 +102,47 @@ func relativeTo(base, path string) (string, bool) {
 	return rel, rel != ""
 }
 
-// base counts path under the directories two and three levels above it
-// and returns the one path is best statted relative to, and path below
-// it, or false when path is statted whole.
-func (st *statter) base(path string) (base, rel string, ok bool) {
-	base = parent(parent(path))
-	up := parent(base)
-	st.shared[base]++
-	if up != base {
-		st.shared[up]++
-	}
-	if st.shared[base] < minShared {
-		base = up
-		if st.shared[base] < minShared {
-			return "", "", false
+// base counts path below the directories two and three levels above it
+// and returns the entry of the one path is best statted relative to, and
+// path below it, or false when path is statted whole.
+func (st *statter) base(path string) (*baseDir, string, bool) {
+	b2 := parent(parent(path))
+	b := st.count(b2)
+	if b.n < minShared {
+		up := parent(b2)
+		if up == b2 {
+			return nil, "", false
+		}
+		if b = st.count(up); b.n < minShared {
+			return nil, "", false
 		}
 	}
-	rel, ok = relativeTo(base, path)
-	return base, rel, ok
+	rel, ok := relativeTo(b.dir, path)
+	return b, rel, ok
 }
 
 // take returns path's current stamp.
 func (st *statter) take(path string) Stamp {
-	base, rel, ok := st.base(path)
+	b, rel, ok := st.base(path)
 	if !ok {
 		return stampAt(unix.AT_FDCWD, path, path)
 	}
-	fd, opened := st.fds[base]
-	if !opened {
-		fd = -1
-		if len(st.fds) < maxBaseDirs {
-			for {
-				var err error
-				fd, err = unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-				if err != unix.EINTR {
-					if err != nil {
-						fd = -1
-					}
-					break
+	if !b.opened {
+		b.opened, b.fd = true, -1
+		for {
+			fd, err := unix.Open(b.dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != unix.EINTR {
+				if err == nil {
+					b.fd = fd
 				}
+				break
 			}
 		}
-		if st.fds == nil {
-			st.fds = map[string]int{}
-		}
-		st.fds[base] = fd
 	}
-	if fd < 0 {
+	if b.fd < 0 {
 		return stampAt(unix.AT_FDCWD, path, path)
 	}
-	return stampAt(fd, rel, path)
+	return stampAt(b.fd, rel, path)
 }
 
 // stampAt returns the stamp of path, which is rel below the directory fd
@@ -144,10 +170,10 @@ func stampAt(fd int, rel, path string) Stamp {
 
 // close releases the directories st opened.
 func (st *statter) close() {
-	for _, fd := range st.fds {
-		if fd >= 0 {
-			unix.Close(fd)
+	for i := range st.bases {
+		if b := &st.bases[i]; b.opened && b.fd >= 0 {
+			unix.Close(b.fd)
 		}
+		st.bases[i] = baseDir{}
 	}
-	st.fds = nil
 }
