@@ -3,9 +3,12 @@
 // change time, device and inode, or its absence. The modification time alone
 // is not enough: `touch -d`, `git checkout` of an old tree and tools that
 // preserve times can put back an old mtime on new content of the same size,
-// but none of them can put back the change time or reuse the inode. A later process checks the inputs with one stat each
-// and reuses the answer without reading or parsing any of them. It is how a
-// PM keeps list_deps on the hook path down to a few stats and one read.
+// but none of them can put back the change time or reuse the inode. A later
+// process checks the inputs with one stat each and reuses the answer without
+// reading or parsing any of them. It is how a PM keeps list_deps on the hook
+// path down to a few stats and one read. A load does not decode the entry:
+// it parses each input's line where it was read and stats it at once,
+// allocating next to nothing beyond the read (see check.go).
 //
 // Within a process, a SharedRead shares one read of an entry, hit or
 // miss, among the requests that want it.
@@ -30,10 +33,8 @@
 package depcache
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -112,22 +113,15 @@ func (c *Cache) Load(key string) ([]byte, bool) {
 	if c == nil || c.dir == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.file(key))
+	var ec entryCheck
+	if c.verified != nil {
+		ec.found = c.verified.note
+	}
+	value, _, err := c.readEntry(key, ec)
 	if err != nil {
 		return nil, false
 	}
-	e, err := Decode(data)
-	if err != nil || e.Key != key {
-		return nil, false
-	}
-	var found func([]Stamp)
-	if c.verified != nil {
-		found = c.verified.note
-	}
-	if !allFresh(e.Stamps, nil, found) {
-		return nil, false
-	}
-	return e.Value, true
+	return value, true
 }
 
 // Store writes value under key with the stamps of the inputs it was computed
@@ -181,33 +175,25 @@ func (e Entry) Encode() []byte {
 	return append(b, e.Value...)
 }
 
-// Decode parses the stored form of an entry. The value aliases data; the
-// key and paths share one allocation.
+// Decode parses the stored form of an entry, for tools and tests (a load
+// checks an entry without decoding it). The value aliases data; the key
+// and paths share one allocation.
 func Decode(data []byte) (Entry, error) {
 	var e Entry
-	rest, ok := bytes.CutPrefix(data, magic)
-	if !ok {
-		return e, errors.New("depcache: not an entry of format " + strconv.Itoa(format))
-	}
-	// Quoting keeps line breaks out of the key and paths, so the first empty
-	// line ends the header.
-	end := bytes.Index(rest, []byte("\n\n"))
-	if end < 0 {
-		return e, errors.New("depcache: truncated entry")
-	}
-	header, value := string(rest[:end]), rest[end+2:]
-	line, header, _ := strings.Cut(header, "\n")
-	key, err := strconv.Unquote(line)
+	header, value, err := splitEntry(data)
 	if err != nil {
-		return e, fmt.Errorf("depcache: bad key line: %w", err)
+		return e, err
+	}
+	key, lines, err := splitHeader(string(header))
+	if err != nil {
+		return e, err
 	}
 	e.Key = key
-	e.Stamps = make([]Stamp, 0, strings.Count(header, "\n")+1)
-	for n := 1; header != ""; n++ {
-		line, header, _ = strings.Cut(header, "\n")
-		s, err := parseStamp(line)
-		if err != nil {
-			return e, fmt.Errorf("depcache: input %d: %w", n, err)
+	e.Stamps = make([]Stamp, 0, strings.Count(lines, "\n")+1)
+	for n := 1; lines != ""; n++ {
+		var s Stamp
+		if s, lines, err = nextStamp(lines, n); err != nil {
+			return e, err
 		}
 		e.Stamps = append(e.Stamps, s)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

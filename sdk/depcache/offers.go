@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,91 +48,63 @@ func OffersKey(prefix string, context []string, deps []protocol.PackageID) strin
 	return offersFormat + "\x00" + prefix + "\x00" + hex.EncodeToString(h.Sum(nil))
 }
 
-// errStale marks an entry whose inputs changed: an ordinary miss.
-var errStale = errors.New("an input changed")
-
-// loadEntry reads and checks the entry under key. A missing entry is
-// fs.ErrNotExist, a stale one errStale; anything else is an entry that
-// should not be there (corrupt, truncated, written by something else).
-func (c *Cache) loadEntry(key string) (Entry, error) {
+// loadEntry reads and checks the entry under key, trusting the stamps
+// c's Verified found fresh within VerifiedWindow, and requiring every one
+// of the roots it returns for the value (which it may keep, decoded) to
+// be a directory the entry records, absolute and clean. It returns the
+// value. A missing entry is fs.ErrNotExist, a stale one errStale;
+// anything else is an entry that should not be there (corrupt, truncated,
+// written by something else, offering a root it did not record).
+func (c *Cache) loadEntry(key string, roots func(value []byte) ([]string, error)) ([]byte, error) {
 	if c == nil || c.dir == "" {
-		return Entry{}, fs.ErrNotExist
+		return nil, fs.ErrNotExist
 	}
-	data, err := os.ReadFile(c.file(key))
-	if err != nil {
-		return Entry{}, err
-	}
-	e, err := Decode(data)
-	if err != nil {
-		return Entry{}, err
-	}
-	if e.Key != key {
-		return Entry{}, errors.New("depcache: the entry holds another key")
-	}
+	var dirs map[string]int
+	var want []string
 	now := time.Now()
-	if !allFresh(e.Stamps, func(s Stamp) bool { return c.verified.recent(s, now) }, nil) {
-		return Entry{}, errStale
+	ec := entryCheck{
+		trust: func(s Stamp) bool { return c.verified.recent(s, now) },
+		// The roots are decoded before the stamps are checked: they name
+		// the directories to look for among them.
+		decode: func(value []byte) (map[string]int, error) {
+			var err error
+			if want, err = roots(value); err != nil {
+				return nil, err
+			}
+			dirs = make(map[string]int, len(want))
+			for i, r := range want {
+				if !absClean(r) {
+					return nil, rootError(i, r)
+				}
+				dirs[r] = i
+			}
+			return dirs, nil
+		},
 	}
-	return e, nil
+	value, seen, err := c.readEntry(key, ec)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range want {
+		if !seen[dirs[r]] {
+			return nil, rootError(i, r)
+		}
+	}
+	return value, nil
 }
 
-// parallelStamps is how many stamps an entry needs before its check is
-// split among the processors: below it, starting goroutines costs more
-// than the stats it overlaps.
-const parallelStamps = 512
+// absClean reports whether root is absolute and clean, as an offer's root
+// must be.
+func absClean(root string) bool { return filepath.IsAbs(root) && filepath.Clean(root) == root }
 
-// allFresh reports whether every stamp not skipped is still the current
-// state of its path, checking large entries on every processor at once (a
-// stat is a system call that waits on the file system's locks as much as
-// on the processor) and stopping at the first stale one. skip may be nil.
-// found, when not nil, is handed the stamps found fresh as the check goes,
-// a batch at a time, so that a check running beside this one (list_deps'
-// and active_plugins' on a pipelined hook) can trust them.
-func allFresh(stamps []Stamp, skip func(Stamp) bool, found func([]Stamp)) bool {
-	const batch = 64
-	check := func(part []Stamp, stale *atomic.Bool) bool {
-		st := newStatter(part)
-		defer st.close()
-		start := 0
-		for i, s := range part {
-			if i%batch == 0 {
-				if stale != nil && stale.Load() {
-					return false
-				}
-				if found != nil && i > start {
-					found(part[start:i])
-					start = i
-				}
-			}
-			if skip != nil && skip(s) {
-				continue
-			}
-			if st.take(s.Path) != s {
-				return false
-			}
-		}
-		if found != nil && len(part) > start {
-			found(part[start:])
-		}
-		return true
+// rootError reports that root, offer i's, is not a directory the answer
+// was read from.
+func rootError(i int, root string) error {
+	why := ""
+	if !absClean(root) {
+		why = ": not an absolute clean path"
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(stamps)/(parallelStamps/2))
-	if workers < 2 || len(stamps) < parallelStamps {
-		return check(stamps, nil)
-	}
-	var stale atomic.Bool
-	var wg sync.WaitGroup
-	chunk := (len(stamps) + workers - 1) / workers
-	for lo := 0; lo < len(stamps); lo += chunk {
-		part := stamps[lo:min(lo+chunk, len(stamps))]
-		wg.Go(func() {
-			if !check(part, &stale) {
-				stale.Store(true)
-			}
-		})
-	}
-	wg.Wait()
-	return !stale.Load()
+	return fmt.Errorf("depcache: cached offer %d has root %q, which is not a directory the answer was read from%s", i+1, root, why)
 }
 
 // VerifiedWindow is how long a stamp a Load found fresh is trusted without
@@ -195,19 +166,22 @@ func (v *Verified) recent(s Stamp, now time.Time) bool {
 // another key, a root it did not record) is reported on log at debug level
 // (log may be nil), and the caller simply recomputes and stores over it.
 func (c *Cache) LoadOffers(key string, log *slog.Logger) ([]protocol.Offer, bool) {
-	e, err := c.loadEntry(key)
-	if err == nil {
-		var offers []protocol.Offer
-		if err = json.Unmarshal(e.Value, &offers); err == nil {
-			if err = checkRoots(offers, e.Stamps); err == nil {
-				if offers == nil {
-					offers = []protocol.Offer{}
-				}
-				return offers, true
-			}
-		} else {
-			err = fmt.Errorf("depcache: the cached offers do not decode: %w", err)
+	var offers []protocol.Offer
+	_, err := c.loadEntry(key, func(value []byte) ([]string, error) {
+		if err := json.Unmarshal(value, &offers); err != nil {
+			return nil, fmt.Errorf("depcache: the cached offers do not decode: %w", err)
 		}
+		roots := make([]string, len(offers))
+		for i, o := range offers {
+			roots[i] = o.Root
+		}
+		return roots, nil
+	})
+	if err == nil {
+		if offers == nil {
+			offers = []protocol.Offer{}
+		}
+		return offers, true
 	}
 	if log != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errStale) {
 		log.Debug("ignoring an unusable cached active_plugins answer", "file", c.file(key), "err", err)
@@ -217,15 +191,32 @@ func (c *Cache) LoadOffers(key string, log *slog.Logger) ([]protocol.Offer, bool
 
 // checkRoots reports an offer whose root is not a recorded directory.
 func checkRoots(offers []protocol.Offer, stamps []Stamp) error {
-	dirs := make(map[string]bool, len(stamps))
+	roots := make([]string, len(offers))
+	for i, o := range offers {
+		roots[i] = o.Root
+	}
+	return checkRecordedRoots(roots, stamps)
+}
+
+// checkRecordedRoots reports a root that is not a directory among stamps
+// (one recorded present), absolute and clean: the rule a loaded answer
+// follows (loadEntry), for one about to be stored.
+func checkRecordedRoots(roots []string, stamps []Stamp) error {
+	dirs := make(map[string]bool, len(roots))
+	for i, r := range roots {
+		if !filepath.IsAbs(r) || filepath.Clean(r) != r {
+			return fmt.Errorf("depcache: cached offer %d has root %q, which is not a directory the answer was read from: not an absolute clean path", i+1, r)
+		}
+		dirs[r] = false
+	}
 	for _, s := range stamps {
-		if s.Dir && s.Size >= 0 {
+		if _, ok := dirs[s.Path]; ok && s.Dir && s.Size >= 0 {
 			dirs[s.Path] = true
 		}
 	}
-	for _, o := range offers {
-		if !filepath.IsAbs(o.Root) || filepath.Clean(o.Root) != o.Root || !dirs[o.Root] {
-			return fmt.Errorf("depcache: the cached offer of %s has root %q, which is not a directory the answer was read from", o.ID, o.Root)
+	for i, r := range roots {
+		if !dirs[r] {
+			return rootError(i, r)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -316,5 +317,91 @@ func TestParallelCheck(t *testing.T) {
 	write(t, paths[1337], "yy")
 	if _, ok := c.LoadOffers("k", nil); ok {
 		t.Fatal("a changed input in a large entry was missed")
+	}
+}
+
+// TestParallelCheckRoots: in an entry checked on several processors,
+// roots recorded in any part are found (an offer rooted in the last part
+// is served), a root recorded in none is refused, and a corrupt line in a
+// later part makes the entry unusable, reported as such.
+func TestParallelCheckRoots(t *testing.T) {
+	dir := t.TempDir()
+	var dirs []string
+	for i := range 2000 {
+		d := filepath.Join(dir, "node_modules", "p"+strconv.Itoa(i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	var rec depcache.Recorder
+	for _, d := range dirs {
+		rec.ObserveDir(d)
+	}
+	offer := func(root string) protocol.Offer {
+		return protocol.Offer{ID: protocol.PackageID{PM: "npm", Name: filepath.Base(root), Version: "1.0.0"}, Root: root, Manifest: json.RawMessage(`{}`)}
+	}
+	c := depcache.New(t.TempDir())
+	offers := []protocol.Offer{offer(dirs[3]), offer(dirs[1999]), offer(dirs[1000])}
+	if err := c.StoreOffers("k", rec.Stamps(), offers); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.LoadOffers("k", nil); !ok || !reflect.DeepEqual(got, offers) {
+		t.Fatalf("fresh entry with roots in every part: %v, %v", got, ok)
+	}
+	enc, err := json.Marshal([]protocol.Offer{offer(dirs[0]), offer(dirs[1998])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StoreRawOffers("raw", rec.Stamps(), enc); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.LoadRawOffers("raw", nil); !ok || string(got) != string(enc) {
+		t.Fatalf("fresh encoded entry with roots in every part: %s, %v", got, ok)
+	}
+
+	// A root none of the 2,000 lines records, forged into the value.
+	forged := append(slices.Clone(offers), offer(filepath.Join(dir, "node_modules")))
+	data, err := json.Marshal(forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Store("k", rec.Stamps(), data); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if got, ok := c.LoadOffers("k", logger); ok {
+		t.Fatalf("forged root served: %v", got)
+	}
+	if !strings.Contains(log.String(), "cached offer 4 has root") {
+		t.Errorf("debug report %q does not name the forged root", log.String())
+	}
+
+	// A line near the end made unparsable.
+	cdir := t.TempDir()
+	c = depcache.New(cdir)
+	if err := c.StoreOffers("k", rec.Stamps(), offers); err != nil {
+		t.Fatal(err)
+	}
+	f := entryFile(t, cdir)
+	data, err = os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := []byte(" d " + strconv.Quote(dirs[1990]) + "\n")
+	if !bytes.Contains(data, last) {
+		t.Fatalf("entry lacks %q", last)
+	}
+	if err := os.WriteFile(f, bytes.Replace(data, last, []byte(" x "+strconv.Quote(dirs[1990])+"\n"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if got, ok := c.LoadOffers("k", logger); ok {
+		t.Fatalf("corrupt entry served: %v", got)
+	}
+	if !strings.Contains(log.String(), "input 1991: bad kind") {
+		t.Errorf("debug report %q does not name the corrupt line", log.String())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"path/filepath"
 	"time"
 )
 
@@ -49,11 +48,9 @@ type rootOnly struct {
 // directory among those inputs, absolute and clean (see LoadOffers, which
 // it follows in everything but decoding the answer). log may be nil.
 func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bool) {
-	e, err := c.loadEntry(key)
+	value, err := c.loadEntry(key, rawRoots)
 	if err == nil {
-		if err = checkRawRoots(e.Value, e.Stamps); err == nil {
-			return json.RawMessage(e.Value), true
-		}
+		return json.RawMessage(value), true
 	}
 	if log != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errStale) {
 		log.Debug("ignoring an unusable cached active_plugins answer", "file", c.file(key), "err", err)
@@ -61,33 +58,17 @@ func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bo
 	return nil, false
 }
 
-// checkRawRoots decodes the roots of the encoded offers and reports one
-// that is not a recorded directory, absolute and clean (the rule of
-// checkRoots, which it follows without building a set of every recorded
-// directory: the offers are far fewer than the stamps).
-func checkRawRoots(encoded []byte, stamps []Stamp) error {
-	var roots []rootOnly
-	if err := json.Unmarshal(encoded, &roots); err != nil {
-		return fmt.Errorf("depcache: the cached offers do not decode: %w", err)
+// rawRoots decodes the roots of the encoded offers, and nothing else.
+func rawRoots(encoded []byte) ([]string, error) {
+	var offers []rootOnly
+	if err := json.Unmarshal(encoded, &offers); err != nil {
+		return nil, fmt.Errorf("depcache: the cached offers do not decode: %w", err)
 	}
-	want := make(map[string]bool, len(roots))
-	for i, r := range roots {
-		if !filepath.IsAbs(r.Root) || filepath.Clean(r.Root) != r.Root {
-			return fmt.Errorf("depcache: cached offer %d has root %q, which is not an absolute clean path", i+1, r.Root)
-		}
-		want[r.Root] = false
+	roots := make([]string, len(offers))
+	for i, o := range offers {
+		roots[i] = o.Root
 	}
-	for _, s := range stamps {
-		if seen, ok := want[s.Path]; ok && !seen && s.Dir && s.Size >= 0 {
-			want[s.Path] = true
-		}
-	}
-	for i, r := range roots {
-		if !want[r.Root] {
-			return fmt.Errorf("depcache: cached offer %d has root %q, which is not a directory the answer was read from", i+1, r.Root)
-		}
-	}
-	return nil
+	return roots, nil
 }
 
 // StoreRawOffers persists encoded, an active_plugins answer encoded
@@ -99,7 +80,11 @@ func (c *Cache) StoreRawOffers(key string, stamps []Stamp, encoded json.RawMessa
 	if c == nil || c.dir == "" {
 		return nil
 	}
-	if err := checkRawRoots(encoded, stamps); err != nil {
+	roots, err := rawRoots(encoded)
+	if err != nil {
+		return err
+	}
+	if err := checkRecordedRoots(roots, stamps); err != nil {
 		return err
 	}
 	if err := racy(stamps, time.Now()); err != nil {

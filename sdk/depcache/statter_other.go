@@ -5,7 +5,7 @@ package depcache
 // statter takes stamps; here, one Take per path.
 type statter struct{}
 
-func newStatter([]Stamp) *statter { return &statter{} }
+func newStatter() *statter { return &statter{} }
 
 func (*statter) take(path string) Stamp { return Take(path) }
 

@@ -8,20 +8,21 @@ import (
 
 // TestStatterMatchesTake: the statter's stamps are Take's, for files,
 // directories, absent paths, links to each and dangling links, under a
-// base reached through a link, and for paths too short to share a base.
+// base reached through a link, three levels below a base, and for paths
+// too short to share a base.
 func TestStatterMatchesTake(t *testing.T) {
 	dir := t.TempDir()
 	nm := filepath.Join(dir, "real", "node_modules")
 	var paths []string
 	for _, pkg := range []string{"a", "b", "c", "d", "e"} {
 		p := filepath.Join(nm, pkg)
-		if err := os.MkdirAll(filepath.Join(p, "skills"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(p, "skills", "s"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(p, "package.json"), []byte(`{"name":"`+pkg+`"}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		paths = append(paths, p, filepath.Join(p, "package.json"), filepath.Join(p, "SYMPOSIUM.toml"), filepath.Join(p, "skills"))
+		paths = append(paths, p, filepath.Join(p, "package.json"), filepath.Join(p, "SYMPOSIUM.toml"), filepath.Join(p, "skills"), filepath.Join(p, "skills", "s"))
 	}
 	links := map[string]string{
 		filepath.Join(nm, "a", "file-link"): "package.json",
@@ -41,11 +42,7 @@ func TestStatterMatchesTake(t *testing.T) {
 		paths = append(paths, filepath.Join(viaLink, pkg), filepath.Join(viaLink, pkg, "package.json"), filepath.Join(viaLink, pkg, "absent"))
 	}
 	paths = append(paths, "/", "/tmp", filepath.Join(dir, "absent", "x", "y"), "relative/x/y", "relative/x/z", "relative/x/w", "relative/x/v")
-	var stamps []Stamp
-	for _, p := range paths {
-		stamps = append(stamps, Stamp{Path: p})
-	}
-	st := newStatter(stamps)
+	st := newStatter()
 	defer st.close()
 	for range 2 { // the second round uses the directories opened in the first
 		for _, p := range paths {
