@@ -54,6 +54,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		usage(stderr, cmds)
 		return ExitUsage
 	}
+	if args[0] == "help" && len(args) > 1 {
+		// help COMMAND is COMMAND --help, as the usage's last lines suggest.
+		if c, ok := cmds[args[1]]; ok && len(args) == 2 {
+			return c.run(ctx, []string{"--help"}, stdout, stderr)
+		}
+		if args[1] == "version" && len(args) == 2 {
+			fmt.Fprintln(stderr, "Usage: symposium-pm version (or --version)\n\nPrints symposium-pm's version on stdout.")
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "symposium-pm help: want one command name, got %q\n\n", strings.Join(args[1:], " "))
+		usage(stderr, cmds)
+		return ExitUsage
+	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr, cmds)
 		return ExitOK
@@ -88,10 +101,10 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "version", "print symposium-pm's version (also --version)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'symposium-pm COMMAND --help' for a command's flags; flags may come before")
-	fmt.Fprintln(w, "or after the arguments. Exit codes: 0 success, 1 the command's job failed")
-	fmt.Fprintln(w, "(every PM failed, the configuration is invalid, a named thing does not exist),")
-	fmt.Fprintln(w, "2 bad usage. --json documents carry \"version\": 1. See docs/cli.md.")
+	fmt.Fprintln(w, "Run 'symposium-pm help COMMAND' (or 'symposium-pm COMMAND --help') for a command's")
+	fmt.Fprintln(w, "flags; flags may come before or after the arguments. Exit codes: 0 success, 1 the")
+	fmt.Fprintln(w, "command's job failed (every PM failed, the configuration is invalid, a named thing")
+	fmt.Fprintln(w, "does not exist), 2 bad usage. --json documents carry \"version\": 1. See docs/cli.md.")
 }
 
 // stringList is a repeatable flag.
