@@ -934,3 +934,33 @@ func TestUserEnv(t *testing.T) {
 		}
 	}
 }
+
+// The --cache-dir help says where the cache is without the flag: where
+// config.CacheDir puts it, which under XDG_CONFIG_HOME alone is
+// $XDG_CONFIG_HOME/symposium/cache (the help said ~/.symposium/cache);
+// check's own default is a temporary directory (the help said the same
+// as the others').
+func TestCacheDirHelp(t *testing.T) {
+	env := map[string]string{"XDG_CONFIG_HOME": "/xdg", "HOME": "/home/u"}
+	if got := config.CacheDir(func(k string) string { return env[k] }); got != "/xdg/symposium/cache" {
+		t.Fatalf("config.CacheDir under XDG_CONFIG_HOME=/xdg = %s; this test's premise is stale", got)
+	}
+	n := 0
+	for name := range commands() {
+		_, _, usage := runMain(t, name, "--help")
+		if !strings.Contains(usage, "\n  -cache-dir string\n") {
+			continue
+		}
+		n++
+		want := "$XDG_CONFIG_HOME/symposium/cache, else ~/.symposium/cache)"
+		if name == "check" {
+			want = "(default: a fresh temporary directory, removed afterwards)"
+		}
+		if !strings.Contains(usage, want) {
+			t.Errorf("%s --help: -cache-dir does not say %q:\n%s", name, want, usage)
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d commands list -cache-dir, want the 7 that start PMs", n)
+	}
+}
