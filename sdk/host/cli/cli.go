@@ -27,7 +27,7 @@ func commands() map[string]command {
 		"discover": {cmdDiscover, "discover the workspace's plugins across every PM and decide which run"},
 		"search":   {cmdSearch, "search every PM and registry for packages matching a fragment of a name"},
 		"load":     {cmdLoad, "load one package's plugins through its PM and validate them"},
-		"validate": {cmdValidate, "check manifests, plugin directories or a whole registry"},
+		"validate": {cmdValidate, "check plugins as they ship: packages, manifests, plugin directories, a whole registry"},
 		"manifest": {cmdManifest, "print a manifest's wire JSON, exactly what a PM would send"},
 		"check":    {cmdCheck, "run the conformance suite against a PM command"},
 		"sync":     {cmdSync, "acquire or update the package managers configured with an installation source"},
