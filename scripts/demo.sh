@@ -6,7 +6,9 @@
 # examples/registry and served by symposium-pm-gitregistry from a local path.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin="$top/bin"
+# The binaries of make build; TestReadmeDemo (testscript/) points
+# SYMPOSIUM_DEMO_BIN elsewhere to run the demo on the binaries it built.
+bin="${SYMPOSIUM_DEMO_BIN:-$top/bin}"
 demo=$(mktemp -d "${TMPDIR:-/tmp}/symposium-demo.XXXXXX")
 trap 'rm -rf "$demo"' EXIT
 

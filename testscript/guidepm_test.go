@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,9 +31,21 @@ func guideGoProgram(t *testing.T, path string) string {
 	return code + "\n"
 }
 
+// shelfMarker precedes the shell block of docs/writing-a-pm.md that makes
+// the shelf the guide's PM serves.
+var shelfMarker = regexp.MustCompile(`^<!-- shelf: `)
+
+// byHandMarker and byHandOutputMarker precede the guide's commands trying
+// the PM by hand and what they print.
+var (
+	byHandMarker       = regexp.MustCompile(`^<!-- by-hand: `)
+	byHandOutputMarker = regexp.MustCompile(`^<!-- by-hand-output: `)
+)
+
 // TestWritingAPMGuide builds the PM that docs/writing-a-pm.md shows, as
-// written there, and runs the conformance suite against it, as the guide
-// says it passes.
+// written there, makes the shelf the guide makes with its commands, and
+// runs the conformance suite against the PM on it, as the guide says it
+// passes; tried by hand, the PM prints what the guide shows.
 func TestWritingAPMGuide(t *testing.T) {
 	root := repoRoot(t)
 	if root == "" {
@@ -41,7 +54,8 @@ func TestWritingAPMGuide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a PM: skipped with -short")
 	}
-	code := guideGoProgram(t, filepath.Join(root, "docs", "writing-a-pm.md"))
+	guide := filepath.Join(root, "docs", "writing-a-pm.md")
+	code := guideGoProgram(t, guide)
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "main.go")
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
@@ -71,21 +85,36 @@ func TestWritingAPMGuide(t *testing.T) {
 		t.Fatalf("building the PM of docs/writing-a-pm.md: %v\n%s", err, out)
 	}
 
+	// The shelf is the one the guide makes, by its own commands.
+	shelfCmds := markedBlocks(t, guide, shelfMarker)
+	if len(shelfCmds) != 1 {
+		t.Fatalf("%s: %d blocks marked %q, want 1", guide, len(shelfCmds), shelfMarker)
+	}
+	sh := exec.Command("sh", "-e", "-c", shelfCmds[0].body)
+	sh.Dir = tmp
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("%s:%d: making the shelf: %v\n%s", guide, shelfCmds[0].line, err, out)
+	}
 	shelf := filepath.Join(tmp, "shelf")
-	files := map[string]string{
-		"hello/SYMPOSIUM.toml":      "name = \"hello\"\ndepends-on = \"*\"\n",
-		"hello/skills/hi/SKILL.md":  "---\nname: hi\ndescription: Say hello.\n---\nHello.\n",
-		"tidy/SYMPOSIUM.toml":       "name = \"tidy\"\n",
-		"tidy/skills/tidy/SKILL.md": "---\nname: tidy\ndescription: Keep it tidy.\n---\nTidy.\n",
+	if _, err := os.Stat(filepath.Join(shelf, "hello", "SYMPOSIUM.toml")); err != nil {
+		t.Fatalf("%s:%d: the shelf has no plugin hello: %v", guide, shelfCmds[0].line, err)
 	}
-	for name, content := range files {
-		p := filepath.Join(shelf, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	// Tried by hand as the guide does, the PM prints what the guide shows.
+	byHand := markedBlocks(t, guide, byHandMarker)
+	shown := markedBlocks(t, guide, byHandOutputMarker)
+	if len(byHand) != 1 || len(shown) != 1 {
+		t.Fatalf("%s: %d blocks marked %q and %d marked %q, want 1 each", guide, len(byHand), byHandMarker, len(shown), byHandOutputMarker)
 	}
+	sh = exec.Command("sh", "-e", "-c", byHand[0].body)
+	sh.Dir = tmp
+	sh.Env = append(os.Environ(), "PWD="+tmp)
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatalf("%s:%d: trying the PM by hand: %v", guide, byHand[0].line, err)
+	}
+	if got := strings.ReplaceAll(string(out), tmp, "/home/me/shelf"); got != shown[0].body {
+		t.Errorf("%s:%d: the PM tried by hand prints\n%s\nwhere the guide shows\n%s", guide, shown[0].line, got, shown[0].body)
+	}
+
 	pmtest.Run(t, []string{bin}, pmtest.WithProcessEnv("SHELF_DIR="+shelf))
 }

@@ -25,17 +25,26 @@ type snippet struct {
 	body     string
 }
 
-// guideSnippets returns the marked code blocks of the Markdown file at path.
-func guideSnippets(t *testing.T, path string) []snippet {
+// markedBlock is a fenced code block of a guide whose previous line is a
+// marker comment.
+type markedBlock struct {
+	line int      // of the marker
+	args []string // the marker's submatches
+	body string
+}
+
+// markedBlocks returns the fenced code blocks of the Markdown file at path
+// that follow a line matching marker.
+func markedBlocks(t *testing.T, path string, marker *regexp.Regexp) []markedBlock {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []snippet
+	var out []markedBlock
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
-	var cur *snippet
+	var cur *markedBlock
 	inBlock := false
 	var body strings.Builder
 	for sc.Scan() {
@@ -44,7 +53,7 @@ func guideSnippets(t *testing.T, path string) []snippet {
 		switch {
 		case cur != nil && !inBlock:
 			if !strings.HasPrefix(line, "```") {
-				t.Errorf("%s:%d: a snippet marker must be followed by a fenced code block", path, cur.line)
+				t.Errorf("%s:%d: a marker must be followed by a fenced code block", path, cur.line)
 				cur = nil
 				continue
 			}
@@ -60,13 +69,24 @@ func guideSnippets(t *testing.T, path string) []snippet {
 			body.WriteString(line)
 			body.WriteByte('\n')
 		default:
-			if m := snippetMarker.FindStringSubmatch(line); m != nil {
-				cur = &snippet{line: n, scenario: m[1], file: m[2]}
+			if m := marker.FindStringSubmatch(line); m != nil {
+				cur = &markedBlock{line: n, args: m[1:]}
 			}
 		}
 	}
 	if cur != nil {
-		t.Errorf("%s:%d: snippet without a complete code block", path, cur.line)
+		t.Errorf("%s:%d: marker without a complete code block", path, cur.line)
+	}
+	return out
+}
+
+// guideSnippets returns the snippet-marked code blocks of the Markdown file
+// at path.
+func guideSnippets(t *testing.T, path string) []snippet {
+	t.Helper()
+	var out []snippet
+	for _, b := range markedBlocks(t, path, snippetMarker) {
+		out = append(out, snippet{line: b.line, scenario: b.args[0], file: b.args[1], body: b.body})
 	}
 	return out
 }
@@ -116,6 +136,47 @@ func TestPluginAuthorsSnippets(t *testing.T) {
 	for _, sc := range scenarios {
 		if !used[filepath.Base(sc)] {
 			t.Errorf("%s is not shown in %s", sc, guide)
+		}
+	}
+}
+
+// commandsMarker precedes a shell block of a guide whose every command a
+// testscript scenario runs as written:
+// <!-- commands: SCENARIO.txtar [SCENARIO.txtar...] -->.
+var commandsMarker = regexp.MustCompile(`^<!-- commands: (\S+\.txtar(?: \S+\.txtar)*) -->$`)
+
+// shellComment is a comment at the end of a command line.
+var shellComment = regexp.MustCompile(`(^|\s)#.*$`)
+
+// TestPluginAuthorsCommands keeps the commands docs/plugin-authors.md tells
+// authors to run identical to exec lines of the scenarios named by the
+// block's marker, so that each is run, as written, on the guide's files.
+func TestPluginAuthorsCommands(t *testing.T) {
+	guide := filepath.Join("..", "docs", "plugin-authors.md")
+	blocks := markedBlocks(t, guide, commandsMarker)
+	if len(blocks) == 0 {
+		t.Fatalf("%s: no commands marker", guide)
+	}
+	for _, b := range blocks {
+		run := map[string]bool{}
+		for _, name := range strings.Fields(b.args[0]) {
+			ar, err := txtar.ParseFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Errorf("%s:%d: %v", guide, b.line, err)
+				continue
+			}
+			for _, line := range strings.Split(string(ar.Comment), "\n") {
+				line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "!"))
+				if cmd, ok := strings.CutPrefix(line, "exec "); ok {
+					run[strings.Join(strings.Fields(cmd), " ")] = true
+				}
+			}
+		}
+		for i, line := range strings.Split(strings.TrimSuffix(b.body, "\n"), "\n") {
+			cmd := strings.Join(strings.Fields(shellComment.ReplaceAllString(line, "")), " ")
+			if cmd != "" && !run[cmd] {
+				t.Errorf("%s:%d: %q is run by no exec line of %s", guide, b.line+2+i, cmd, b.args[0])
+			}
 		}
 	}
 }

@@ -92,7 +92,13 @@ func usage(fs *flag.FlagSet, prog string, pm PM, cfg *config) {
 	out := fs.Output()
 	example := cfg.example
 	if example == "" {
-		example = "symposium-pm call list_deps -- " + prog
+		// list_deps, for a PM that lists dependencies; else active_plugins,
+		// which every PM answers with something to see.
+		method := "active_plugins"
+		if _, ok := pm.(DepLister); ok {
+			method = "list_deps"
+		}
+		example = "symposium-pm call " + method + " -- " + prog
 	}
 	fmt.Fprintf(out, "Usage: %s [flags]\n\n", prog)
 	if cfg.description != "" {

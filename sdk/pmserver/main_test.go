@@ -33,11 +33,32 @@ func (p *strayPM) ListDeps(ctx context.Context) ([]protocol.PackageID, error) {
 
 // The test binary doubles as a PM built with Main when PMSERVER_TEST_MAIN is set.
 func TestMain(m *testing.M) {
-	if os.Getenv("PMSERVER_TEST_MAIN") == "1" {
+	switch os.Getenv("PMSERVER_TEST_MAIN") {
+	case "1":
 		pmserver.Main(&strayPM{}, pmserver.WithVersion("9.9.9"))
+		return
+	case "registry":
+		pmserver.Main(&registryPM{})
 		return
 	}
 	os.Exit(m.Run())
+}
+
+// registryPM is a PM without list_deps, as a registry PM is.
+type registryPM struct{ base testPM }
+
+func (p *registryPM) Name() string { return p.base.Name() }
+func (p *registryPM) Initialize(ctx context.Context, s *pmserver.Session) error {
+	return p.base.Initialize(ctx, s)
+}
+func (p *registryPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
+	return p.base.ActivePlugins(ctx, deps)
+}
+func (p *registryPM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, error) {
+	return p.base.LoadPlugin(ctx, id)
+}
+func (p *registryPM) Fetch(ctx context.Context, id protocol.PackageID, u protocol.UpdateLevel) (protocol.FetchResult, error) {
+	return p.base.Fetch(ctx, id, u)
 }
 
 func mainCmd(t *testing.T, args ...string) *exec.Cmd {
@@ -96,6 +117,27 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if err := mainCmd(t, "--no-such-flag").Run(); err == nil {
 		t.Error("a bad flag did not fail")
+	}
+}
+
+// The command --help suggests for trying the PM by hand calls a method the
+// PM answers with something: list_deps when it lists dependencies, else
+// active_plugins (a registry PM answers list_deps with [] whatever it holds).
+func TestHelpExampleMethod(t *testing.T) {
+	for _, tc := range []struct{ mode, want string }{
+		{"1", "Try it by hand with `symposium-pm call list_deps -- "},
+		{"registry", "Try it by hand with `symposium-pm call active_plugins -- "},
+	} {
+		cmd := mainCmd(t, "--help")
+		cmd.Env = append(cmd.Env, "PMSERVER_TEST_MAIN="+tc.mode)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%s: --help: %v", tc.mode, err)
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: --help does not say %q:\n%s", tc.mode, tc.want, stderr.String())
+		}
 	}
 }
 

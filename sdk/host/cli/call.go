@@ -33,7 +33,7 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.workspace, "workspace", "", "workspace directory (default: the current directory)")
-	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache directory handed to PMs (default: $SYMPOSIUM_HOME/cache, else $XDG_CACHE_HOME/symposium, else ~/.symposium/cache)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache directory handed to PMs (default: "+cacheDirDefault+")")
 	fs.Var(&c.env, "env", "KEY=VALUE for the PMs' initialize env (repeatable)")
 	fs.DurationVar(&c.timeout, "timeout", 0, "timeout for the handshake and each request (default: per method)")
 	fs.IntVar(&c.maxMsg, "max-message-size", 0, "largest response line accepted from a PM, in bytes (default 64 MiB)")
@@ -106,8 +106,11 @@ func logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: pmserver.LogLevel()}))
 }
 
-// defaultCacheDir is Symposium's cache directory ($SYMPOSIUM_HOME/cache,
-// else $XDG_CACHE_HOME/symposium, else ~/.symposium/cache).
+// cacheDirDefault says where defaultCacheDir is, as config.CacheDir finds
+// it.
+const cacheDirDefault = "$SYMPOSIUM_HOME/cache, else $XDG_CACHE_HOME/symposium, else cache in the user configuration directory: $XDG_CONFIG_HOME/symposium/cache, else ~/.symposium/cache"
+
+// defaultCacheDir is Symposium's cache directory (cacheDirDefault).
 func defaultCacheDir() string { return config.CacheDir(userEnv) }
 
 // userEnv is os.Getenv, with the directories Symposium's own are derived

@@ -72,6 +72,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
 	var cf commonFlags
 	cf.register(fs)
+	fs.Lookup("cache-dir").Usage = "cache directory handed to the PM (default: a fresh temporary directory, removed afterwards)"
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	var ids fetchIDs
 	fs.Var(&ids, "fetch-id", "PM:NAME[@VERSION] to probe with fetch and load_plugin (repeatable)")

@@ -27,7 +27,7 @@ func commands() map[string]command {
 		"discover": {cmdDiscover, "discover the workspace's plugins across every PM and decide which run"},
 		"search":   {cmdSearch, "search every PM and registry for packages matching a fragment of a name"},
 		"load":     {cmdLoad, "load one package's plugins through its PM and validate them"},
-		"validate": {cmdValidate, "check manifests, plugin directories or a whole registry"},
+		"validate": {cmdValidate, "check plugins as they ship: packages, manifests, plugin directories, a whole registry"},
 		"manifest": {cmdManifest, "print a manifest's wire JSON, exactly what a PM would send"},
 		"check":    {cmdCheck, "run the conformance suite against a PM command"},
 		"sync":     {cmdSync, "acquire or update the package managers configured with an installation source"},
@@ -51,6 +51,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, "symposium-pm: missing COMMAND\n\n")
+		usage(stderr, cmds)
+		return ExitUsage
+	}
+	if args[0] == "help" && len(args) > 1 {
+		// help COMMAND is COMMAND --help, as the usage's last lines suggest.
+		if c, ok := cmds[args[1]]; ok && len(args) == 2 {
+			return c.run(ctx, []string{"--help"}, stdout, stderr)
+		}
+		if args[1] == "version" && len(args) == 2 {
+			fmt.Fprintln(stderr, "Usage: symposium-pm version (or --version)\n\nPrints symposium-pm's version on stdout.")
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "symposium-pm help: want one command name, got %q\n\n", strings.Join(args[1:], " "))
 		usage(stderr, cmds)
 		return ExitUsage
 	}
@@ -88,10 +101,10 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "version", "print symposium-pm's version (also --version)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'symposium-pm COMMAND --help' for a command's flags; flags may come before")
-	fmt.Fprintln(w, "or after the arguments. Exit codes: 0 success, 1 the command's job failed")
-	fmt.Fprintln(w, "(every PM failed, the configuration is invalid, a named thing does not exist),")
-	fmt.Fprintln(w, "2 bad usage. --json documents carry \"version\": 1. See docs/cli.md.")
+	fmt.Fprintln(w, "Run 'symposium-pm help COMMAND' (or 'symposium-pm COMMAND --help') for a command's")
+	fmt.Fprintln(w, "flags; flags may come before or after the arguments. Exit codes: 0 success, 1 the")
+	fmt.Fprintln(w, "command's job failed (every PM failed, the configuration is invalid, a named thing")
+	fmt.Fprintln(w, "does not exist), 2 bad usage. --json documents carry \"version\": 1. See docs/cli.md.")
 }
 
 // stringList is a repeatable flag.

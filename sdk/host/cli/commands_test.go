@@ -135,6 +135,12 @@ func TestMainDispatch(t *testing.T) {
 		{[]string{"frobnicate"}, ExitUsage, "", "symposium-pm: unknown command \"frobnicate\"\n\nUsage:"},
 		{[]string{"--help"}, ExitOK, "", "Usage: symposium-pm COMMAND [ARGS]"},
 		{[]string{"help"}, ExitOK, "", "Usage: symposium-pm COMMAND [ARGS]"},
+		// help COMMAND is the command's own help, not the general usage.
+		{[]string{"help", "discover"}, ExitOK, "", "Usage: symposium-pm discover [flags]"},
+		{[]string{"help", "validate"}, ExitOK, "", "Usage: symposium-pm validate "},
+		{[]string{"help", "version"}, ExitOK, "", "Usage: symposium-pm version"},
+		{[]string{"help", "frobnicate"}, ExitUsage, "", "symposium-pm help: want one command name, got \"frobnicate\"\n\nUsage: symposium-pm COMMAND"},
+		{[]string{"help", "discover", "load"}, ExitUsage, "", "symposium-pm help: want one command name, got \"discover load\""},
 		{[]string{"--version"}, ExitOK, "symposium-pm ", ""},
 		{[]string{"version"}, ExitOK, "symposium-pm ", ""},
 	} {
@@ -750,7 +756,7 @@ func TestMigrate(t *testing.T) {
 	if len(doc.Warnings) != 1 || doc.Warnings[0].File != broken || !strings.HasPrefix(doc.Warnings[0].Message, "skipped: ") {
 		t.Errorf("warnings %+v", doc.Warnings)
 	}
-	if !strings.Contains(errOut, broken) || !strings.HasSuffix(errOut, "symposium-pm migrate: would migrate 1 of 3 files (1 changes)\n") {
+	if !strings.Contains(errOut, broken) || !strings.HasSuffix(errOut, "symposium-pm migrate: would migrate 1 of 3 files (1 change)\n") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	unchanged("--check")
@@ -781,7 +787,7 @@ func TestMigrate(t *testing.T) {
 	// Writing: each change on stdout, then nothing is left to do.
 	code, out, errOut = runMain(t, "migrate", reg)
 	if code != ExitOK || !strings.HasPrefix(out, legacyPath+`:2: crates = ["serde"] → `) || strings.Count(out, "\n") != 1 ||
-		!strings.HasSuffix(errOut, "symposium-pm migrate: migrated 1 of 3 files (1 changes)\n") {
+		!strings.HasSuffix(errOut, "symposium-pm migrate: migrated 1 of 3 files (1 change)\n") {
 		t.Errorf("migrate: exit %d\n%s%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(legacyPath); string(b) == legacy {
@@ -825,22 +831,26 @@ func TestEveryCommandHasJSON(t *testing.T) {
 func TestValidateShips(t *testing.T) {
 	skill := fmt.Sprintf(skillMD, "s")
 	dir := writeFiles(t, map[string]string{
-		"npm-good/package.json":            `{"name": "npm-good", "version": "1.0.0", "symposium": {"depends-on": "react"}}`,
-		"npm-good/skills/s/SKILL.md":       skill,
-		"npm-layer/package.json":           `{"name": "npm-layer", "version": "1.0.0"}`,
-		"npm-layer/SYMPOSIUM.toml":         "name = \"layered\"\n",
-		"npm-skills/package.json":          `{"name": "npm-skills", "version": "1.0.0"}`,
-		"npm-skills/skills/s/SKILL.md":     skill,
-		"npm-broken/package.json":          `{"name": "npm-broken", "version": "1.0.0", "symposium": {"skills": "skills", "hooks": 5}}`,
-		"npm-none/package.json":            `{"name": "left-pad", "version": "1.3.0"}`,
-		"npm-bad-json/package.json":        `{"name": "x",}`,
-		"crate-none/Cargo.toml":            "[package]\nname = \"plain\"\nversion = \"0.1.0\"\n",
-		"py-none/pyproject.toml":           "[project]\nname = \"plain\"\nversion = \"1\"\n",
-		"ws/.symposium/config.toml":        "",
-		"ws/SYMPOSIUM.toml":                "name = \"house-style\"\n",
-		"ws-skills/.symposium/config.toml": "",
-		"ws-skills/skills/s/SKILL.md":      skill,
-		"ws-empty/.symposium/config.toml":  "",
+		"npm-good/package.json":        `{"name": "npm-good", "version": "1.0.0", "symposium": {"depends-on": "react"}}`,
+		"npm-good/skills/s/SKILL.md":   skill,
+		"npm-layer/package.json":       `{"name": "npm-layer", "version": "1.0.0"}`,
+		"npm-layer/SYMPOSIUM.toml":     "name = \"layered\"\n",
+		"npm-skills/package.json":      `{"name": "npm-skills", "version": "1.0.0"}`,
+		"npm-skills/skills/s/SKILL.md": skill,
+		"npm-broken/package.json":      `{"name": "npm-broken", "version": "1.0.0", "symposium": {"skills": "skills", "hooks": 5}}`,
+		"npm-none/package.json":        `{"name": "left-pad", "version": "1.3.0"}`,
+		"npm-bad-json/package.json":    `{"name": "x",}`,
+		"crate-none/Cargo.toml":        "[package]\nname = \"plain\"\nversion = \"0.1.0\"\n",
+		"py-none/pyproject.toml":       "[project]\nname = \"plain\"\nversion = \"1\"\n",
+		// The guide's source tree: its plugin is declared by an entry
+		// point, which counts only in the installed distribution.
+		"py-entry-point/pyproject.toml":                      "[project]\nname = \"pytest-skills\"\nversion = \"1.4.0\"\n\n[project.entry-points.symposium]\npytest-skills = \"pytest_skills_plugin\"\n",
+		"py-entry-point/pytest_skills_plugin/SYMPOSIUM.toml": "depends-on = \"pytest>=8\"\n",
+		"ws/.symposium/config.toml":                          "",
+		"ws/SYMPOSIUM.toml":                                  "name = \"house-style\"\n",
+		"ws-skills/.symposium/config.toml":                   "",
+		"ws-skills/skills/s/SKILL.md":                        skill,
+		"ws-empty/.symposium/config.toml":                    "",
 	})
 	for _, tc := range []struct {
 		path string
@@ -855,6 +865,8 @@ func TestValidateShips(t *testing.T) {
 		{"npm-bad-json", ExitFailure, []string{"package.json:1"}},
 		{"crate-none", ExitFailure, []string{"this crate embeds no plugin: it has no [package.metadata.symposium] in Cargo.toml, no SYMPOSIUM.toml"}},
 		{"py-none", ExitFailure, []string{"embeds no plugin: it has no [tool.symposium] in pyproject.toml, no SYMPOSIUM.toml"}},
+		{"py-entry-point", ExitFailure, []string{"pyproject.toml: this source tree declares [project.entry-points.symposium], which the pypi PM reads only from an installed distribution",
+			"validate the wheel built from it (a .whl file)"}},
 		{"ws", ExitOK, []string{"ws: checked as a workspace (origin workspace)", "checked 1 plugin: 1 valid"}},
 		{"ws-skills", ExitOK, []string{"ws-skills: checked as a workspace (origin workspace)", "checked 1 plugin: 1 valid"}},
 		{"ws-empty", ExitFailure, []string{"the workspace has no plugin of its own: no SYMPOSIUM.toml and no skills/ directory"}},
@@ -920,5 +932,35 @@ func TestUserEnv(t *testing.T) {
 		if got := userEnv(tc.key); got != tc.want {
 			t.Errorf("userEnv(%s) with %q = %q, want %q", tc.key, tc.value, got, tc.want)
 		}
+	}
+}
+
+// The --cache-dir help says where the cache is without the flag: where
+// config.CacheDir puts it, which under XDG_CONFIG_HOME alone is
+// $XDG_CONFIG_HOME/symposium/cache (the help said ~/.symposium/cache);
+// check's own default is a temporary directory (the help said the same
+// as the others').
+func TestCacheDirHelp(t *testing.T) {
+	env := map[string]string{"XDG_CONFIG_HOME": "/xdg", "HOME": "/home/u"}
+	if got := config.CacheDir(func(k string) string { return env[k] }); got != "/xdg/symposium/cache" {
+		t.Fatalf("config.CacheDir under XDG_CONFIG_HOME=/xdg = %s; this test's premise is stale", got)
+	}
+	n := 0
+	for name := range commands() {
+		_, _, usage := runMain(t, name, "--help")
+		if !strings.Contains(usage, "\n  -cache-dir string\n") {
+			continue
+		}
+		n++
+		want := "$XDG_CONFIG_HOME/symposium/cache, else ~/.symposium/cache)"
+		if name == "check" {
+			want = "(default: a fresh temporary directory, removed afterwards)"
+		}
+		if !strings.Contains(usage, want) {
+			t.Errorf("%s --help: -cache-dir does not say %q:\n%s", name, want, usage)
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d commands list -cache-dir, want the 7 that start PMs", n)
 	}
 }

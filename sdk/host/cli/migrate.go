@@ -32,8 +32,8 @@ file is left untouched.
             untouched and why
 
 Exit status: 0 when done (with --check: when nothing would change), 1 when
-something would change under --check or a file could not be migrated, 2 for
-bad usage.
+something would change under --check, a file could not be migrated or a PATH
+does not exist, 2 for bad usage.
 
 `
 
@@ -154,7 +154,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *check || *diff {
 		verb = "would migrate"
 	}
-	fmt.Fprintf(stderr, "symposium-pm migrate: %s %d of %d files (%d changes)\n", verb, doc.Migrated, doc.Checked, doc.Changes)
+	fmt.Fprintf(stderr, "symposium-pm migrate: %s %d of %d files (%s)\n", verb, doc.Migrated, doc.Checked, plural(doc.Changes, "change"))
 	if *asJSON {
 		if err := printJSON(stdout, doc); err != nil {
 			fmt.Fprintf(stderr, "symposium-pm migrate: %v\n", err)

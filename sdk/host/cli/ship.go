@@ -151,11 +151,35 @@ func checkPackage(ctx context.Context, s shipping) []layout.Report {
 		r.Problems = append(r.Problems, problemOf(s.File, e)...)
 	}
 	if len(r.Problems) == 0 && !declaresPlugin(s, data) {
-		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: fmt.Sprintf(
-			"this %s embeds no plugin: it has no %s, no %s and no skills/ directory with a %s", s.As, nativeLayer(s), manifest.ManifestFile, skill.File)})
+		msg := fmt.Sprintf("this %s embeds no plugin: it has no %s, no %s and no skills/ directory with a %s", s.As, nativeLayer(s), manifest.ManifestFile, skill.File)
+		if declaresEntryPoints(s, data) {
+			msg = fmt.Sprintf("this source tree declares [project.entry-points.%[1]s], which the pypi PM reads only from an installed distribution "+
+				"(its entry_points.txt), never from pyproject.toml: validate the wheel built from it (a .whl file) or the site-packages it is installed in; "+
+				"in a source tree the PM reads only %[2]s and a %[3]s at its root",
+				pydist.EntryPointGroup, nativeLayer(s), manifest.ManifestFile)
+		}
+		r.Problems = append(r.Problems, manifest.Problem{File: s.File, Message: msg})
 		return []layout.Report{r}
 	}
 	return []layout.Report{finishReport(ctx, r, m, s.Dir, len(layerErrs) == 0)}
+}
+
+// declaresEntryPoints reports whether a Python source tree, whose
+// pyproject.toml holds data, declares entry points in the group through
+// which an installed distribution offers its plugins: they count only once
+// installed, so validating the tree alone finds no plugin.
+func declaresEntryPoints(s shipping, data []byte) bool {
+	if filepath.Base(s.File) != "pyproject.toml" {
+		return false
+	}
+	tbl, err := decodeTable(s.File, data)
+	if err != nil {
+		return false
+	}
+	proj, _ := tbl["project"].(map[string]any)
+	eps, _ := proj["entry-points"].(map[string]any)
+	_, ok := eps[pydist.EntryPointGroup]
+	return ok
 }
 
 // nativeLayer names the package file's own plugin declaration.

@@ -24,7 +24,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
-const validateUsage = `Usage: symposium-pm validate [--json] [--origin registry|workspace|package] PATH...
+const validateUsage = `Usage: symposium-pm validate [--json] [--origin registry|workspace|package] [--name N] PATH...
 
 Checks Symposium plugins the way Symposium and the PMs load them. What each
 PATH is decides how it is read, and the first line for it says so:
