@@ -78,7 +78,7 @@ Each plugin gets a state:
 A PM that fails, a registry that cannot be read or a configured source that
 cannot be used is a warning: discovery goes on with the others. Exit codes:
 0 discovery ran (with or without warnings), 1 the configuration is invalid,
-or --strict and there were warnings, 2 bad usage.
+the workspace does not exist, or --strict and there were warnings, 2 bad usage.
 
 With --json prints {"version":1,"plugins":[{"id","name","root","source",
 "state","reason","skills"}],"warnings":[{"pm","message","file","line"}],
