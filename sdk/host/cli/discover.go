@@ -120,7 +120,6 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if code, ok := parseArgs(fs, args, noArgs()); !ok {
 		return code
 	}
-	defer limitProcs(discoverProcs)()
 	s, code := openSession("discover", &cf, *asJSON, stdout, stderr)
 	if s == nil {
 		return code

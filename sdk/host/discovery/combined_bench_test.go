@@ -117,9 +117,8 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 // the host adds to its PMs as they run beside each other) are reported.
 //
 // Run with -cpu 1,2 to compare the host on one core with two (the PMs,
-// separate processes, keep their own GOMAXPROCS; the cli variant keeps the
-// GOMAXPROCS discover sets itself), and under taskset to pin everything to
-// fewer cores.
+// separate processes, keep their own GOMAXPROCS, and so does the cli
+// variant), and under taskset to pin everything to fewer cores.
 func BenchmarkDiscoverCombined(b *testing.B) {
 	bins := b.TempDir()
 	for _, pm := range BuiltinPMs {
