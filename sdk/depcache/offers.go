@@ -171,11 +171,7 @@ func (c *Cache) LoadOffers(key string, log *slog.Logger) ([]protocol.Offer, bool
 		if err := json.Unmarshal(value, &offers); err != nil {
 			return nil, fmt.Errorf("depcache: the cached offers do not decode: %w", err)
 		}
-		roots := make([]string, len(offers))
-		for i, o := range offers {
-			roots[i] = o.Root
-		}
-		return roots, nil
+		return offerRoots(offers), nil
 	})
 	if err == nil {
 		if offers == nil {
@@ -189,13 +185,13 @@ func (c *Cache) LoadOffers(key string, log *slog.Logger) ([]protocol.Offer, bool
 	return nil, false
 }
 
-// checkRoots reports an offer whose root is not a recorded directory.
-func checkRoots(offers []protocol.Offer, stamps []Stamp) error {
+// offerRoots returns the offers' roots, in order.
+func offerRoots(offers []protocol.Offer) []string {
 	roots := make([]string, len(offers))
 	for i, o := range offers {
 		roots[i] = o.Root
 	}
-	return checkRecordedRoots(roots, stamps)
+	return roots
 }
 
 // checkRecordedRoots reports a root that is not a directory among stamps
@@ -204,8 +200,8 @@ func checkRoots(offers []protocol.Offer, stamps []Stamp) error {
 func checkRecordedRoots(roots []string, stamps []Stamp) error {
 	dirs := make(map[string]bool, len(roots))
 	for i, r := range roots {
-		if !filepath.IsAbs(r) || filepath.Clean(r) != r {
-			return fmt.Errorf("depcache: cached offer %d has root %q, which is not a directory the answer was read from: not an absolute clean path", i+1, r)
+		if !absClean(r) {
+			return rootError(i, r)
 		}
 		dirs[r] = false
 	}
@@ -230,7 +226,7 @@ func (c *Cache) StoreOffers(key string, stamps []Stamp, offers []protocol.Offer)
 	if c == nil || c.dir == "" {
 		return nil
 	}
-	if err := checkRoots(offers, stamps); err != nil {
+	if err := checkRecordedRoots(offerRoots(offers), stamps); err != nil {
 		return err
 	}
 	if err := racy(stamps, time.Now()); err != nil {
