@@ -228,19 +228,46 @@ func Run(tb testing.TB, dir, bin string, args ...string) {
 func RunCmd(tb testing.TB, cmd *exec.Cmd, dir string) Hook {
 	tb.Helper()
 	cmd.Dir = dir
-	out := sinks.get()
-	defer sinks.put(out)
-	var errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &errb
+	var h Hook
+	h.Wall, h.CPU = runCmds(tb, []*exec.Cmd{cmd}, func(_ int, out []byte) { h.Out = bytes.Clone(out) })
+	return h
+}
+
+// runCmds runs cmds at once, each to completion, and times them from the
+// first spawn to the last exit, as RunCmd describes; cpu is their CPU time
+// summed. Once the timing is over it hands use each command's output, which
+// is only valid during the call. It fails tb if a command fails, with the
+// end of its stderr and stdout.
+func runCmds(tb testing.TB, cmds []*exec.Cmd, use func(i int, out []byte)) (wall, cpu time.Duration) {
+	tb.Helper()
+	outs := make([]*bytes.Buffer, len(cmds))
+	errbs := make([]bytes.Buffer, len(cmds))
+	for i, cmd := range cmds {
+		outs[i] = sinks.get()
+		defer sinks.put(outs[i])
+		cmd.Stdout, cmd.Stderr = outs[i], &errbs[i]
+	}
+	errs := make([]error, len(cmds))
 	runtime.GC()
 	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		b := append(errb.Bytes(), out.Bytes()...)
-		tb.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b[max(0, len(b)-2000):])
+	for i, cmd := range cmds {
+		errs[i] = cmd.Start()
 	}
-	return Hook{Out: bytes.Clone(out.Bytes()), Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	for i, cmd := range cmds {
+		if errs[i] == nil {
+			errs[i] = cmd.Wait()
+		}
+	}
+	wall = time.Since(start)
+	for i, cmd := range cmds {
+		if errs[i] != nil {
+			b := append(errbs[i].Bytes(), outs[i].Bytes()...)
+			tb.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), errs[i], b[max(0, len(b)-2000):])
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		use(i, outs[i].Bytes())
+	}
+	return wall, cpu
 }
 
 // sinks keeps the output buffers of finished runs for the next, so that

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -34,33 +33,11 @@ func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string
 func RunWholeHooks(tb testing.TB, hooks []WholeHook, check func(i int, h Hook)) Hook {
 	tb.Helper()
 	cmds := make([]*exec.Cmd, len(hooks))
-	outs := make([]*bytes.Buffer, len(hooks))
-	errs := make([]bytes.Buffer, len(hooks))
 	for i, wh := range hooks {
 		cmds[i] = wholeHookCmd(tb, wh.Bin, wh.Workspace, wh.CacheDir, wh.Env, wh.Deps)
-		outs[i] = sinks.get()
-		defer sinks.put(outs[i])
-		cmds[i].Stdout, cmds[i].Stderr = outs[i], &errs[i]
 	}
-	runtime.GC()
-	start := time.Now()
-	for i, cmd := range cmds {
-		if err := cmd.Start(); err != nil {
-			tb.Fatalf("%s: %v", hooks[i].Bin, err)
-		}
-	}
-	waitErrs := make([]error, len(cmds))
-	for i, cmd := range cmds {
-		waitErrs[i] = cmd.Wait()
-	}
-	h := Hook{Wall: time.Since(start)}
-	for i, cmd := range cmds {
-		if waitErrs[i] != nil {
-			tb.Fatalf("%s: %v\n%s", hooks[i].Bin, waitErrs[i], errs[i].Bytes())
-		}
-		h.CPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		check(i, Hook{Out: outs[i].Bytes()})
-	}
+	var h Hook
+	h.Wall, h.CPU = runCmds(tb, cmds, func(i int, out []byte) { check(i, Hook{Out: out}) })
 	return h
 }
 
