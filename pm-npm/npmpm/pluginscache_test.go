@@ -68,6 +68,25 @@ func TestActivePluginsCache(t *testing.T) {
 		{"SKILL.md added deep in skills", func(t *testing.T, ws string) {
 			writeFiles(t, ws, map[string]string{"node_modules/plain/skills/x/SKILL.md": "---\nname: x\ndescription: d\n---\n"})
 		}},
+		// sk (written beside cacheWorkspace's packages below) embeds its
+		// plugin through skills/s/SKILL.md alone, so its
+		// answer rests on four stamps (package.json, the package
+		// directory, skills and skills/s), and each skills directory is
+		// the only one to see one of these changes: a .symposium marker in
+		// skills (the walk skips a directory holding one) changes skills
+		// alone; SKILL.md removed, or a marker in skills/s, changes
+		// skills/s alone.
+		{"marker in skills", func(t *testing.T, ws string) {
+			writeFiles(t, ws, map[string]string{"node_modules/sk/skills/.symposium": ""})
+		}},
+		{"marker in skills/s", func(t *testing.T, ws string) {
+			writeFiles(t, ws, map[string]string{"node_modules/sk/skills/s/.symposium": ""})
+		}},
+		{"SKILL.md removed", func(t *testing.T, ws string) {
+			if err := os.Remove(filepath.Join(ws, "node_modules/sk/skills/s/SKILL.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"dependency installed", func(t *testing.T, ws string) {
 			writeFiles(t, ws, map[string]string{"node_modules/new/package.json": `{"name":"new","version":"1.0.0","symposium":{}}`})
 		}},
@@ -96,7 +115,11 @@ func TestActivePluginsCache(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
-			deps := cacheWorkspace(t, ws)
+			deps := append(cacheWorkspace(t, ws), npmID("sk", "1.0.0"))
+			writeFiles(t, ws, map[string]string{
+				"node_modules/sk/package.json":      `{"name":"sk","version":"1.0.0"}`,
+				"node_modules/sk/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n",
+			})
 			settle()
 			p, _ := newPM(t, ws, nil)
 			first, err := p.ActivePlugins(context.Background(), deps)
@@ -202,69 +225,5 @@ func TestActivePluginsCacheForgedRoot(t *testing.T) {
 	}
 	if !reflect.DeepEqual(pmtest.OfferSet(got), pmtest.OfferSet(want)) {
 		t.Errorf("after the forgery: %v, want %v", pmtest.OfferSet(got), pmtest.OfferSet(want))
-	}
-}
-
-// TestActivePluginsCacheSkillsTree: a package embedding a plugin through
-// skills/s/SKILL.md alone has four stamps in the persisted answer (its
-// package.json, its directory, skills and skills/s), and the two skills
-// directories are each the only one to see a change that takes the plugin
-// away: a .symposium marker in skills (the walk skips a directory holding
-// one) changes skills alone, SKILL.md removed or a marker in skills/s
-// changes skills/s alone. Dropping either stamp would serve a plugin that
-// is gone.
-func TestActivePluginsCacheSkillsTree(t *testing.T) {
-	const skill = "---\nname: s\ndescription: d\n---\n"
-	for _, tc := range []struct {
-		name   string
-		change func(t *testing.T, pkg string)
-	}{
-		{"marker in skills", func(t *testing.T, pkg string) {
-			writeFiles(t, pkg, map[string]string{"skills/.symposium": ""})
-		}},
-		{"marker in skills/s", func(t *testing.T, pkg string) {
-			writeFiles(t, pkg, map[string]string{"skills/s/.symposium": ""})
-		}},
-		{"SKILL.md removed", func(t *testing.T, pkg string) {
-			if err := os.Remove(filepath.Join(pkg, "skills/s/SKILL.md")); err != nil {
-				t.Fatal(err)
-			}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ws := t.TempDir()
-			writeFiles(t, ws, map[string]string{
-				"package.json":                      `{"name":"app","version":"1.0.0","dependencies":{"sk":"^1"}}`,
-				"node_modules/sk/package.json":      `{"name":"sk","version":"1.0.0"}`,
-				"node_modules/sk/skills/s/SKILL.md": skill,
-			})
-			deps := []protocol.PackageID{npmID("sk", "1.0.0")}
-			settle()
-			p, _ := newPM(t, ws, nil)
-			first, err := p.ActivePlugins(context.Background(), deps)
-			if err != nil || len(first) != 1 {
-				t.Fatalf("first answer %v, %v; want the plugin of sk", first, err)
-			}
-			disk := &countingDisk{}
-			p.diskReader = disk
-			if _, err := p.ActivePlugins(context.Background(), deps); err != nil {
-				t.Fatal(err)
-			}
-			if disk.lists+disk.reads != 0 {
-				t.Fatalf("second answer not cached: it listed %d directories and read %d files", disk.lists, disk.reads)
-			}
-			tc.change(t, filepath.Join(ws, "node_modules", "sk"))
-			got, err := p.ActivePlugins(context.Background(), deps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fresh, _ := newPM(t, ws, nil)
-			fresh.cacheRoot = ""
-			want, err := fresh.ActivePlugins(context.Background(), deps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pmtest.CheckInvalidation(t, true, first, got, want)
-		})
 	}
 }
