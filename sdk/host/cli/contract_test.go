@@ -63,6 +63,39 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
+// TestDiscoverWriteJSONIsMarshalIndent holds discover's streamed --json
+// document to what printJSON writes (MarshalIndent and a newline), for
+// empty, nil and full lists in every member.
+func TestDiscoverWriteJSONIsMarshalIndent(t *testing.T) {
+	plugins := []pluginJSON{
+		{ID: protocol.PackageID{PM: "npm", Name: "a<b>&c", Version: "1.0.0"}, Name: "x", Root: "/w/node_modules/a", Source: "dependency", State: "enabled", Skills: 2},
+		{ID: protocol.PackageID{PM: "cargo", Name: "d", Version: "0.1.0"}, Name: "d", Reason: "line\nbreak \u2028 \"quoted\""},
+		{ID: protocol.PackageID{PM: "pypi", Name: "e"}, Name: "e", State: "needs-consent"},
+	}
+	warnings := []Warning{{PM: "npm", Message: "m <1>", File: "/w/package.json", Line: 3}, {Message: "plain"}}
+	for name, doc := range map[string]discoverDoc{
+		"empty":          {Version: JSONVersion, Plugins: []pluginJSON{}, Notes: []string{}},
+		"nil lists":      {Version: JSONVersion},
+		"one plugin":     {Version: JSONVersion, Plugins: plugins[:1], Warnings: []Warning{}, Notes: []string{"n"}},
+		"full":           {Version: JSONVersion, Plugins: plugins, Warnings: warnings, Notes: []string{"a\tb", "to consent, add:\nauto-enable = [\n  {pm = \"npm\"}\n]"}},
+		"warnings only":  {Version: 7, Plugins: []pluginJSON{}, Warnings: warnings},
+		"consent hidden": {Version: JSONVersion, Plugins: plugins[2:], Consent: []consentChoice{{"pypi", "e"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var want, got bytes.Buffer
+			if err := printJSON(&want, doc); err != nil {
+				t.Fatal(err)
+			}
+			if err := doc.writeJSON(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("writeJSON wrote\n%s\nprintJSON\n%s", got.String(), want.String())
+			}
+		})
+	}
+}
+
 // TestPrintJSONIsMarshalIndent holds printJSON to what every --json
 // document has always been: json.MarshalIndent with two spaces, then a
 // newline, HTML characters escaped as MarshalIndent escapes them.

