@@ -13,6 +13,7 @@ import (
 	"io"
 	"regexp"
 	"sync"
+	"unicode/utf8"
 )
 
 // DefaultMaxMessage is the default bound on one message: 64 MiB.
@@ -194,4 +195,129 @@ func IDKey(id json.RawMessage) string {
 		return string(id)
 	}
 	return buf.String()
+}
+
+// Members calls f with the name and the value, as written, of each
+// member of raw, in order, and reports whether raw is a JSON object. raw
+// must be valid JSON: the members are found by skipping over values, not by
+// checking them. A name that appears twice is passed twice; the caller
+// keeps the last, as decoding into a map does.
+func Members(raw []byte, f func(name string, value json.RawMessage)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return true
+	}
+	for i < len(raw) && raw[i] == '"' {
+		end := stringEnd(raw, i)
+		name, ok := memberName(raw[i:end])
+		if !ok {
+			return false
+		}
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipSpace(raw, i+1)
+		end = valueEnd(raw, i)
+		if end <= i {
+			return false
+		}
+		f(name, json.RawMessage(raw[i:end]))
+		i = skipSpace(raw, end)
+		switch {
+		case i >= len(raw):
+			return false
+		case raw[i] == '}':
+			return true
+		case raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// memberName decodes a member name written as the JSON string s.
+func memberName(s []byte) (string, bool) {
+	if len(s) < 2 || s[len(s)-1] != '"' {
+		return "", false
+	}
+	plain := true
+	for _, b := range s[1 : len(s)-1] {
+		if b == '\\' || b == '"' || b < 0x20 || b >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(s[1 : len(s)-1]), true
+	}
+	var name string
+	if json.Unmarshal(s, &name) != nil {
+		return "", false
+	}
+	return name, true
+}
+
+// skipSpace returns the index of the first byte at or after i in b that is
+// not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the JSON string starting at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index just past the valid JSON value starting at
+// b[i], or i when none starts there.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return i
+	}
+	j := i // a number, true, false or null: up to the next delimiter
+	for j < len(b) {
+		switch b[j] {
+		case ' ', '\t', '\r', '\n', ',', ']', '}':
+			return j
+		}
+		j++
+	}
+	return j
 }

@@ -1,0 +1,74 @@
+package framing
+
+import (
+	"encoding/json"
+	"maps"
+	"testing"
+)
+
+// members collects what Members reports, keeping the last of a repeated
+// name as a map does.
+func members(raw []byte) (map[string]string, bool) {
+	got := map[string]string{}
+	ok := Members(raw, func(name string, value json.RawMessage) { got[name] = string(value) })
+	return got, ok
+}
+
+// TestMembers: the members of valid JSON objects, as written, and false for
+// every other valid JSON value.
+func TestMembers(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want map[string]string // nil: not an object
+	}{
+		{`{}`, map[string]string{}},
+		{` { } `, map[string]string{}},
+		{`{"jsonrpc":"2.0","id":1,"result":{"offers":[{"root":"/a\"}"}]}}`, map[string]string{"jsonrpc": `"2.0"`, "id": "1", "result": `{"offers":[{"root":"/a\"}"}]}`}},
+		{"{ \"a\" :\t[1, [2], {\"b\":null}] ,\n\"c\":-1.5e3 }", map[string]string{"a": `[1, [2], {"b":null}]`, "c": "-1.5e3"}},
+		{`{"a":1,"a":2}`, map[string]string{"a": "2"}},
+		{`{"\u0069d":true,"m\"x":false}`, map[string]string{"id": "true", `m"x`: "false"}},
+		{`{"s":"}]{["}`, map[string]string{"s": `"}]{["`}},
+		{`[1,2]`, nil},
+		{`"{}"`, nil},
+		{`null`, nil},
+		{`12`, nil},
+	} {
+		got, ok := members([]byte(tc.in))
+		if ok != (tc.want != nil) || (ok && !maps.Equal(got, tc.want)) {
+			t.Errorf("Members(%s) = %v, %v; want %v", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+// FuzzMembers holds Members to encoding/json on valid JSON: an object's
+// members are those decoding into map[string]json.RawMessage gives, and
+// nothing else is an object.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,"]"]},"c":"\\\""}`, `[{}]`, `"x"`, `{"a":1,"a":{}}`, `{"\ud800":1}`, "{\"\xff\":2}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return // Members is only defined on valid JSON
+		}
+		got, ok := members(raw)
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &want); err != nil || want == nil {
+			if ok {
+				t.Fatalf("Members(%q) reports an object; encoding/json: %v", raw, err)
+			}
+			return
+		}
+		if !ok {
+			t.Fatalf("Members(%q) reports no object; encoding/json decodes %v", raw, want)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("Members(%q) = %v; encoding/json %v", raw, got, want)
+		}
+		for k, v := range want {
+			if g, in := got[k]; !in || g != string(v) {
+				t.Fatalf("Members(%q)[%q] = %q (%v); encoding/json %q", raw, k, g, in, v)
+			}
+		}
+	})
+}
