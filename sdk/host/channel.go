@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,10 +35,20 @@ type clientChannel struct {
 	// diags collects the PM's diagnostic notifications, which never reach
 	// jrpc2 (see diagnostics.go).
 	diags *diagBox
+
+	// sent holds the id keys of the requests sent and not yet answered;
+	// results the results of responses read in place (see inPlace), by id
+	// key, until their call takes them (see takeResult). Both are guarded
+	// by mu. A result is only kept for an id in sent, and taking it out of
+	// sent, so a PM cannot make the channel keep more results than it was
+	// sent requests.
+	sent    map[string]bool
+	results map[string]json.RawMessage
 }
 
 func newClientChannel(proc *Process) *clientChannel {
-	return &clientChannel{proc: proc, done: make(chan struct{}), diags: newDiagBox()}
+	return &clientChannel{proc: proc, done: make(chan struct{}), diags: newDiagBox(),
+		sent: make(map[string]bool), results: make(map[string]json.RawMessage)}
 }
 
 func (c *clientChannel) fail(err error) error {
@@ -122,7 +133,17 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 		}
 		return nil, nil, c.fail(fmt.Errorf("reading the PM's output: %w", err))
 	}
+	if light, env, ok := c.inPlace(msg); ok {
+		return light, []framing.Envelope{env}, nil
+	}
 	envs := framing.Envelopes(msg)
+	if envs != nil {
+		c.mu.Lock()
+		for _, e := range envs {
+			delete(c.sent, framing.IDKey(e.ID))
+		}
+		c.mu.Unlock()
+	}
 	if envs == nil && c.proc.Unterminated() {
 		return nil, nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
 	}
@@ -132,9 +153,74 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 	return msg, envs, nil
 }
 
+// inPlace reads a plain success response without decoding it: when msg is
+// a JSON object whose members are exactly "jsonrpc": "2.0", the string or
+// number "id" of a request sent and not yet answered, and "result", once
+// each, it keeps the result, as written, for the call (see takeResult) and
+// returns what jrpc2 is handed instead: the same response with a null
+// result. jrpc2 decoding the line would check and copy it twice, and the
+// call's decoding of its result would check and copy it once more, for an
+// answer that runs to hundreds of KiB on a large workspace; this way the
+// line is checked once, here, and decoded once, by the call. Any other
+// line (an error response, a notification, a batch, a repeated or unknown
+// member, an id not in flight, invalid JSON) is not read here, and goes to
+// jrpc2 whole, as before.
+func (c *clientChannel) inPlace(msg []byte) ([]byte, framing.Envelope, bool) {
+	if t := bytes.TrimLeft(msg, " \t\r"); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, framing.Envelope{}, false
+	}
+	var version, id, result json.RawMessage
+	n := 0
+	framing.Members(msg, func(name string, value json.RawMessage) {
+		n++
+		switch name {
+		case "jsonrpc":
+			version = value
+		case "id":
+			id = value
+		case "result":
+			result = value
+		}
+	})
+	if n != 3 || string(version) != `"2.0"` || id == nil || result == nil || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		return nil, framing.Envelope{}, false
+	}
+	key := framing.IDKey(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.sent[key] {
+		return nil, framing.Envelope{}, false
+	}
+	delete(c.sent, key)
+	c.results[key] = result // msg is the reader's fresh slice: kept, not copied
+	const head, tail = `{"jsonrpc":"2.0","id":`, `,"result":null}`
+	light := make([]byte, 0, len(head)+len(id)+len(tail))
+	light = append(append(append(light, head...), id...), tail...)
+	return light, framing.Envelope{JSONRPC: "2.0", ID: id}, true
+}
+
+// takeResult returns the result of the response to the request with the
+// given id (as jrpc2 renders it) when inPlace kept it, and forgets it.
+func (c *clientChannel) takeResult(id string) (json.RawMessage, bool) {
+	key := framing.IDKey(json.RawMessage(id))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.results[key]
+	delete(c.results, key)
+	return r, ok
+}
+
 // Send implements channel.Channel.
 func (c *clientChannel) Send(msg []byte) error {
-	c.diags.sent(framing.Envelopes(msg))
+	envs := framing.Envelopes(msg)
+	c.mu.Lock()
+	for _, e := range envs {
+		if e.IsCall() {
+			c.sent[framing.IDKey(e.ID)] = true
+		}
+	}
+	c.mu.Unlock()
+	c.diags.sent(envs)
 	return c.proc.WriteLine(msg)
 }
 

@@ -290,7 +290,11 @@ func (c *Conn) callDiag(ctx context.Context, method string, params, result any, 
 		if diags != nil {
 			*diags = got
 		}
-		err = rsp.UnmarshalResult(&raw)
+		if r, ok := c.ch.takeResult(rsp.ID()); ok {
+			raw = r
+		} else {
+			err = rsp.UnmarshalResult(&raw)
+		}
 	}
 	if err == nil {
 		if result != nil {
