@@ -215,7 +215,7 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	done()
 	found, pmNotes := discoveryWarnings(res.Warnings)
 	notes = append(notes, pmNotes...)
-	doc := discoverDoc{Version: JSONVersion, Plugins: []pluginJSON{}, Warnings: append(warnings, found...)}
+	doc := discoverDoc{Version: JSONVersion, Plugins: make([]pluginJSON, 0, len(res.Plugins)), Warnings: append(warnings, found...)}
 	for _, p := range res.Plugins {
 		doc.Plugins = append(doc.Plugins, pluginJSON{ID: p.ID, Name: p.Name, Root: p.Root, Source: p.Source, State: StateID(p.State), Reason: p.Reason, Skills: p.Skills})
 		if p.State == discovery.NeedsConsent {

@@ -162,7 +162,7 @@ func Discover(ctx context.Context, o Options) Result {
 
 // discover is Discover, opening offers' roots with openRoot.
 func discover(ctx context.Context, o Options, openRoot func(string) (*os.Root, error)) Result {
-	d := &discoverer{o: o, seen: map[protocol.PackageID]int{}, depsReady: make(chan struct{}), openRoot: openRoot}
+	d := &discoverer{o: o, depsReady: make(chan struct{}), openRoot: openRoot}
 	// Each PM answers list_deps then active_plugins on its own, and its
 	// offers are validated (and decided, and walked when enabled) in its
 	// goroutine as soon as they are in, while the other PMs still run. Only
@@ -182,6 +182,12 @@ func discover(ctx context.Context, o Options, openRoot func(string) (*os.Root, e
 	})
 	d.warn(hook.ListWarnings)
 	d.warn(hook.ActiveWarnings)
+	total := 0
+	for _, batch := range batches {
+		total += len(batch)
+	}
+	d.res.Plugins = make([]Plugin, 0, total)
+	d.seen = make(map[protocol.PackageID]int, total)
 	for _, batch := range batches {
 		for _, j := range batch {
 			d.seen[j.plugin.ID] = len(d.res.Plugins)
