@@ -98,7 +98,7 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 	switch {
 	case errors.As(err, &tooLong):
 		id := tooLong.ID()
-		if framing.IDKey(id) == "" && diagnosticMethod.Match(tooLong.Head) {
+		if framing.IDKey(id) == "" && diagnosticMethod().Match(tooLong.Head) {
 			c.diags.oversize(tooLong.Size, int64(tooLong.Max))
 			return nil, nil, nil // dropped: read on
 		}

@@ -150,7 +150,7 @@ func hostDiagnostic(msg string) protocol.Diagnostic {
 
 // diagnosticMethod finds a diagnostic notification's method in the head of
 // a line too long to read whole.
-var diagnosticMethod = regexp.MustCompile(`"method"\s*:\s*"diagnostic"`)
+var diagnosticMethod = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"method"\s*:\s*"diagnostic"`) })
 
 // oversize reports a diagnostic notification too long for the framing
 // limit: it cannot be attributed, so it is a stray report.

@@ -58,7 +58,7 @@ func installNPM(ctx context.Context, dir string, s Source, opts Options) (Receip
 	case name == "":
 		return Receipt{}, out, fmt.Errorf("%s@%s has several bins (%s); set bin to the PM's", s.Package, pkg.Version, strings.Join(bins, ", "))
 	}
-	if !binName.MatchString(name) {
+	if !binName().MatchString(name) {
 		return Receipt{}, out, fmt.Errorf("%s@%s declares the bin %q, which is not a plain file name", s.Package, pkg.Version, name)
 	}
 	rel := filepath.Join("node_modules", ".bin", name)

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
@@ -83,14 +84,16 @@ var keys = map[Kind][]string{
 }
 
 var (
-	pmName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	binName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	pmName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
+	binName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 	// crateName is cargo's rule for package names.
-	crateName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	crateName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
 	// npmName is npm's rule for new package names (validate-npm-package-name).
-	npmName = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+	npmName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`) })
 	// fullSemver is a complete SemVer 2.0.0 version, as cargo and npm pin.
-	fullSemver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	fullSemver = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	})
 )
 
 // Parse reads the installation source of a [[package-manager]] entry. The
@@ -100,7 +103,7 @@ func Parse(pm config.PackageManager) (Source, error) {
 	fail := func(format string, args ...any) (Source, error) {
 		return s, fmt.Errorf("%s: package manager %q: %s", pm.Pos, pm.Name, fmt.Sprintf(format, args...))
 	}
-	if !pmName.MatchString(pm.Name) {
+	if !pmName().MatchString(pm.Name) {
 		return fail("a name with an installation source must be letters, digits, '.', '_' or '-'")
 	}
 	allowed, ok := keys[s.Kind]
@@ -152,7 +155,7 @@ func Parse(pm config.PackageManager) (Source, error) {
 			s.Bin = str
 		}
 	}
-	if s.Bin != "" && !binName.MatchString(s.Bin) {
+	if s.Bin != "" && !binName().MatchString(s.Bin) {
 		return fail("bin %q is not a plain file name", s.Bin)
 	}
 	if strings.HasPrefix(s.Version, "-") || strings.ContainsAny(s.Version, "\x00\n") {
@@ -173,7 +176,7 @@ func Parse(pm config.PackageManager) (Source, error) {
 		if s.Crate == "" && s.Git == "" {
 			return fail(`source "cargo" needs crate (and version), or git`)
 		}
-		if s.Crate != "" && !crateName.MatchString(s.Crate) {
+		if s.Crate != "" && !crateName().MatchString(s.Crate) {
 			return fail("crate %q is not a crate name", s.Crate)
 		}
 		refs := 0
@@ -200,7 +203,7 @@ func Parse(pm config.PackageManager) (Source, error) {
 		if s.Package == "" {
 			return fail(`source "npm" needs package`)
 		}
-		if !npmName.MatchString(s.Package) {
+		if !npmName().MatchString(s.Package) {
 			return fail("package %q is not an npm package name", s.Package)
 		}
 	}
@@ -268,9 +271,9 @@ func (s Source) Pinned() bool {
 		if s.Git != "" {
 			return s.Rev != "" || s.Tag != ""
 		}
-		return fullSemver.MatchString(strings.TrimPrefix(s.Version, "="))
+		return fullSemver().MatchString(strings.TrimPrefix(s.Version, "="))
 	case NPM:
-		return fullSemver.MatchString(strings.TrimPrefix(strings.TrimPrefix(s.Version, "="), "v"))
+		return fullSemver().MatchString(strings.TrimPrefix(strings.TrimPrefix(s.Version, "="), "v"))
 	}
 	return false
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
@@ -35,19 +36,23 @@ func (w Warning) String() string { return w.Message }
 
 var (
 	// pmPrefix finds the pm a host or discovery message names.
-	pmPrefix = regexp.MustCompile(`^(?:pm|registry|package manager) "?([A-Za-z0-9][A-Za-z0-9._-]*)"?[: ]`)
+	pmPrefix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:pm|registry|package manager) "?([A-Za-z0-9][A-Za-z0-9._-]*)"?[: ]`)
+	})
 	// filePos finds the first file:line in a message.
-	filePos = regexp.MustCompile(`(?:^|[\s(])((?:/|\.{1,2}/|[A-Za-z0-9_-]+/)?[^\s:()"]*[A-Za-z0-9_.-]+\.(?:toml|json|md|lock|txt|cfg|py)):(\d+)`)
+	filePos = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s(])((?:/|\.{1,2}/|[A-Za-z0-9_-]+/)?[^\s:()"]*[A-Za-z0-9_.-]+\.(?:toml|json|md|lock|txt|cfg|py)):(\d+)`)
+	})
 )
 
 // warningOf turns a message into a Warning, finding the pm and the first
 // file:line it names.
 func warningOf(msg string) Warning {
 	w := Warning{Message: msg}
-	if m := pmPrefix.FindStringSubmatch(msg); m != nil {
+	if m := pmPrefix().FindStringSubmatch(msg); m != nil {
 		w.PM = m[1]
 	}
-	if m := filePos.FindStringSubmatch(msg); m != nil {
+	if m := filePos().FindStringSubmatch(msg); m != nil {
 		w.File = m[1]
 		w.Line, _ = strconv.Atoi(m[2])
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
@@ -12,7 +13,7 @@ import (
 )
 
 // yamlLine matches the line yaml.v3 puts at the start of its errors.
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
 
 // frontMatter locates the YAML front matter of a SKILL.md the way
 // skill.Parse does: the byte offset of its first line and its
@@ -49,7 +50,7 @@ func SkillMD(data []byte) ([]byte, []Change, error) {
 	if err := yaml.Unmarshal(fm, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := lineOf(data, off)
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line += n - 1
 			msg = msg[len(m[0]):]
