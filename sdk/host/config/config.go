@@ -244,11 +244,13 @@ func (c *Config) parse(file string, data []byte) error {
 		return &Error{Pos{File: file}, msg}
 	}
 	at := newPositions(file, data)
-	errs := checkTop(tree, at)
-	if len(errs) > 0 {
-		// The shapes are wrong somewhere: decoding further would report the
-		// same problems again, less clearly.
-		return joinSorted(errs)
+	// A key refused here is not decoded further (that would report the
+	// same problem again, less clearly), but the others still are, so a
+	// file with several mistakes reports them all at once rather than one
+	// table per run.
+	errs, bad := checkTop(tree, at)
+	for k := range bad {
+		delete(tree, k)
 	}
 	if d, ok := tree["defaults"].(map[string]any); ok {
 		if b, ok := d[RecommendationsName].(bool); ok {

@@ -210,6 +210,39 @@ func TestStrictLineOrder(t *testing.T) {
 	}
 }
 
+// TestStrictReportsEveryTable: a key refused by the first check does not
+// hide the problems of the tables that passed it; those are decoded and
+// their problems reported in the same error, each once, in line order.
+func TestStrictReportsEveryTable(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml string
+		want       []string // each problem's text, in line order
+	}{
+		{"unknown key, then a registry and a pm", "bogus = 1\n\n[[package-manager]]\nname = \"p\"\ncargo = 1\n\n[[registry]]\nname = \"team\"\n",
+			[]string{`c.toml:1: unknown key "bogus"`, `c.toml:5: [[package-manager]] has no key "cargo"`, `c.toml:7: [[registry]] "team" needs git or path`}},
+		{"defaults key, then plugins", "[defaults]\nuser-plugin = false\n\n[plugins]\nuse = [{ nam = \"b\" }]\n",
+			[]string{`c.toml:2: [defaults] has no key "user-plugin"`, `c.toml:5: plugins.use[0]: unknown key "nam"`}},
+		{"a refused table is not decoded again", "registry = 1\nplugin-source = [{ name = \"s\" }]\n",
+			[]string{`c.toml:1: registry must be an array of tables`, `c.toml:2: [[plugin-source]] "s" needs git or path`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("c.toml", []byte(tc.toml), "/d")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			got := strings.Split(err.Error(), "\n")
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d problems, want %d:\n%v", len(got), len(tc.want), err)
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("problem %d is %q, want it to start with %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
 func TestUnknownPMs(t *testing.T) {
 	c, err := Parse("c.toml", []byte("[[registry]]\nname = \"team\"\npath = \"p\"\n[plugins]\nauto-enable = [{pm = \"crago\", name = \"x\"}, {pm = \"cargo\", name = \"y\"}]\nuse = [{pm = \"team\", name = \"z\"}, {pm = \"zzz\", name = \"w\"}]\n"), "/d")
 	if err != nil {

@@ -80,10 +80,11 @@ func (f field) header() string {
 
 // checkTop rejects unknown top-level keys (with a did-you-mean), keys of
 // [plugins] written at the top level, and values of the wrong shape for
-// the settings this package does not decode itself.
-func checkTop(tree map[string]any, at *positions) []error {
+// the settings this package does not decode itself. bad holds the known
+// keys whose value was refused, which are not to be decoded further.
+func checkTop(tree map[string]any, at *positions) (errs []error, bad map[string]bool) {
 	fields := topFields()
-	var errs []error
+	bad = map[string]bool{}
 	for _, k := range sortedKeys(tree, at) {
 		v := tree[k]
 		i := slices.IndexFunc(fields, func(f field) bool { return f.name == k })
@@ -94,9 +95,10 @@ func checkTop(tree map[string]any, at *positions) []error {
 		f := fields[i]
 		if err := checkShape(f, v, at, []string{k}, f.header()); err != nil {
 			errs = append(errs, err)
+			bad[k] = true
 		}
 	}
-	return errs
+	return errs, bad
 }
 
 func unknownTop(k string, v any, pos Pos, fields []field) error {
