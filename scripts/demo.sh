@@ -33,10 +33,14 @@ TOML
 
 export PATH="$bin:$PATH"
 ws="$top/examples/workspace"
-echo "\$ symposium-pm discover --refresh --workspace examples/workspace"
+# The commands are printed as they run; $demo is the throwaway directory
+# holding SYMPOSIUM_HOME, the cache and CARGO_HOME, removed when the demo ends.
+echo "# demo=$demo (removed at the end); SYMPOSIUM_HOME=\$demo/home"
+echo "\$ symposium-pm discover --refresh --workspace examples/workspace --cache-dir \$demo/cache --env CARGO_HOME=\$demo/cargo-home"
 symposium-pm discover --refresh --workspace "$ws" --cache-dir "$demo/cache" --env "CARGO_HOME=$demo/cargo-home"
 echo
-echo "\$ symposium-pm discover --json  (second run: served from the PMs' caches)"
+echo "\$ symposium-pm discover --json --workspace examples/workspace --cache-dir \$demo/cache --env CARGO_HOME=\$demo/cargo-home | head -24"
+echo "# (second run: served from the PMs' caches)"
 symposium-pm discover --json --workspace "$ws" --cache-dir "$demo/cache" --env "CARGO_HOME=$demo/cargo-home" \
   | head -24
 echo "  ..."
