@@ -23,6 +23,15 @@ type HookCallbacks struct {
 	// called for several PMs at once. It may wait for Deps to have been
 	// called: a PM's list_deps step always ends before its Offers call.
 	Offers func(pm string, offers []protocol.Offer)
+	// Workspace, when not nil, makes Hook also ask each PM announcing the
+	// workspace capability for its workspace, in that PM's goroutine right
+	// after its active_plugins step (whether or not that answered; a PM
+	// given up on is not asked), rather than in a round of its own once
+	// every PM is done. It is called with each answer as it arrives, and
+	// may be called for several PMs at once; HookResult.WorkspaceWarnings
+	// holds the warnings. Together they are what Registry.WorkspaceAnswers
+	// returns (once sorted with SortWorkspaceAnswers).
+	Workspace func(WorkspaceAnswer)
 }
 
 // HookResult is what Registry.Hook returns once every PM is done.
@@ -35,6 +44,10 @@ type HookResult struct {
 	// returns them (an id minted under another pm's name is warned about
 	// PM by PM in configuration order).
 	ListWarnings, ActiveWarnings []Warning
+	// WorkspaceWarnings are those of the workspace step, when
+	// HookCallbacks.Workspace asked for it, as WorkspaceAnswers returns
+	// them.
+	WorkspaceWarnings []Warning
 }
 
 // Hook runs the hook on every PM at once, with no barrier across PMs: each
@@ -48,8 +61,10 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 	n := len(r.specs)
 	var (
 		listSink, activeSink diagSink
+		workSink             diagSink
 		listWarns            = make([]*Warning, n)
 		activeWarns          = make([]*Warning, n)
+		workWarns            = make([]*Warning, n)
 		minted               = make([]*Warning, n)
 		perPM                = make([][]protocol.PackageID, n)
 		res                  HookResult
@@ -63,6 +78,9 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 		for _, s := range r.specs {
 			res.ListWarnings = append(res.ListWarnings, Warning{PM: s.Name, Method: protocol.MethodListDeps, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodListDeps, errRegistryClosed)})
 			res.ActiveWarnings = append(res.ActiveWarnings, Warning{PM: s.Name, Method: protocol.MethodActivePlugins, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodActivePlugins, errRegistryClosed)})
+			if cb.Workspace != nil {
+				res.WorkspaceWarnings = append(res.WorkspaceWarnings, Warning{PM: s.Name, Method: protocol.MethodWorkspace, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodWorkspace, errRegistryClosed)})
+			}
 		}
 		if cb.Deps != nil {
 			cb.Deps(nil)
@@ -106,6 +124,16 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 				}
 				return nil
 			})
+			if cb.Workspace == nil {
+				return
+			}
+			workWarns[i] = r.step(ctx, s.Name, protocol.MethodWorkspace, func(c *Conn) error {
+				a, ok, err := workspaceAnswer(ctx, c, &workSink)
+				if ok {
+					cb.Workspace(a)
+				}
+				return err
+			})
 		})
 	}
 	wg.Wait()
@@ -113,6 +141,9 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 	names := r.Names()
 	res.ListWarnings = append(present(listWarns), listSink.warnings(names)...)
 	res.ActiveWarnings = append(append(present(activeWarns), present(minted)...), activeSink.warnings(names)...)
+	if cb.Workspace != nil {
+		res.WorkspaceWarnings = append(present(workWarns), workSink.warnings(names)...)
+	}
 	return res
 }
 

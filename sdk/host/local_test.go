@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -475,5 +476,56 @@ func TestLocalConcurrentCalls(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestHookAsksWorkspace: with a Workspace callback, Hook asks every PM
+// announcing the capability for its workspace after its active_plugins,
+// and gives the answers and warnings WorkspaceAnswers gives in a round of
+// its own; a PM given up on in the hook is not asked again.
+func TestHookAsksWorkspace(t *testing.T) {
+	newRegistry := func() *host.Registry {
+		a := &fakePM{name: "a", ws: protocol.WorkspaceResult{Root: "/ws/a", Members: []protocol.WorkspaceMember{{Name: "m", Dir: "/ws/a/m"}}}}
+		b := &fakePM{name: "b", fail: map[string]error{protocol.MethodWorkspace: errors.New("no manifest")}}
+		// broken's connection breaks at its first answer after initialize.
+		broken := &fakePM{name: "broken", ws: protocol.WorkspaceResult{Root: "/ws/broken"}}
+		r := host.NewRegistry(localOptions(t), host.Spec{Name: "b", InProcess: b}, host.Spec{Name: "a", InProcess: a},
+			host.Spec{Name: "c", InProcess: basicPM{name: "c"}},
+			host.Spec{Name: "broken", InProcess: broken, ServeOptions: []pmserver.Option{pmserver.WithTransport(breakAfterFirst)}})
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	ctx := t.Context()
+	r := newRegistry()
+	var mu sync.Mutex
+	var got []host.WorkspaceAnswer
+	res := r.Hook(ctx, host.HookCallbacks{Workspace: func(a host.WorkspaceAnswer) {
+		mu.Lock()
+		got = append(got, a)
+		mu.Unlock()
+	}})
+	host.SortWorkspaceAnswers(got)
+
+	r2 := newRegistry()
+	r2.Hook(ctx, host.HookCallbacks{})
+	want, wantWarns := r2.WorkspaceAnswers(ctx)
+	if !reflect.DeepEqual(got, want) || len(got) != 1 || got[0].PM != "a" {
+		t.Errorf("answers in the hook %+v; in a round of their own %+v", got, want)
+	}
+	// A warning's text ends with the PM's stderr, which holds times.
+	brief := func(ws []host.Warning) (out []string) {
+		for _, w := range ws {
+			out = append(out, w.PM+" "+w.Method+" "+strings.SplitN(w.String(), ";", 2)[0])
+		}
+		return out
+	}
+	if g, w := brief(res.WorkspaceWarnings), brief(wantWarns); !slices.Equal(g, w) || len(w) != 1 || w[0] != "b workspace pm b: workspace: no manifest" {
+		t.Errorf("warnings in the hook %q; in a round of their own %q", g, w)
+	}
+	if len(res.ListWarnings) != 1 || res.ListWarnings[0].PM != "broken" {
+		t.Errorf("list_deps warnings %v, want the PM whose connection broke (and no later step of it)", res.ListWarnings)
+	}
+	if res := r.Hook(ctx, host.HookCallbacks{}); res.WorkspaceWarnings != nil {
+		t.Errorf("workspace warnings without a Workspace callback: %v", res.WorkspaceWarnings)
 	}
 }

@@ -171,7 +171,17 @@ func discover(ctx context.Context, o Options, openRoot func(string) (*os.Root, e
 	// answered first.
 	names := o.PMs.Names()
 	batches := make([][]judged, len(names))
+	// The PMs' workspace answers (for workspacePlugins) are asked for in
+	// the hook, each PM's right after its active_plugins, rather than in a
+	// round of their own once every PM is done.
+	var workMu sync.Mutex
+	var work []host.WorkspaceAnswer
 	hook := o.PMs.Hook(ctx, host.HookCallbacks{
+		Workspace: func(a host.WorkspaceAnswer) {
+			workMu.Lock()
+			work = append(work, a)
+			workMu.Unlock()
+		},
 		Deps: func(deps []protocol.PackageID) {
 			d.res.Deps = deps
 			close(d.depsReady)
@@ -200,7 +210,8 @@ func discover(ctx context.Context, o Options, openRoot func(string) (*os.Root, e
 			d.add(ctx, of, SourceRegistry, pr.Name, nil, nil)
 		}
 	}
-	d.workspacePlugins(ctx)
+	host.SortWorkspaceAnswers(work)
+	d.workspacePlugins(ctx, work, hook.WorkspaceWarnings)
 
 	// Chained references of enabled plugins, breadth first; the visited set
 	// (pm and normalized name) ends cycles.
@@ -672,7 +683,8 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 // only narrow the opened workspace: a root or member outside it (lexically,
 // or through a symbolic link) is refused with a warning naming the PM and
 // the directory, and nothing there is read.
-func (d *discoverer) workspacePlugins(ctx context.Context) {
+func (d *discoverer) workspacePlugins(ctx context.Context, answers []host.WorkspaceAnswer, warns []host.Warning) {
+	d.warn(warns)
 	scope, err := openScope(d.o.Workspace)
 	if err != nil {
 		d.warnf("workspace plugins are not looked for: %v", causeOf(err))
@@ -680,8 +692,6 @@ func (d *discoverer) workspacePlugins(ctx context.Context) {
 	}
 	defer scope.root.Close()
 	dirs := []reportedDir{{dir: scope.dir}}
-	answers, warns := d.o.PMs.WorkspaceAnswers(ctx)
-	d.warn(warns)
 	for _, a := range answers {
 		if a.Root != "" {
 			dirs = append(dirs, reportedDir{pm: a.PM, what: "root", dir: a.Root})
