@@ -8,9 +8,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -77,9 +77,11 @@ func ReadPackage(dir string) (*Manifest, error) {
 	return ParseFile(filepath.Join(dir, "package.json"), data)
 }
 
-// Read reads and parses the package.json at path (the workspace's own).
+// Read reads and parses the package.json at path (the workspace's own, or
+// a workspace member's) with the bounds of pkgfile: a regular file of at
+// most pkgfile.MaxManifest bytes, not a link out of its directory.
 func Read(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), pkgfile.MaxManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -132,11 +134,34 @@ func ParseFile(path string, data []byte) (*Manifest, error) {
 
 // str decodes a JSON string, or returns "" for any other value.
 func str(r json.RawMessage) string {
+	if s, ok := plainString(r); ok {
+		return s
+	}
 	var s string
 	if len(r) == 0 || json.Unmarshal(r, &s) != nil {
 		return ""
 	}
 	return s
+}
+
+// plainString returns the JSON string r when it has no escape, no control
+// character and only valid UTF-8, so that its content is its text: what
+// json.Unmarshal would give, without its validation pass and allocations
+// (a package.json's specs are nearly all such strings).
+func plainString(r json.RawMessage) (string, bool) {
+	if len(r) < 2 || r[0] != '"' || r[len(r)-1] != '"' {
+		return "", false
+	}
+	body := r[1 : len(r)-1]
+	for _, b := range body {
+		if b == '"' || b == '\\' || b < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // strMap decodes an object of strings, keeping only the string members (npm
@@ -151,8 +176,15 @@ func strMap(r json.RawMessage) map[string]string {
 	}
 	out := make(map[string]string, len(obj))
 	for k, v := range obj {
+		if k == "" {
+			continue
+		}
+		if s, ok := plainString(v); ok {
+			out[k] = s
+			continue
+		}
 		var s string
-		if json.Unmarshal(v, &s) == nil && k != "" {
+		if json.Unmarshal(v, &s) == nil {
 			out[k] = s
 		}
 	}
