@@ -22,7 +22,7 @@ import (
 // three requests are written at once, as a host pipelining them would.
 func RunWholeHook(tb testing.TB, bin, workspace, cacheDir string, env map[string]string, deps []protocol.PackageID) Hook {
 	tb.Helper()
-	cmd := wholeHookCmd(tb, bin, workspace, cacheDir, env, deps)
+	cmd := wholeHookCmd(tb, WholeHook{Bin: bin, Workspace: workspace, CacheDir: cacheDir, Env: env, Deps: deps})
 	return RunCmd(tb, cmd, cmd.Dir)
 }
 
@@ -34,44 +34,55 @@ func RunWholeHooks(tb testing.TB, hooks []WholeHook, check func(i int, h Hook)) 
 	tb.Helper()
 	cmds := make([]*exec.Cmd, len(hooks))
 	for i, wh := range hooks {
-		cmds[i] = wholeHookCmd(tb, wh.Bin, wh.Workspace, wh.CacheDir, wh.Env, wh.Deps)
+		cmds[i] = wholeHookCmd(tb, wh)
 	}
 	var h Hook
 	h.Wall, h.CPU = runCmds(tb, cmds, func(i int, out []byte) { check(i, Hook{Out: out}) })
 	return h
 }
 
-// WholeHook is one whole hook for RunWholeHooks: RunWholeHook's arguments.
+// WholeHook is one whole hook for RunWholeHooks: RunWholeHook's
+// arguments, and whether to ask for the workspace too.
 type WholeHook struct {
 	Bin, Workspace, CacheDir string
 	Env                      map[string]string
 	Deps                     []protocol.PackageID
+	// AskWorkspace adds a workspace request (id 4) after active_plugins:
+	// what `symposium-pm discover` asks of every PM announcing the
+	// capability, besides the hook.
+	AskWorkspace bool
 }
 
-// wholeHookCmd is the command RunWholeHook runs: bin in workspace, with
-// initialize, list_deps and active_plugins on its input.
-func wholeHookCmd(tb testing.TB, bin, workspace, cacheDir string, env map[string]string, deps []protocol.PackageID) *exec.Cmd {
+// wholeHookCmd is the command RunWholeHook runs: wh.Bin in wh.Workspace,
+// with initialize, list_deps and active_plugins (and workspace, when
+// asked) on its input.
+func wholeHookCmd(tb testing.TB, wh WholeHook) *exec.Cmd {
 	tb.Helper()
+	env, deps := wh.Env, wh.Deps
 	if env == nil {
 		env = map[string]string{}
 	}
 	if deps == nil {
 		deps = []protocol.PackageID{}
 	}
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, req := range []map[string]any{
+	reqs := []map[string]any{
 		{"jsonrpc": "2.0", "id": 1, "method": protocol.MethodInitialize,
-			"params": protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: workspace, CacheDir: cacheDir, Env: env}},
+			"params": protocol.InitializeParams{ProtocolVersion: protocol.Version, Workspace: wh.Workspace, CacheDir: wh.CacheDir, Env: env}},
 		{"jsonrpc": "2.0", "id": 2, "method": protocol.MethodListDeps},
 		{"jsonrpc": "2.0", "id": 3, "method": protocol.MethodActivePlugins, "params": protocol.ActivePluginsParams{Deps: deps}},
-	} {
+	}
+	if wh.AskWorkspace {
+		reqs = append(reqs, map[string]any{"jsonrpc": "2.0", "id": 4, "method": protocol.MethodWorkspace})
+	}
+	var in bytes.Buffer
+	enc := json.NewEncoder(&in)
+	for _, req := range reqs {
 		if err := enc.Encode(req); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin)
-	cmd.Dir = workspace
+	cmd := exec.Command(wh.Bin)
+	cmd.Dir = wh.Workspace
 	cmd.Stdin = &in
 	return cmd
 }
@@ -135,7 +146,9 @@ func WholeHookVariants(b *testing.B, bin, workspace string, env map[string]strin
 		}})
 	}
 	peak := func(bin string, cacheDir func() string) func() int64 {
-		return func() int64 { return PeakRSS(b, wholeHookCmd(b, bin, workspace, cacheDir(), env, deps)) }
+		return func() int64 {
+			return PeakRSS(b, wholeHookCmd(b, WholeHook{Bin: bin, Workspace: workspace, CacheDir: cacheDir(), Env: env, Deps: deps}))
+		}
 	}
 	return append([]Variant{
 		{Name: "nullpm", Peak: peak(null, func() string { return nullCache }), Run: func() Hook {

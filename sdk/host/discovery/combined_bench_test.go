@@ -91,7 +91,8 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 // BenchmarkDiscoverCombined measures discover on a combined workspace of
 // 1,000 plugins (300 cargo, 400 npm, 300 pypi) against its slowest PM:
 // each round runs discover (spawning the three PMs, all answering from
-// their persisted caches), each PM's whole hook alone, and "validate": the
+// their persisted caches), each PM alone answering what discover asks of
+// it (its whole hook, then its workspace), and "validate": the
 // host's own judging (validation, decision) of the same 1,000 offers
 // in-process, one PM's offers after the other's, without PMs. It reports
 // the medians, discover/slowest, host-ms (discover minus the slowest PM),
@@ -110,7 +111,8 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 // the symposium-pm binary: a fresh process, with its own start, a heap it
 // faults in as it grows, and the JSON it prints, where "discover" is the
 // library call in this warm benchmark process. "together" is the three
-// PMs' whole hooks spawned at once with no host: what running them side by
+// PMs spawned at once with no host, each asked what discover asks of it:
+// what running them side by
 // side costs on this machine's cores, which no host can beat. The ratios
 // cli/(1.2*slowest+validate) (the target, on the binary), and
 // discover/(1.2*together+validate) and cli/(1.2*together+validate) (what
@@ -195,12 +197,12 @@ func BenchmarkDiscoverCombined(b *testing.B) {
 		}
 	}
 	for _, pm := range BuiltinPMs {
-		bin := filepath.Join(bins, "symposium-pm-"+pm)
-		hooks = append(hooks, benchkit.WholeHook{Bin: bin, Workspace: ws, CacheDir: cache, Env: env, Deps: deps[pm]})
+		// Each PM is asked what discover asks of it: the hook, and its
+		// workspace (all three announce the capability).
+		wh := benchkit.WholeHook{Bin: filepath.Join(bins, "symposium-pm-"+pm), Workspace: ws, CacheDir: cache, Env: env, Deps: deps[pm], AskWorkspace: true}
+		hooks = append(hooks, wh)
 		variants = append(variants, benchkit.Variant{Name: pm, Run: func() benchkit.Hook {
-			h := benchkit.RunWholeHook(b, bin, ws, cache, env, deps[pm])
-			checkOffers(pm, h)
-			return h
+			return benchkit.RunWholeHooks(b, []benchkit.WholeHook{wh}, func(_ int, h benchkit.Hook) { checkOffers(pm, h) })
 		}})
 	}
 	// together is the three PMs' whole hooks spawned at once, with no host:
