@@ -47,6 +47,18 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 // known keys holding a value of the wrong type. A JSON null is treated as an
 // absent key.
 func DecodeJSON(data []byte) (*Manifest, error) {
+	if tree, ok := parseJSONTree(data); ok {
+		if t, ok := tree.(map[string]any); ok {
+			return manifestFromJSON(t)
+		}
+	}
+	return decodeJSONStd(data)
+}
+
+// decodeJSONStd is DecodeJSON with encoding/json: the reference the fast
+// path (parseJSONTree) matches, and its fallback for whatever it does not
+// take on, which this turns into the error DecodeJSON reports.
+func decodeJSONStd(data []byte) (*Manifest, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -69,8 +81,14 @@ func DecodeJSON(data []byte) (*Manifest, error) {
 	}
 	// The tree is this call's own: it is normalized in place rather than
 	// copied (FromTable copies a caller's table).
+	return manifestFromJSON(normalizeJSON(tree).(map[string]any))
+}
+
+// manifestFromJSON decodes the manifest in a normalized tree that was
+// decoded from JSON and is the caller's own.
+func manifestFromJSON(tree map[string]any) (*Manifest, error) {
 	d := &decoder{}
-	m := d.manifest(normalizeJSON(tree).(map[string]any))
+	m := d.manifest(tree)
 	if len(d.problems) > 0 {
 		return nil, d.problems
 	}
@@ -629,14 +647,7 @@ func normalize(v any) any {
 		}
 		return out
 	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i
-		}
-		f, err := v.Float64()
-		if err != nil {
-			return string(v)
-		}
-		return f
+		return jsonNumber(string(v))
 	case int:
 		return int64(v)
 	case int32:
@@ -653,6 +664,20 @@ func normalize(v any) any {
 		return v.Format(time.RFC3339Nano)
 	}
 	return v
+}
+
+// jsonNumber converts the text of a JSON number: to an int64 when it is an
+// integer in range, else to a float64, else (out of float64's range, as
+// 1e400) to the text itself.
+func jsonNumber(s string) any {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return f
 }
 
 // Layouts of TOML's local dates and times, with fractional seconds written
