@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -250,16 +251,24 @@ func tableList[T any](d *decoder, v any, path string, each func(t map[string]any
 	return out
 }
 
-// keys returns the table's keys in a stable order.
-func keys(t map[string]any) []string {
-	out := make([]string, 0, len(t))
-	for k := range t {
-		out = append(out, k)
+// keys yields the table's keys in a stable order. The keys of a table of
+// up to 16 are sorted on the stack, not in a slice of their own.
+func keys(t map[string]any) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		var buf [16]string
+		out := buf[:0]
+		for k := range t {
+			out = append(out, k)
+		}
+		if len(out) > 1 {
+			slices.Sort(out)
+		}
+		for _, k := range out {
+			if !yield(k) {
+				return
+			}
+		}
 	}
-	if len(out) > 1 {
-		slices.Sort(out)
-	}
-	return out
 }
 
 func setExtra(extra *map[string]any, k string, v any) {
@@ -271,7 +280,7 @@ func setExtra(extra *map[string]any, k string, v any) {
 
 func (d *decoder) manifest(t map[string]any) *Manifest {
 	m := &Manifest{}
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], k
 		switch k {
 		case keyName:
@@ -297,7 +306,7 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 			if tt != nil {
 				m.Subcommand = make(map[string]Subcommand, len(tt))
 			}
-			for _, name := range keys(tt) {
+			for name := range keys(tt) {
 				sp := joinPath(p, name)
 				if body := d.table(tt[name], sp); body != nil {
 					m.Subcommand[name] = d.subcommand(body, sp)
@@ -316,7 +325,7 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 
 func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 	df := &Defaults{}
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		if k == keySkills {
 			df.Skills = d.boolean(t[k], joinPath(path, k))
 			continue
@@ -328,7 +337,7 @@ func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 
 func (d *decoder) installation(t map[string]any, path string) *Installation {
 	in := &Installation{}
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyName:
@@ -364,7 +373,7 @@ func (d *decoder) installation(t map[string]any, path string) *Installation {
 
 func (d *decoder) hook(t map[string]any, path string) Hook {
 	var h Hook
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyName:
@@ -398,7 +407,7 @@ func (d *decoder) hook(t map[string]any, path string) Hook {
 
 func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 	var g SkillGroup
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyDependsOn:
@@ -411,7 +420,7 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 				g.Source = &SkillSource{Scalar: v}
 			case map[string]any:
 				src := &SkillSource{}
-				for _, sk := range keys(v) {
+				for sk := range keys(v) {
 					sv, sp := v[sk], joinPath(p, sk)
 					switch sk {
 					case keyPath:
@@ -435,7 +444,7 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 
 func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 	var r PluginRef
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyDependsOn:
@@ -448,7 +457,7 @@ func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 				continue
 			}
 			src := &PluginSource{}
-			for _, sk := range keys(st) {
+			for sk := range keys(st) {
 				sv := st[sk]
 				switch sk {
 				case keyCargo:
@@ -494,7 +503,7 @@ func cargoRef(v any) *CargoRef {
 
 func (d *decoder) mcpServer(t map[string]any, path string) MCPServer {
 	var s MCPServer
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyDependsOn:
@@ -533,7 +542,7 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 	for i, t := range ts {
 		var nv NameValue
 		ip := indexPath(path, i)
-		for _, k := range keys(t) {
+		for k := range keys(t) {
 			v, p := t[k], joinPath(ip, k)
 			switch k {
 			case keyName:
@@ -553,7 +562,7 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 
 func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 	var s Subcommand
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyDescription:
@@ -575,7 +584,7 @@ func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 
 func (d *decoder) predicateDef(t map[string]any, path string) PredicateDef {
 	var pd PredicateDef
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], joinPath(path, k)
 		switch k {
 		case keyName:
