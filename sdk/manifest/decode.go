@@ -50,7 +50,7 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 func DecodeJSON(data []byte) (*Manifest, error) {
 	if tree, ok := parseJSONTree(data); ok {
 		if t, ok := tree.(map[string]any); ok {
-			return manifestFromJSON(t)
+			return decodeTree(t)
 		}
 	}
 	return decodeJSONStd(data)
@@ -82,18 +82,22 @@ func decodeJSONStd(data []byte) (*Manifest, error) {
 	}
 	// The tree is this call's own: it is normalized in place rather than
 	// copied (FromTable copies a caller's table).
-	return manifestFromJSON(normalizeJSON(tree).(map[string]any))
+	return decodeTree(normalizeJSON(tree).(map[string]any))
 }
 
-// manifestFromJSON decodes the manifest in a normalized tree that was
-// decoded from JSON and is the caller's own.
-func manifestFromJSON(tree map[string]any) (*Manifest, error) {
+// decodeTree decodes the manifest in a normalized tree. Field paths are
+// spelled out only for problems: the tree is decoded without them, and a
+// tree with problems decoded again with them (the second pass meets the
+// same problems in the same order).
+func decodeTree(tree map[string]any) (*Manifest, error) {
 	d := &decoder{}
 	m := d.manifest(tree)
-	if len(d.problems) > 0 {
-		return nil, d.problems
+	if len(d.problems) == 0 {
+		return m, nil
 	}
-	return m, nil
+	d = &decoder{paths: true}
+	d.manifest(tree)
+	return nil, d.problems
 }
 
 // tomlProblem turns a TOML decoding error into a Problem carrying the line
@@ -111,12 +115,7 @@ func tomlProblem(err error) Problem {
 // decoder or encoding/json into map[string]any) into a Manifest.
 // Errors are [Problems] naming the field.
 func FromTable(tree map[string]any) (*Manifest, error) {
-	d := &decoder{}
-	m := d.manifest(normalizeTable(tree))
-	if len(d.problems) > 0 {
-		return nil, d.problems
-	}
-	return m, nil
+	return decodeTree(normalizeTable(tree))
 }
 
 // Line returns the TOML line on which the field path (as in
@@ -131,6 +130,25 @@ func (m *Manifest) Line(field string) int {
 
 type decoder struct {
 	problems Problems
+	// paths: join and index spell out field paths; without it they give
+	// "" (no problem is reported from such a pass, see decodeTree).
+	paths bool
+}
+
+// join is joinPath when d spells out paths.
+func (d *decoder) join(path, key string) string {
+	if !d.paths {
+		return ""
+	}
+	return joinPath(path, key)
+}
+
+// index is indexPath when d spells out paths.
+func (d *decoder) index(path string, i int) string {
+	if !d.paths {
+		return ""
+	}
+	return indexPath(path, i)
 }
 
 func (d *decoder) fail(path, format string, args ...any) {
@@ -168,7 +186,7 @@ func (d *decoder) strs(v any, path string) []string {
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok {
-			d.wrongType(indexPath(path, i), "a string", e)
+			d.wrongType(d.index(path, i), "a string", e)
 			continue
 		}
 		out = append(out, s)
@@ -194,7 +212,7 @@ func (d *decoder) tables(v any, path string) []map[string]any {
 	for i, e := range arr {
 		t, ok := e.(map[string]any)
 		if !ok {
-			d.wrongType(indexPath(path, i), "a table", e)
+			d.wrongType(d.index(path, i), "a table", e)
 			t = map[string]any{}
 		}
 		out = append(out, t)
@@ -232,7 +250,7 @@ func (d *decoder) installRefs(v any, path string) []InstallRef {
 	}
 	out := make([]InstallRef, 0, len(arr))
 	for i, e := range arr {
-		out = append(out, d.installRef(e, indexPath(path, i)))
+		out = append(out, d.installRef(e, d.index(path, i)))
 	}
 	return out
 }
@@ -246,7 +264,7 @@ func tableList[T any](d *decoder, v any, path string, each func(t map[string]any
 	}
 	out := make([]T, 0, len(ts))
 	for i, t := range ts {
-		out = append(out, each(t, indexPath(path, i)))
+		out = append(out, each(t, d.index(path, i)))
 	}
 	return out
 }
@@ -307,7 +325,7 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 				m.Subcommand = make(map[string]Subcommand, len(tt))
 			}
 			for name := range keys(tt) {
-				sp := joinPath(p, name)
+				sp := d.join(p, name)
 				if body := d.table(tt[name], sp); body != nil {
 					m.Subcommand[name] = d.subcommand(body, sp)
 				}
@@ -327,7 +345,7 @@ func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 	df := &Defaults{}
 	for k := range keys(t) {
 		if k == keySkills {
-			df.Skills = d.boolean(t[k], joinPath(path, k))
+			df.Skills = d.boolean(t[k], d.join(path, k))
 			continue
 		}
 		setExtra(&df.Extra, k, t[k])
@@ -338,7 +356,7 @@ func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 func (d *decoder) installation(t map[string]any, path string) *Installation {
 	in := &Installation{}
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyName:
 			in.Name = d.str(v, p)
@@ -374,7 +392,7 @@ func (d *decoder) installation(t map[string]any, path string) *Installation {
 func (d *decoder) hook(t map[string]any, path string) Hook {
 	var h Hook
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyName:
 			h.Name = d.str(v, p)
@@ -408,7 +426,7 @@ func (d *decoder) hook(t map[string]any, path string) Hook {
 func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 	var g SkillGroup
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDependsOn:
 			g.DependsOn = d.dependsOn(v, p)
@@ -421,7 +439,7 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 			case map[string]any:
 				src := &SkillSource{}
 				for sk := range keys(v) {
-					sv, sp := v[sk], joinPath(p, sk)
+					sv, sp := v[sk], d.join(p, sk)
 					switch sk {
 					case keyPath:
 						src.Path = d.str(sv, sp)
@@ -445,7 +463,7 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 	var r PluginRef
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDependsOn:
 			r.DependsOn = d.dependsOn(v, p)
@@ -504,7 +522,7 @@ func cargoRef(v any) *CargoRef {
 func (d *decoder) mcpServer(t map[string]any, path string) MCPServer {
 	var s MCPServer
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDependsOn:
 			s.DependsOn = d.dependsOn(v, p)
@@ -541,9 +559,9 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 	out := make([]NameValue, 0, len(ts))
 	for i, t := range ts {
 		var nv NameValue
-		ip := indexPath(path, i)
+		ip := d.index(path, i)
 		for k := range keys(t) {
-			v, p := t[k], joinPath(ip, k)
+			v, p := t[k], d.join(ip, k)
 			switch k {
 			case keyName:
 				nv.Name = d.str(v, p)
@@ -563,7 +581,7 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 	var s Subcommand
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDescription:
 			s.Description = d.str(v, p)
@@ -585,7 +603,7 @@ func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 func (d *decoder) predicateDef(t map[string]any, path string) PredicateDef {
 	var pd PredicateDef
 	for k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyName:
 			pd.Name = d.str(v, p)
