@@ -48,6 +48,8 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 // known keys holding a value of the wrong type. A JSON null is treated as an
 // absent key.
 func DecodeJSON(data []byte) (*Manifest, error) {
+	// The fast path; what it gives up on, and a document that is not an
+	// object, go through encoding/json, which words the error.
 	if tree, ok := parseJSONTree(data); ok {
 		if t, ok := tree.(map[string]any); ok {
 			return decodeTree(t)

@@ -25,9 +25,9 @@ const jsonTreeMaxDepth = 512
 //     anything but JSON whitespace after the value;
 //   - invalid UTF-8 inside a string (encoding/json turns it into U+FFFD),
 //     including the UTF-8 encoding of a surrogate;
-//   - a \u escape of a surrogate that is not the high half of a valid pair
-//     followed at once by an escaped low half (encoding/json turns each
-//     stray half into U+FFFD);
+//   - a \u escape of a UTF-16 surrogate, unless it is a high half followed
+//     at once by the \u escape of a low half (encoding/json turns each stray
+//     half into U+FFFD);
 //   - arrays and objects nested deeper than jsonTreeMaxDepth.
 //
 // Strings without escapes share one copy of the document (made once), so
