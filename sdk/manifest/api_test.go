@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -358,5 +359,58 @@ func TestManifestEmbedsInJSON(t *testing.T) {
 	}
 	if back.Manifest.Name != "x" || back.Pointer.DependsOn.Atoms[0] != "serde" {
 		t.Errorf("decoded %+v", back)
+	}
+}
+
+// Every problem DecodeJSON and FromTable report names its field, however
+// deep: decoding without field paths (decodeTree's first pass) must not
+// lose them.
+func TestDecodeProblemsNameNestedFields(t *testing.T) {
+	src := `{"name": 1,
+	  "defaults": {"skills": "yes"},
+	  "installations": [{"name": "a", "global": "no", "requirements": ["b", {"args": [1]}]}],
+	  "hooks": [{"name": "h"}, {"command": {"args": [true]}, "predicates": "p"}],
+	  "skills": [{"source": {"path": 2, "git": "g"}}, "s"],
+	  "mcp_servers": [{"env": [{"name": "N", "value": 3}], "headers": [{"name": []}]}],
+	  "subcommand": {"x": {"description": false}, "y": 1},
+	  "predicate": [{"command": 5}],
+	  "plugins": [{"source": []}]}`
+	want := []string{
+		"defaults.skills: expected a boolean, found a string",
+		"hooks[1].command.args[0]: expected a string, found a boolean",
+		"hooks[1].predicates: expected an array of strings, found a string",
+		"installations[0].global: expected a boolean, found a string",
+		"installations[0].requirements[1].args[0]: expected a string, found an integer",
+		"mcp_servers[0].env[0].value: expected a string, found an integer",
+		"mcp_servers[0].headers[0].name: expected a string, found an array",
+		"name: expected a string, found an integer",
+		"plugins[0].source: expected a table, found an array",
+		"predicate[0].command: expected an installation name or an inline installation table, found an integer",
+		"skills[0].source.path: expected a string, found an integer",
+		"skills[1]: expected a table, found a string",
+		"subcommand.x.description: expected a string, found a boolean",
+		"subcommand.y: expected a table, found an integer",
+	}
+	_, jerr := DecodeJSON([]byte(src))
+	dec := json.NewDecoder(strings.NewReader(src))
+	dec.UseNumber()
+	var tree map[string]any
+	if err := dec.Decode(&tree); err != nil {
+		t.Fatal(err)
+	}
+	_, terr := FromTable(tree)
+	for _, err := range []error{jerr, terr} {
+		var ps Problems
+		if !errorsAs(err, &ps) {
+			t.Fatalf("want problems, got %v", err)
+		}
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.Field+": "+p.Message)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }

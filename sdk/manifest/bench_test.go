@@ -41,6 +41,38 @@ func BenchmarkDecodeJSONValidate(b *testing.B) {
 	}
 }
 
+// smallWire is a typical offer's wire manifest: a crate's plugin with one
+// skill group, as a PM embeds it.
+const smallWire = `{"name":"crate-0001","skills":[{"source":{"path":"skills"}}]}`
+
+// BenchmarkDecodeJSONSmall: discovery validating one typical (small) offer
+// manifest; on a 1,000-plugin workspace it runs once per plugin.
+func BenchmarkDecodeJSONSmall(b *testing.B) {
+	data := []byte(smallWire)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := DecodeJSON(data)
+		if err != nil || m.Name != "crate-0001" || len(m.Skills) != 1 {
+			b.Fatal(m, err)
+		}
+	}
+}
+
+// BenchmarkDecodeJSONGizmo: decoding alone (no validation) of the wire
+// manifest using every section.
+func BenchmarkDecodeJSONGizmo(b *testing.B) {
+	data, err := os.ReadFile("testdata/gizmo-wire.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeJSON(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkEmbeddedWire: a PM building one offer's manifest.
 func BenchmarkEmbeddedWire(b *testing.B) {
 	layer := map[string]any{

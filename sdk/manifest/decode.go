@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -47,6 +48,20 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 // known keys holding a value of the wrong type. A JSON null is treated as an
 // absent key.
 func DecodeJSON(data []byte) (*Manifest, error) {
+	// The fast path; what it gives up on, and a document that is not an
+	// object, go through encoding/json, which words the error.
+	if tree, ok := parseJSONTree(data); ok {
+		if t, ok := tree.(map[string]any); ok {
+			return decodeTree(t)
+		}
+	}
+	return decodeJSONStd(data)
+}
+
+// decodeJSONStd is DecodeJSON with encoding/json: the reference the fast
+// path (parseJSONTree) matches, and its fallback for whatever it does not
+// take on, which this turns into the error DecodeJSON reports.
+func decodeJSONStd(data []byte) (*Manifest, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -69,12 +84,22 @@ func DecodeJSON(data []byte) (*Manifest, error) {
 	}
 	// The tree is this call's own: it is normalized in place rather than
 	// copied (FromTable copies a caller's table).
+	return decodeTree(normalizeJSON(tree).(map[string]any))
+}
+
+// decodeTree decodes the manifest in a normalized tree. Field paths are
+// spelled out only for problems: the tree is decoded without them, and a
+// tree with problems decoded again with them (the second pass meets the
+// same problems in the same order).
+func decodeTree(tree map[string]any) (*Manifest, error) {
 	d := &decoder{}
-	m := d.manifest(normalizeJSON(tree).(map[string]any))
-	if len(d.problems) > 0 {
-		return nil, d.problems
+	m := d.manifest(tree)
+	if len(d.problems) == 0 {
+		return m, nil
 	}
-	return m, nil
+	d = &decoder{paths: true}
+	d.manifest(tree)
+	return nil, d.problems
 }
 
 // tomlProblem turns a TOML decoding error into a Problem carrying the line
@@ -92,12 +117,7 @@ func tomlProblem(err error) Problem {
 // decoder or encoding/json into map[string]any) into a Manifest.
 // Errors are [Problems] naming the field.
 func FromTable(tree map[string]any) (*Manifest, error) {
-	d := &decoder{}
-	m := d.manifest(normalizeTable(tree))
-	if len(d.problems) > 0 {
-		return nil, d.problems
-	}
-	return m, nil
+	return decodeTree(normalizeTable(tree))
 }
 
 // Line returns the TOML line on which the field path (as in
@@ -112,6 +132,25 @@ func (m *Manifest) Line(field string) int {
 
 type decoder struct {
 	problems Problems
+	// paths: join and index spell out field paths; without it they give
+	// "" (no problem is reported from such a pass, see decodeTree).
+	paths bool
+}
+
+// join is joinPath when d spells out paths.
+func (d *decoder) join(path, key string) string {
+	if !d.paths {
+		return ""
+	}
+	return joinPath(path, key)
+}
+
+// index is indexPath when d spells out paths.
+func (d *decoder) index(path string, i int) string {
+	if !d.paths {
+		return ""
+	}
+	return indexPath(path, i)
 }
 
 func (d *decoder) fail(path, format string, args ...any) {
@@ -149,7 +188,7 @@ func (d *decoder) strs(v any, path string) []string {
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok {
-			d.wrongType(indexPath(path, i), "a string", e)
+			d.wrongType(d.index(path, i), "a string", e)
 			continue
 		}
 		out = append(out, s)
@@ -175,7 +214,7 @@ func (d *decoder) tables(v any, path string) []map[string]any {
 	for i, e := range arr {
 		t, ok := e.(map[string]any)
 		if !ok {
-			d.wrongType(indexPath(path, i), "a table", e)
+			d.wrongType(d.index(path, i), "a table", e)
 			t = map[string]any{}
 		}
 		out = append(out, t)
@@ -213,7 +252,7 @@ func (d *decoder) installRefs(v any, path string) []InstallRef {
 	}
 	out := make([]InstallRef, 0, len(arr))
 	for i, e := range arr {
-		out = append(out, d.installRef(e, indexPath(path, i)))
+		out = append(out, d.installRef(e, d.index(path, i)))
 	}
 	return out
 }
@@ -227,21 +266,29 @@ func tableList[T any](d *decoder, v any, path string, each func(t map[string]any
 	}
 	out := make([]T, 0, len(ts))
 	for i, t := range ts {
-		out = append(out, each(t, indexPath(path, i)))
+		out = append(out, each(t, d.index(path, i)))
 	}
 	return out
 }
 
-// keys returns the table's keys in a stable order.
-func keys(t map[string]any) []string {
-	out := make([]string, 0, len(t))
-	for k := range t {
-		out = append(out, k)
+// keys yields the table's keys in a stable order. The keys of a table of
+// up to 16 are sorted on the stack, not in a slice of their own.
+func keys(t map[string]any) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		var buf [16]string
+		out := buf[:0]
+		for k := range t {
+			out = append(out, k)
+		}
+		if len(out) > 1 {
+			slices.Sort(out)
+		}
+		for _, k := range out {
+			if !yield(k) {
+				return
+			}
+		}
 	}
-	if len(out) > 1 {
-		slices.Sort(out)
-	}
-	return out
 }
 
 func setExtra(extra *map[string]any, k string, v any) {
@@ -253,7 +300,7 @@ func setExtra(extra *map[string]any, k string, v any) {
 
 func (d *decoder) manifest(t map[string]any) *Manifest {
 	m := &Manifest{}
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		v, p := t[k], k
 		switch k {
 		case keyName:
@@ -279,8 +326,8 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 			if tt != nil {
 				m.Subcommand = make(map[string]Subcommand, len(tt))
 			}
-			for _, name := range keys(tt) {
-				sp := joinPath(p, name)
+			for name := range keys(tt) {
+				sp := d.join(p, name)
 				if body := d.table(tt[name], sp); body != nil {
 					m.Subcommand[name] = d.subcommand(body, sp)
 				}
@@ -298,9 +345,9 @@ func (d *decoder) manifest(t map[string]any) *Manifest {
 
 func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 	df := &Defaults{}
-	for _, k := range keys(t) {
+	for k := range keys(t) {
 		if k == keySkills {
-			df.Skills = d.boolean(t[k], joinPath(path, k))
+			df.Skills = d.boolean(t[k], d.join(path, k))
 			continue
 		}
 		setExtra(&df.Extra, k, t[k])
@@ -310,8 +357,8 @@ func (d *decoder) defaults(t map[string]any, path string) *Defaults {
 
 func (d *decoder) installation(t map[string]any, path string) *Installation {
 	in := &Installation{}
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyName:
 			in.Name = d.str(v, p)
@@ -346,8 +393,8 @@ func (d *decoder) installation(t map[string]any, path string) *Installation {
 
 func (d *decoder) hook(t map[string]any, path string) Hook {
 	var h Hook
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyName:
 			h.Name = d.str(v, p)
@@ -380,8 +427,8 @@ func (d *decoder) hook(t map[string]any, path string) Hook {
 
 func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 	var g SkillGroup
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDependsOn:
 			g.DependsOn = d.dependsOn(v, p)
@@ -393,8 +440,8 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 				g.Source = &SkillSource{Scalar: v}
 			case map[string]any:
 				src := &SkillSource{}
-				for _, sk := range keys(v) {
-					sv, sp := v[sk], joinPath(p, sk)
+				for sk := range keys(v) {
+					sv, sp := v[sk], d.join(p, sk)
 					switch sk {
 					case keyPath:
 						src.Path = d.str(sv, sp)
@@ -417,8 +464,8 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 
 func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 	var r PluginRef
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDependsOn:
 			r.DependsOn = d.dependsOn(v, p)
@@ -430,7 +477,7 @@ func (d *decoder) pluginRef(t map[string]any, path string) PluginRef {
 				continue
 			}
 			src := &PluginSource{}
-			for _, sk := range keys(st) {
+			for sk := range keys(st) {
 				sv := st[sk]
 				switch sk {
 				case keyCargo:
@@ -476,8 +523,8 @@ func cargoRef(v any) *CargoRef {
 
 func (d *decoder) mcpServer(t map[string]any, path string) MCPServer {
 	var s MCPServer
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDependsOn:
 			s.DependsOn = d.dependsOn(v, p)
@@ -514,9 +561,9 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 	out := make([]NameValue, 0, len(ts))
 	for i, t := range ts {
 		var nv NameValue
-		ip := indexPath(path, i)
-		for _, k := range keys(t) {
-			v, p := t[k], joinPath(ip, k)
+		ip := d.index(path, i)
+		for k := range keys(t) {
+			v, p := t[k], d.join(ip, k)
 			switch k {
 			case keyName:
 				nv.Name = d.str(v, p)
@@ -535,8 +582,8 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 
 func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 	var s Subcommand
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyDescription:
 			s.Description = d.str(v, p)
@@ -557,8 +604,8 @@ func (d *decoder) subcommand(t map[string]any, path string) Subcommand {
 
 func (d *decoder) predicateDef(t map[string]any, path string) PredicateDef {
 	var pd PredicateDef
-	for _, k := range keys(t) {
-		v, p := t[k], joinPath(path, k)
+	for k := range keys(t) {
+		v, p := t[k], d.join(path, k)
 		switch k {
 		case keyName:
 			pd.Name = d.str(v, p)
@@ -629,14 +676,7 @@ func normalize(v any) any {
 		}
 		return out
 	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i
-		}
-		f, err := v.Float64()
-		if err != nil {
-			return string(v)
-		}
-		return f
+		return jsonNumber(string(v))
 	case int:
 		return int64(v)
 	case int32:
@@ -653,6 +693,20 @@ func normalize(v any) any {
 		return v.Format(time.RFC3339Nano)
 	}
 	return v
+}
+
+// jsonNumber converts the text of a JSON number: to an int64 when it is an
+// integer in range, else to a float64, else (out of float64's range, as
+// 1e400) to the text itself.
+func jsonNumber(s string) any {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return f
 }
 
 // Layouts of TOML's local dates and times, with fractional seconds written

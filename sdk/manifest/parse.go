@@ -119,7 +119,7 @@ func parseProblems(m *Manifest) Problems {
 		}
 		c.gate(p, s.DependsOn, s.Predicates)
 	}
-	for _, name := range keys(anyMap(m.Subcommand)) {
+	for name := range keys(anyMap(m.Subcommand)) {
 		s := m.Subcommand[name]
 		p := joinPath(keySubcommand, name)
 		c.unknown(p, s.Extra, keyRetiredCrates)
@@ -171,7 +171,7 @@ func anyMap[V any](m map[string]V) map[string]any {
 // unknown reports keys of a strict table other than the allowed retired
 // ones (which validation reports with a migration hint).
 func (c *checker) unknown(path string, extra map[string]any, retired ...string) {
-	for _, k := range keys(extra) {
+	for k := range keys(extra) {
 		if slices.Contains(retired, k) {
 			continue
 		}

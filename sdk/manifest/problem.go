@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -84,5 +85,5 @@ func joinPath(path, key string) string {
 
 // indexPath appends an array index to a field path.
 func indexPath(path string, i int) string {
-	return fmt.Sprintf("%s[%d]", path, i)
+	return path + "[" + strconv.Itoa(i) + "]"
 }

@@ -339,7 +339,7 @@ func (v *validator) run() {
 		v.hook(i, h)
 	}
 	// 6. subcommands in key order
-	for _, name := range keys(anyMap(m.Subcommand)) {
+	for name := range keys(anyMap(m.Subcommand)) {
 		v.subcommand(name, m.Subcommand[name])
 	}
 	// 7. custom predicates
@@ -473,7 +473,7 @@ func sourceFor(key string) string {
 // strayInstallKeys reports unknown keys in an installation with a source:
 // Symposium's source parser rejects them and then silently drops the source.
 func (v *validator) strayInstallKeys(in *Installation, path, label string) {
-	for _, k := range keys(in.Extra) {
+	for k := range keys(in.Extra) {
 		if k == keyName {
 			continue
 		}
