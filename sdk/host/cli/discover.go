@@ -117,7 +117,7 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	refresh := fs.Bool("refresh", false, "refresh registries (update level check) before discovering")
 	strict := fs.Bool("strict", false, "exit 1 when there are warnings (for CI)")
-	if code, ok := parseArgs(fs, args, noArgs()); !ok {
+	if code, ok := parseArgs(fs, args, noArgs(), stdout); !ok {
 		return code
 	}
 	s, code := openSession("discover", &cf, *asJSON, stdout, stderr)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -85,13 +84,11 @@ type validateResult struct {
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, validateUsage); fs.PrintDefaults() }
+	fs := flagSet("validate", validateUsage, stderr)
 	asJSON := fs.Bool("json", false, "print a JSON report instead of lines")
 	origin := fs.String("origin", "", "rules for manifest files and plugin directories: registry, workspace or package (default: inferred from what PATH is; registry entries always use registry)")
 	name := fs.String("name", "", "default plugin name for the workspace and package origins (default: the directory name)")
-	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}, stdout); !ok {
 		return code
 	}
 	opts := layout.CheckOptions{DefaultName: *name}
@@ -195,12 +192,10 @@ func summary(plugins, invalid, warnings, unreadable int) string {
 }
 
 func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("manifest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, manifestUsage); fs.PrintDefaults() }
+	fs := flagSet("manifest", manifestUsage, stderr)
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	pkg := fs.String("package", "", "merge FILE as the SYMPOSIUM.toml layer of package `NAME`")
-	if code, ok := parseArgs(fs, args, arity{1, 1, "FILE"}); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, 1, "FILE"}, stdout); !ok {
 		return code
 	}
 	file := fs.Arg(0)

@@ -231,7 +231,6 @@ source.path = "skills"
 		},
 		{name: "no path", args: nil, code: ExitUsage, err: "missing PATH..."},
 		{name: "bad origin", args: []string{"--origin", "moon", "x"}, code: ExitUsage, err: `unknown origin "moon"`},
-		{name: "help", args: []string{"--help"}, code: ExitOK, err: "Usage: symposium-pm validate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
