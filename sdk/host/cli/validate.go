@@ -71,6 +71,8 @@ offer. FILE is
     plugin its PM offers, merged from [package.metadata.symposium],
     "symposium" or [tool.symposium] and a SYMPOSIUM.toml beside it.
 Layers that do not parse are reported on stderr and left out, as PMs do.
+FILE is read as a PM reads a manifest: a regular file (not a FIFO or a
+device) of at most 1 MiB, a link followed only inside FILE's directory.
 
 `
 
@@ -199,7 +201,10 @@ func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return code
 	}
 	file := fs.Arg(0)
-	data, err := os.ReadFile(file)
+	// Read as a PM reads a manifest (sdk/pkgfile): a regular file, never a
+	// FIFO or a device, of at most 1 MiB, a link followed only inside its
+	// directory.
+	data, err := pkgfile.ReadFile(filepath.Dir(file), filepath.Base(file), pkgfile.MaxManifest)
 	if err != nil {
 		fmt.Fprintf(stderr, "symposium-pm manifest: %v\n", err)
 		return ExitFailure
