@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // TestValidateReadsAsThePM: validate reads every file of a package, a
@@ -223,5 +225,25 @@ func TestManifestReadsAsThePM(t *testing.T) {
 	// A link that stays inside FILE's directory is followed.
 	if code, out, errOut := runCmd(t, cmdManifest, filepath.Join(dir, "inside/SYMPOSIUM.toml")); code != ExitOK || !strings.Contains(out, `"name":"good"`) {
 		t.Errorf("manifest through a link inside: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
+
+// TestReadsNeverWaitOnAFIFO: the files validate and status open that are
+// not manifests are opened as regular files only (sdk/pkgfile), never
+// waiting for a FIFO's writer as os.Open did: a .whl given to validate
+// (exit 1, naming it), and the state.json the registry PM writes in the
+// cache (the registry counts as never fetched).
+func TestReadsNeverWaitOnAFIFO(t *testing.T) {
+	dir := disktree.Write(t, map[string]string{
+		"pkg-1.0-py3-none-any.whl":              "fifo",
+		"cache/reg/reg-a/" + regcache.StateFile: "fifo",
+	})
+	whl := filepath.Join(dir, "pkg-1.0-py3-none-any.whl")
+	code, out, errOut := runCmd(t, cmdValidate, whl)
+	if want := whl + ": not a regular file (a FIFO)"; code != ExitFailure || !hasLine(out, want) {
+		t.Errorf("validate a FIFO .whl: exit %d, want %d and the line %q\nstdout:\n%sstderr:\n%s", code, ExitFailure, want, out, errOut)
+	}
+	if got := registryCache(filepath.Join(dir, "cache"), config.Registry{Name: "reg", Git: "https://x/reg"}); got != (cachedRegistry{}) {
+		t.Errorf("registryCache with a FIFO state = %+v, want never fetched", got)
 	}
 }
