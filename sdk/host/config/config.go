@@ -201,6 +201,13 @@ const MaxFileSize = 1 << 20
 // MaxFileSize bytes (sdk/pkgfile reads it). Errors name the file and the
 // cause; an absent file's wraps fs.ErrNotExist.
 func ReadFile(path string) ([]byte, error) {
+	data, err := pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), MaxFileSize)
+	if !errors.Is(err, pkgfile.ErrOutside) {
+		return data, err
+	}
+	// A link leading out of its directory: read what it leads to, the
+	// same way. (Resolving links first would cost every read a walk of
+	// the whole path.)
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil, err
