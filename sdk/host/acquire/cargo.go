@@ -75,7 +75,7 @@ func cargoInstalledVersion(root, crate string) (string, error) {
 	file := filepath.Join(root, ".crates2.json")
 	data, err := pkgfile.ReadFile(root, ".crates2.json", pkgfile.MaxManifest)
 	if err != nil {
-		return "", fmt.Errorf("reading cargo's install record: %w", err)
+		return "", fmt.Errorf("cargo's install record: %w", err)
 	}
 	v, err := parseCrates2(data, crate)
 	if err != nil {

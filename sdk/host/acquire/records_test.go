@@ -56,3 +56,16 @@ func TestRecordsBounded(t *testing.T) {
 		})
 	}
 }
+
+// cargo's install record is read with the same bounds: a FIFO is refused
+// at once (os.ReadFile waited for a writer forever), naming the file.
+func TestCargoRecordBounded(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, ".crates2.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cargoInstalledVersion(root, "tiny-pm")
+	if want := "cargo's install record: " + filepath.Join(root, ".crates2.json") + ": not a regular file (a FIFO)"; err == nil || err.Error() != want {
+		t.Errorf("cargoInstalledVersion: %v, want %q", err, want)
+	}
+}
