@@ -192,8 +192,9 @@ func contractRows(t *testing.T) []contractRow {
 
 // TestCLIContract runs every row of the exit-code table of docs/cli.md and
 // checks its exit code; a usage error (2) must say what was wrong before
-// the usage, and a --json example must print a version 1 document even
-// when it fails.
+// the usage, a help row that succeeds must print the usage on stdout and
+// nothing on stderr, and a --json example must print a version 1 document
+// even when it fails.
 func TestCLIContract(t *testing.T) {
 	rows := contractRows(t)
 	commands := map[string]bool{}
@@ -209,6 +210,10 @@ func TestCLIContract(t *testing.T) {
 		if r.exit == 2 {
 			// The first line of stderr says what was wrong; the usage follows.
 			fmt.Fprintf(&script, "exec head -n 1 $WORK/err\n! stdout '^Usage'\nstdout .\n")
+		}
+		if r.command == "help" && r.exit == 0 {
+			// Help asked for is the usage on stdout, nothing on stderr.
+			fmt.Fprintf(&script, "exec head -n 1 $WORK/out\nstdout '^Usage: '\nexec cat $WORK/err\n! stdout .\n")
 		}
 		if strings.Contains(r.example, "--json") {
 			fmt.Fprintf(&script, "exec cat $WORK/out\nstdout '^\\{'\nstdout '\"version\": 1'\n")
@@ -237,7 +242,7 @@ func listedCommands(t *testing.T) []string {
 	}
 	var names []string
 	in := false
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(stdout.String(), "\n") {
 		switch {
 		case line == "Commands:":
 			in = true

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/symposium-dev/symposium-pm/sdk/internal/flaghelp"
 )
 
 // LogEnv is the environment variable holding the log level of a PM built on
@@ -19,11 +21,12 @@ const LogEnv = "SYMPOSIUM_LOG"
 
 // Main is the whole main function of a PM binary. It parses the command
 // line (--version, --help, --max-message-size, and any flags the PM
-// registered on flag.CommandLine before calling Main), keeps the real stdout
-// for the protocol while pointing os.Stdout and file descriptor 1 at stderr,
-// serves pm on stdin and stdout until end of input, and exits: 0 after a
-// clean end of input or SIGTERM, 1 on a transport failure, 2 on a bad
-// command line.
+// registered on flag.CommandLine before calling Main; --version and --help
+// print on stdout, a bad command line and the usage after it on stderr),
+// keeps the real stdout for the protocol while pointing os.Stdout and file
+// descriptor 1 at stderr, serves pm on stdin and stdout until end of input,
+// and exits: 0 after a clean end of input or SIGTERM (or after --version or
+// --help), 1 on a transport failure, 2 on a bad command line.
 func Main(pm PM, opts ...Option) {
 	os.Exit(run(pm, os.Args[1:], opts))
 }
@@ -36,7 +39,9 @@ func run(pm PM, args []string, opts []Option) int {
 	showVersion := fs.Bool("version", false, "print the PM's version and exit")
 	maxMessage := fs.Int("max-message-size", cfg.maxMessage, "largest request line accepted, in bytes")
 	fs.Usage = func() { usage(fs, prog, pm, cfg) }
-	if err := fs.Parse(args); err != nil {
+	// --help asked for is printed on stdout (the protocol is not running);
+	// a bad command line and the usage after it on stderr.
+	if err := flaghelp.Parse(fs, args, os.Stdout); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -106,18 +107,35 @@ func TestVersionAndHelp(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "9.9.9") {
 		t.Errorf("--version: %q, %v", out, err)
 	}
-	cmd := mainCmd(t, "--help")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Errorf("--help: %v", err)
+	// Help asked for is on stdout, to be paged or searched; nothing else is
+	// written.
+	for _, arg := range []string{"--help", "-h", "-help"} {
+		code, stdout, stderr := runMainCmd(t, arg)
+		if code != 0 || !strings.HasPrefix(stdout, "Usage: ") || !strings.Contains(stdout, `the "test" package manager`) ||
+			!strings.Contains(stdout, "\n  -max-message-size int\n") || stderr != "" {
+			t.Errorf("%s: exit %d, want 0 with the usage on stdout alone\nstdout %q\nstderr %q", arg, code, stdout, stderr)
+		}
 	}
-	if !strings.Contains(stderr.String(), `the "test" package manager`) {
-		t.Errorf("--help output:\n%s", stderr.String())
+	// A bad command line is the error and the usage on stderr, exit 2.
+	code, stdout, stderr := runMainCmd(t, "--no-such-flag")
+	if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "flag provided but not defined: -no-such-flag\nUsage: ") {
+		t.Errorf("--no-such-flag: exit %d, want 2 with the error and the usage on stderr alone\nstdout %q\nstderr %q", code, stdout, stderr)
 	}
-	if err := mainCmd(t, "--no-such-flag").Run(); err == nil {
-		t.Error("a bad flag did not fail")
+}
+
+// runMainCmd runs the test binary as a PM with args and no input, and
+// returns its exit code, stdout and stderr.
+func runMainCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := mainCmd(t, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%q: %v", args, err)
 	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 }
 
 // The command --help suggests for trying the PM by hand calls a method the
@@ -130,13 +148,12 @@ func TestHelpExampleMethod(t *testing.T) {
 	} {
 		cmd := mainCmd(t, "--help")
 		cmd.Env = append(cmd.Env, "PMSERVER_TEST_MAIN="+tc.mode)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
+		out, err := cmd.Output()
+		if err != nil {
 			t.Errorf("%s: --help: %v", tc.mode, err)
 		}
-		if !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%s: --help does not say %q:\n%s", tc.mode, tc.want, stderr.String())
+		if !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s: --help does not say %q:\n%s", tc.mode, tc.want, out)
 		}
 	}
 }

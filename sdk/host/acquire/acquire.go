@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 
 	"github.com/symposium-dev/symposium-pm/sdk/procgroup"
@@ -28,6 +29,11 @@ const BinariesDir = "pm-binaries"
 // ReceiptFile is the file, inside an acquired copy's directory, that records
 // what was acquired. Its presence marks the copy complete.
 const ReceiptFile = ".symposium-acquired.json"
+
+// maxRecord bounds the receipt and the remembered failure read back from
+// the cache (1 MiB; both are JSON of a few hundred bytes): a regular file
+// of at most this size is read (sdk/pkgfile), anything else is refused.
+const maxRecord = 1 << 20
 
 // staleAfter is how old a temporary or replaced directory must be before an
 // acquisition removes it (a younger one may belong to an acquisition still
@@ -69,7 +75,7 @@ func Dir(cacheDir string, s Source) string {
 // source (the configuration changed since).
 func Installed(cacheDir string, s Source) (*Install, error) {
 	dir := Dir(cacheDir, s)
-	data, err := os.ReadFile(filepath.Join(dir, ReceiptFile))
+	data, err := pkgfile.ReadFile(dir, ReceiptFile, maxRecord)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNotAcquired
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // installCargo runs cargo install --root dir. The installed version is read
@@ -67,12 +69,13 @@ func installCargo(ctx context.Context, dir string, s Source, opts Options) (Rece
 }
 
 // cargoInstalledVersion reads the installed package's version from
-// cargo's install record, root/.crates2.json.
+// cargo's install record, root/.crates2.json: a regular file of at most
+// 1 MiB (sdk/pkgfile), where a real one is a few hundred bytes.
 func cargoInstalledVersion(root, crate string) (string, error) {
 	file := filepath.Join(root, ".crates2.json")
-	data, err := os.ReadFile(file)
+	data, err := pkgfile.ReadFile(root, ".crates2.json", pkgfile.MaxManifest)
 	if err != nil {
-		return "", fmt.Errorf("reading cargo's install record: %w", err)
+		return "", fmt.Errorf("cargo's install record: %w", err)
 	}
 	v, err := parseCrates2(data, crate)
 	if err != nil {

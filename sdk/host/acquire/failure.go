@@ -2,10 +2,11 @@ package acquire
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // Failure is what a failed acquisition (a `symposium-pm sync`) leaves
@@ -45,13 +46,13 @@ func RecordFailure(cacheDir string, src Source, err error) {
 // LastFailure returns the failure remembered for src under cacheDir, or
 // nil when there is none (or it was for another source of the same PM).
 func LastFailure(cacheDir string, src Source) *Failure {
-	f, err := os.Open(failureFile(cacheDir, src))
+	p := failureFile(cacheDir, src)
+	data, err := pkgfile.ReadFile(filepath.Dir(p), filepath.Base(p), maxRecord)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var sf Failure
-	if json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(&sf) != nil || sf.Error == "" || sf.Source != src.String() {
+	if json.Unmarshal(data, &sf) != nil || sf.Error == "" || sf.Source != src.String() {
 		return nil
 	}
 	return &sf

@@ -3,12 +3,16 @@ package acquire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // installNPM runs npm install --prefix dir <package>@<version>. The version
@@ -32,9 +36,14 @@ func installNPM(ctx context.Context, dir string, s Source, opts Options) (Receip
 	if err != nil {
 		return Receipt{}, out, err
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "node_modules", filepath.FromSlash(s.Package), "package.json"))
-	if err != nil {
+	// The package's own package.json, read as the npm PM reads one
+	// (sdk/pkgfile): a regular file inside the package, at most 1 MiB.
+	data, err := pkgfile.ReadFile(filepath.Join(dir, "node_modules", filepath.FromSlash(s.Package)), "package.json", pkgfile.MaxManifest)
+	if errors.Is(err, fs.ErrNotExist) {
 		return Receipt{}, out, fmt.Errorf("npm did not install %s: %w", s.Package, err)
+	}
+	if err != nil {
+		return Receipt{}, out, fmt.Errorf("%s's package.json: %w", s.Package, err)
 	}
 	var pkg struct {
 		Version string          `json:"version"`

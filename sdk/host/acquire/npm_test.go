@@ -194,3 +194,39 @@ func TestNPMInterruptedDownload(t *testing.T) {
 	}
 	assertNoTemp(t, cache, "node")
 }
+
+// The installed package's package.json is read as the npm PM reads one
+// (sdk/pkgfile): a FIFO there is an error at once (os.ReadFile waited for
+// a writer forever), so is one over 1 MiB (os.ReadFile read it whole),
+// each naming the package and the cause. The npm here is a stand-in that
+// installs such a package.json.
+func TestNPMPackageJSONBounded(t *testing.T) {
+	if _, err := exec.LookPath("mkfifo"); err != nil {
+		t.Skip("mkfifo not installed")
+	}
+	npm := filepath.Join(t.TempDir(), "npm")
+	script := `#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --prefix ] && prefix=$2; shift; done
+d="$prefix/node_modules/fakepkg"
+mkdir -p "$d"
+case "$FAKE_PJ" in
+fifo) mkfifo "$d/package.json" ;;
+big) { printf '{"version":"1.0.0","bin":"x","pad":"'; head -c 2000000 /dev/zero | tr '\0' ' '; printf '"}'; } >"$d/package.json" ;;
+esac
+`
+	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for mode, cause := range map[string]string{
+		"fifo": "package.json: not a regular file (a FIFO)",
+		"big":  "package.json: 2000038 bytes, over the size cap of 1048576 bytes",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			env := append(os.Environ(), "SYMPOSIUM_NPM="+npm, "FAKE_PJ="+mode)
+			_, err := Acquire(context.Background(), t.TempDir(), Source{PM: "n", Kind: NPM, Package: "fakepkg"}, Options{Env: env})
+			if err == nil || !strings.Contains(err.Error(), "fakepkg's package.json: ") || !strings.Contains(err.Error(), "/node_modules/fakepkg/"+cause) {
+				t.Errorf("err = %v, want fakepkg's package.json named with %q", err, cause)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/flaghelp"
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -157,16 +158,14 @@ Flags:
 `
 
 func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, callUsage); fs.PrintDefaults() }
+	fs := flagSet("call", callUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print a versioned document holding the result and the PM's diagnostics")
 	dash := slices.Index(args, "--")
 	if dash < 0 {
 		if slices.Contains(args, "-h") || slices.Contains(args, "--help") || slices.Contains(args, "-help") {
-			fs.Usage()
+			flaghelp.PrintUsage(fs, stdout)
 			return ExitOK
 		}
 		fmt.Fprintln(stderr, "symposium-pm call: missing '-- COMMAND' naming the PM to run")
@@ -174,7 +173,7 @@ func cmdCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	command := args[dash+1:]
-	if code, ok := parseArgs(fs, args[:dash], arity{1, 2, "METHOD [PARAMS-JSON]"}); !ok {
+	if code, ok := parseArgs(fs, args[:dash], arity{1, 2, "METHOD [PARAMS-JSON]"}, stdout); !ok {
 		return code
 	}
 	if len(command) == 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/symposium-dev/symposium-pm/sdk/internal/flaghelp"
 	"github.com/symposium-dev/symposium-pm/sdk/internal/oneline"
 	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -67,9 +68,7 @@ func (f *fetchIDs) Set(v string) error {
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
+	fs := flagSet("check", checkUsage, stderr)
 	var cf commonFlags
 	cf.register(fs)
 	fs.Lookup("cache-dir").Usage = "cache directory handed to the PM (default: a fresh temporary directory, removed afterwards)"
@@ -82,7 +81,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	update := fs.String("fetch-update", string(protocol.UpdateNone), "update level of the fetch probes: none, check or fetch")
 	var command []string
 	if dash := slices.Index(args, "--"); dash >= 0 {
-		if err := fs.Parse(args[:dash]); err != nil {
+		if err := flaghelp.Parse(fs, args[:dash], stdout); err != nil {
 			return parseExit(err)
 		}
 		if fs.NArg() > 0 {
@@ -92,7 +91,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		command = args[dash+1:]
 	} else {
 		// Flags stop at the first non-flag: the command and its own flags.
-		if err := fs.Parse(args); err != nil {
+		if err := flaghelp.Parse(fs, args, stdout); err != nil {
 			return parseExit(err)
 		}
 		command = fs.Args()

@@ -84,8 +84,8 @@ func TestCheckUsage(t *testing.T) {
 			t.Errorf("check %q: exit %d, want %d", args, code, ExitUsage)
 		}
 	}
-	if code, _, errs := runCheck(t, "--help"); code != ExitOK || !strings.Contains(errs, "Usage: symposium-pm check") {
-		t.Errorf("--help: exit %d\n%s", code, errs)
+	if code, out, errs := runCheck(t, "--help"); code != ExitOK || !strings.Contains(out, "Usage: symposium-pm check") || errs != "" {
+		t.Errorf("--help: exit %d\nstdout %q\nstderr %q", code, out, errs)
 	}
 }
 

@@ -60,15 +60,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return c.run(ctx, []string{"--help"}, stdout, stderr)
 		}
 		if args[1] == "version" && len(args) == 2 {
-			fmt.Fprintln(stderr, "Usage: symposium-pm version (or --version)\n\nPrints symposium-pm's version on stdout.")
+			fmt.Fprintln(stdout, "Usage: symposium-pm version (or --version)\n\nPrints symposium-pm's version on stdout.")
 			return ExitOK
 		}
 		fmt.Fprintf(stderr, "symposium-pm help: want one command name, got %q\n\n", strings.Join(args[1:], " "))
 		usage(stderr, cmds)
 		return ExitUsage
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr, cmds)
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout, cmds)
 		return ExitOK
 	}
 	if args[0] == "--version" || args[0] == "version" {
@@ -114,10 +114,12 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // flagSet returns the flag set of a subcommand whose usage is usage
-// followed by its flags.
+// followed by its flags. The usage and parse errors go to stderr, but for
+// help the user asked for, which parseArgs (through flaghelp) prints on
+// stdout.
 func flagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage); fs.PrintDefaults() }
 	return fs
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/flaghelp"
 )
 
 // JSONVersion is the version of the shape of every --json document this
@@ -146,13 +147,15 @@ func noArgs() arity { return arity{0, 0, ""} }
 
 // parseArgs parses a subcommand's arguments, with flags accepted before and
 // after positional ones (up to a "--", after which everything is
-// positional). When it reports false, the command returns code at once; a
-// usage error has been printed with a line saying what was wrong.
-func parseArgs(fs *flag.FlagSet, argv []string, want arity) (code int, ok bool) {
+// positional). When it reports false, the command returns code at once:
+// ExitOK after the help asked for with -h or --help, printed on stdout;
+// ExitUsage after a usage error, printed on stderr with a line saying what
+// was wrong.
+func parseArgs(fs *flag.FlagSet, argv []string, want arity, stdout io.Writer) (code int, ok bool) {
 	var pos []string
 	rest := argv
 	for {
-		if err := fs.Parse(rest); err != nil {
+		if err := flaghelp.Parse(fs, rest, stdout); err != nil {
 			if err == flag.ErrHelp {
 				return ExitOK, false
 			}

@@ -48,17 +48,32 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"a", "b"}, arity{1, 1, "QUERY"}, ExitUsage, false, "", false, `symposium-pm t: unexpected argument "b": this command takes QUERY` + "\n"},
 		{[]string{"x"}, noArgs(), ExitUsage, false, "", false, `symposium-pm t: unexpected argument "x": this command takes no arguments, only flags` + "\n"},
 		{[]string{"--nope"}, noArgs(), ExitUsage, false, "", false, "flag provided but not defined: -nope\n"},
-		{[]string{"-h"}, noArgs(), ExitOK, false, "", false, "Usage"},
+		{[]string{"a", "--nope"}, arity{1, 1, "QUERY"}, ExitUsage, false, "", false, "flag provided but not defined: -nope\nUsage\n"},
+		{[]string{"--json=maybe"}, noArgs(), ExitUsage, false, "", false, `invalid boolean value "maybe" for -json: parse error` + "\nUsage\n"},
 	} {
-		var out bytes.Buffer
-		fs := flagSet("t", "Usage\n", &out)
+		var out, errOut bytes.Buffer
+		fs := flagSet("t", "Usage\n", &errOut)
 		asJSON := fs.Bool("json", false, "")
-		code, ok := parseArgs(fs, tc.args, tc.want)
+		code, ok := parseArgs(fs, tc.args, tc.want, &out)
 		if code != tc.code || ok != tc.ok || (ok && strings.Join(fs.Args(), " ") != tc.pos) || *asJSON != tc.json {
 			t.Errorf("%q: code %d ok %v args %q json %v", tc.args, code, ok, fs.Args(), *asJSON)
 		}
-		if first, _, _ := strings.Cut(out.String(), "\n"); tc.err != "" && first+"\n" != tc.err && !strings.HasPrefix(out.String(), tc.err) {
-			t.Errorf("%q: stderr %q, want it to start with %q", tc.args, out.String(), tc.err)
+		if first, _, _ := strings.Cut(errOut.String(), "\n"); tc.err != "" && first+"\n" != tc.err && !strings.HasPrefix(errOut.String(), tc.err) {
+			t.Errorf("%q: stderr %q, want it to start with %q", tc.args, errOut.String(), tc.err)
+		}
+		if out.Len() > 0 {
+			t.Errorf("%q: stdout %q, want nothing", tc.args, out.String())
+		}
+	}
+	// Help asked for, wherever it is among the arguments, is the usage on
+	// stdout, and nothing on stderr.
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"q", "--help"}, {"--json", "-h", "q"}} {
+		var out, errOut bytes.Buffer
+		fs := flagSet("t", "Usage\n", &errOut)
+		fs.Bool("json", false, "print JSON")
+		code, ok := parseArgs(fs, args, arity{1, 1, "QUERY"}, &out)
+		if code != ExitOK || ok || out.String() != "Usage\n  -json\n    \tprint JSON\n" || errOut.Len() > 0 {
+			t.Errorf("%q: code %d ok %v\nstdout %q\nstderr %q", args, code, ok, out.String(), errOut.String())
 		}
 	}
 }

@@ -179,7 +179,7 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	refresh := fs.Bool("refresh", false, "refresh registries (update level check) before discovering")
 	strict := fs.Bool("strict", false, "exit 1 when there are warnings (for CI)")
-	if code, ok := parseArgs(fs, args, noArgs()); !ok {
+	if code, ok := parseArgs(fs, args, noArgs(), stdout); !ok {
 		return code
 	}
 	s, code := openSession("discover", &cf, *asJSON, stdout, stderr)
@@ -275,15 +275,11 @@ func consentHint(choices []consentChoice, cfg *config.Config) []string {
 
 // pluginsTableLines finds, in the configuration file at path, the line of
 // its [plugins] header and the line of the auto-enable key in that table
-// (0 when absent). It reads the file as lines, at most 1 MiB of it: enough
-// to place a hint, which is all it is for.
+// (0 when absent). It reads the file as config.Load does (config.ReadFile:
+// a regular file of at most config.MaxFileSize bytes); one it cannot read
+// places no hint, which is all this is for.
 func pluginsTableLines(path string) (header, autoEnable int) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	data, err := config.ReadFile(path)
 	if err != nil {
 		return 0, 0
 	}

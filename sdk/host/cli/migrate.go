@@ -75,7 +75,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	check := fs.Bool("check", false, "list what would change and exit 1 if anything would; write nothing")
 	diff := fs.Bool("diff", false, "print a unified diff of the changes; write nothing")
 	asJSON := fs.Bool("json", false, "print a versioned document of the changes and of the files left untouched")
-	if code, ok := parseArgs(fs, args, arity{0, -1, "PATH..."}); !ok {
+	if code, ok := parseArgs(fs, args, arity{0, -1, "PATH..."}, stdout); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {

@@ -2,13 +2,12 @@ package cli
 
 import (
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
@@ -28,6 +27,10 @@ type registryState struct {
 	FetchedAt time.Time `json:"fetched_at"`
 }
 
+// maxRegistryState bounds a registry cache's state file (64 KiB), a few
+// hundred bytes of JSON.
+const maxRegistryState = 1 << 16
+
 // registryCache finds r's cache directory under cacheDir by its name and
 // URL, without opening (or locking) it. A registry without one has never
 // been fetched.
@@ -35,14 +38,14 @@ func registryCache(cacheDir string, r config.Registry) cachedRegistry {
 	dirs, _ := filepath.Glob(filepath.Join(cacheDir, regcache.NamePart(r.Name), regcache.NamePart(r.Name)+"-*"))
 	var found []registryState
 	for _, d := range dirs {
-		f, err := os.Open(filepath.Join(d, regcache.StateFile))
+		// The registry PM writes the state: a regular file of at most
+		// maxRegistryState bytes is read (sdk/pkgfile), never a FIFO.
+		data, err := pkgfile.ReadFile(d, regcache.StateFile, maxRegistryState)
 		if err != nil {
 			continue
 		}
 		var st registryState
-		err = json.NewDecoder(io.LimitReader(f, 1<<16)).Decode(&st)
-		f.Close()
-		if err != nil || len(st.Commit) != 40 {
+		if err := json.Unmarshal(data, &st); err != nil || len(st.Commit) != 40 {
 			continue
 		}
 		if st.URL == r.Git {

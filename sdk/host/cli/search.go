@@ -36,7 +36,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the hits as JSON")
-	if code, ok := parseArgs(fs, args, arity{1, 1, "QUERY"}); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, 1, "QUERY"}, stdout); !ok {
 		return code
 	}
 	query := fs.Arg(0)
@@ -147,7 +147,7 @@ func cmdLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the offers as JSON")
-	if code, ok := parseArgs(fs, args, arity{1, 1, "PM:NAME[@REQUIREMENT]"}); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, 1, "PM:NAME[@REQUIREMENT]"}, stdout); !ok {
 		return code
 	}
 	id, err := parseRef(fs.Arg(0))

@@ -427,7 +427,9 @@ func checkDistribution(ctx context.Context, site, shown, only string) []layout.R
 // and caps every PM unpacks archives with (sdk/archive), and checks it as
 // an unpacked distribution.
 func checkWheel(ctx context.Context, path string) ([]layout.Report, error) {
-	f, err := os.Open(path)
+	// A regular file, opened without waiting on a FIFO (sdk/pkgfile); the
+	// archive's own caps bound what is read from it.
+	f, err := pkgfile.Open(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	noStart := fs.Bool("no-start", false, "do not start the PMs (initialize is not tried)")
-	if code, ok := parseArgs(fs, args, noArgs()); !ok {
+	if code, ok := parseArgs(fs, args, noArgs(), stdout); !ok {
 		return code
 	}
 	s, code := openSession("status", &cf, *asJSON, stdout, stderr)

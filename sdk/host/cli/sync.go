@@ -63,7 +63,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	force := fs.Bool("force", false, "acquire pinned versions again too")
 	verbose := fs.Bool("v", false, "show the toolchains' output on stderr")
-	if code, ok := parseArgs(fs, args, arity{0, -1, "[NAME...]"}); !ok {
+	if code, ok := parseArgs(fs, args, arity{0, -1, "[NAME...]"}, stdout); !ok {
 		return code
 	}
 	s, code := openSession("sync", &cf, *asJSON, stdout, stderr)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -72,6 +71,8 @@ offer. FILE is
     plugin its PM offers, merged from [package.metadata.symposium],
     "symposium" or [tool.symposium] and a SYMPOSIUM.toml beside it.
 Layers that do not parse are reported on stderr and left out, as PMs do.
+FILE is read as a PM reads a manifest: a regular file (not a FIFO or a
+device) of at most 1 MiB, a link followed only inside FILE's directory.
 
 `
 
@@ -85,13 +86,11 @@ type validateResult struct {
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, validateUsage); fs.PrintDefaults() }
+	fs := flagSet("validate", validateUsage, stderr)
 	asJSON := fs.Bool("json", false, "print a JSON report instead of lines")
 	origin := fs.String("origin", "", "rules for manifest files and plugin directories: registry, workspace or package (default: inferred from what PATH is; registry entries always use registry)")
 	name := fs.String("name", "", "default plugin name for the workspace and package origins (default: the directory name)")
-	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, -1, "PATH..."}, stdout); !ok {
 		return code
 	}
 	opts := layout.CheckOptions{DefaultName: *name}
@@ -195,16 +194,17 @@ func summary(plugins, invalid, warnings, unreadable int) string {
 }
 
 func cmdManifest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("manifest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, manifestUsage); fs.PrintDefaults() }
+	fs := flagSet("manifest", manifestUsage, stderr)
 	pretty := fs.Bool("pretty", false, "indent the JSON")
 	pkg := fs.String("package", "", "merge FILE as the SYMPOSIUM.toml layer of package `NAME`")
-	if code, ok := parseArgs(fs, args, arity{1, 1, "FILE"}); !ok {
+	if code, ok := parseArgs(fs, args, arity{1, 1, "FILE"}, stdout); !ok {
 		return code
 	}
 	file := fs.Arg(0)
-	data, err := os.ReadFile(file)
+	// Read as a PM reads a manifest (sdk/pkgfile): a regular file, never a
+	// FIFO or a device, of at most 1 MiB, a link followed only inside its
+	// directory.
+	data, err := pkgfile.ReadFile(filepath.Dir(file), filepath.Base(file), pkgfile.MaxManifest)
 	if err != nil {
 		fmt.Fprintf(stderr, "symposium-pm manifest: %v\n", err)
 		return ExitFailure

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
 // TestValidateReadsAsThePM: validate reads every file of a package, a
@@ -174,4 +176,74 @@ func hasLine(out, line string) bool {
 		}
 	}
 	return false
+}
+
+// TestManifestReadsAsThePM: manifest reads FILE as a PM reads a manifest
+// (sdk/pkgfile), never unbounded: a file over the 1 MiB cap is refused
+// before it is read, a FIFO without a writer is refused without waiting
+// for one (os.ReadFile waited forever), a device such as /dev/zero is
+// never read, and a link leading out of FILE's directory is not followed.
+// Each is exit 1 and one line naming the file and the cause.
+func TestManifestReadsAsThePM(t *testing.T) {
+	const toml = "name = \"good\"\ndepends-on = \"serde\"\n"
+	pad := strings.Repeat("#"+strings.Repeat(" ", 78)+"\n", (pkgfile.MaxManifest+1<<20)/80)
+	outside := disktree.Write(t, map[string]string{"SYMPOSIUM.toml": toml})
+	dir := disktree.Write(t, map[string]string{
+		"big/SYMPOSIUM.toml":      toml + pad,
+		"big/SKILL.md":            "---\nname: s\ndescription: d\n---\n" + pad,
+		"big/Cargo.toml":          "[package]\nname = \"c\"\nversion = \"0.1.0\"\n" + pad,
+		"fifo/SYMPOSIUM.toml":     "fifo",
+		"fifo/Cargo.toml":         "fifo",
+		"dir/SYMPOSIUM.toml":      "dir",
+		"link/SYMPOSIUM.toml":     "->" + filepath.Join(outside, "SYMPOSIUM.toml"),
+		"inside/SYMPOSIUM.toml":   "->conf/plugin.toml",
+		"inside/conf/plugin.toml": toml,
+	})
+	for _, tc := range []struct {
+		file, cause string
+	}{
+		{"big/SYMPOSIUM.toml", sizeWords(len(toml + pad))},
+		{"big/SKILL.md", sizeWords(len("---\nname: s\ndescription: d\n---\n" + pad))},
+		{"big/Cargo.toml", sizeWords(len("[package]\nname = \"c\"\nversion = \"0.1.0\"\n" + pad))},
+		{"fifo/SYMPOSIUM.toml", "not a regular file (a FIFO)"},
+		{"fifo/Cargo.toml", "not a regular file (a FIFO)"},
+		{"dir/SYMPOSIUM.toml", "not a regular file (a directory)"},
+		{"link/SYMPOSIUM.toml", "a link leading out of the package"},
+	} {
+		file := filepath.Join(dir, tc.file)
+		code, out, errOut := runCmd(t, cmdManifest, file)
+		if want := "symposium-pm manifest: " + file + ": " + tc.cause + "\n"; code != ExitFailure || out != "" || errOut != want {
+			t.Errorf("manifest %s: exit %d, want %d and stderr %q\nstdout %q\nstderr %q", tc.file, code, ExitFailure, want, out, errOut)
+		}
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		code, _, errOut := runCmd(t, cmdManifest, "/dev/zero")
+		if want := "symposium-pm manifest: /dev/zero: not a regular file (a character device)\n"; code != ExitFailure || errOut != want {
+			t.Errorf("manifest /dev/zero: exit %d, stderr %q, want %d and %q", code, errOut, ExitFailure, want)
+		}
+	}
+	// A link that stays inside FILE's directory is followed.
+	if code, out, errOut := runCmd(t, cmdManifest, filepath.Join(dir, "inside/SYMPOSIUM.toml")); code != ExitOK || !strings.Contains(out, `"name":"good"`) {
+		t.Errorf("manifest through a link inside: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+}
+
+// TestReadsNeverWaitOnAFIFO: the files validate and status open that are
+// not manifests are opened as regular files only (sdk/pkgfile), never
+// waiting for a FIFO's writer as os.Open did: a .whl given to validate
+// (exit 1, naming it), and the state.json the registry PM writes in the
+// cache (the registry counts as never fetched).
+func TestReadsNeverWaitOnAFIFO(t *testing.T) {
+	dir := disktree.Write(t, map[string]string{
+		"pkg-1.0-py3-none-any.whl":              "fifo",
+		"cache/reg/reg-a/" + regcache.StateFile: "fifo",
+	})
+	whl := filepath.Join(dir, "pkg-1.0-py3-none-any.whl")
+	code, out, errOut := runCmd(t, cmdValidate, whl)
+	if want := whl + ": not a regular file (a FIFO)"; code != ExitFailure || !hasLine(out, want) {
+		t.Errorf("validate a FIFO .whl: exit %d, want %d and the line %q\nstdout:\n%sstderr:\n%s", code, ExitFailure, want, out, errOut)
+	}
+	if got := registryCache(filepath.Join(dir, "cache"), config.Registry{Name: "reg", Git: "https://x/reg"}); got != (cachedRegistry{}) {
+		t.Errorf("registryCache with a FIFO state = %+v, want never fetched", got)
+	}
 }

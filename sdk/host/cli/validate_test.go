@@ -231,7 +231,6 @@ source.path = "skills"
 		},
 		{name: "no path", args: nil, code: ExitUsage, err: "missing PATH..."},
 		{name: "bad origin", args: []string{"--origin", "moon", "x"}, code: ExitUsage, err: `unknown origin "moon"`},
-		{name: "help", args: []string{"--help"}, code: ExitOK, err: "Usage: symposium-pm validate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,7 +316,7 @@ source.path = "agent-notes"
 			`{"depends-on":["serde"],"name":"serde-guidance","skills":[{"source":{"path":"."}}]}` + "\n", ""},
 		{"type error", []string{p("bad.toml")}, ExitFailure, "", p("bad.toml") + ":1: name: expected a string, found an integer"},
 		{"bad skill", []string{p("broken/SKILL.md")}, ExitFailure, "", "line 1: description: SKILL.md needs a non-empty description"},
-		{"missing", []string{p("nope.toml")}, ExitFailure, "", "no such file"},
+		{"missing", []string{p("nope.toml")}, ExitFailure, "", "symposium-pm manifest: " + p("nope.toml") + ": file does not exist\n"},
 		{"usage", nil, ExitUsage, "", "Usage: symposium-pm manifest"},
 		{"cargo crate", []string{p("crate/Cargo.toml")}, ExitOK,
 			`{"depends-on":"gizmo-core","name":"gizmo","plugins":[{"source":{"cargo":"gizmo-extras"}}],"skills":[{"source":{"path":"agent-notes"}},{"source":{"path":"skills"}}]}` + "\n", ""},

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/suggest"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
@@ -188,19 +190,49 @@ func CacheDir(getenv func(string) string) string {
 	return filepath.Join(UserDir(getenv), "cache")
 }
 
+// MaxFileSize bounds a configuration file (1 MiB): a real one is a few
+// KiB, and the workspace's comes with the repository.
+const MaxFileSize = 1 << 20
+
+// ReadFile reads the configuration file at path as Load does. Links are
+// followed wherever they lead (a user's file is often a link into a
+// dotfiles repository), but what they lead to must be a regular file (not
+// a FIFO, which would wait for a writer, nor a device) of at most
+// MaxFileSize bytes (sdk/pkgfile reads it). Errors name the file and the
+// cause; an absent file's wraps fs.ErrNotExist.
+func ReadFile(path string) ([]byte, error) {
+	data, err := pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), MaxFileSize)
+	if !errors.Is(err, pkgfile.ErrOutside) {
+		return data, err
+	}
+	// A link leading out of its directory: read what it leads to, the
+	// same way. (Resolving links first would cost every read a walk of
+	// the whole path.)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	return pkgfile.ReadFile(filepath.Dir(real), filepath.Base(real), MaxFileSize)
+}
+
 // Load reads the user config (from the directory UserDir names) and the
-// workspace's .symposium/config.toml, either of which may be absent.
+// workspace's .symposium/config.toml, either of which may be absent. Each
+// is read with ReadFile: a FIFO, a device or a file over MaxFileSize is an
+// error naming it.
 func Load(getenv func(string) string, workspace string) (*Config, error) {
 	dir := UserDir(getenv)
 	c := &Config{Dir: dir, Recommendations: true, UserPlugins: true}
 	var errs []error
 	for _, f := range []string{filepath.Join(dir, FileName), filepath.Join(workspace, WorkspaceFile)} {
-		data, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) || (workspace == "" && strings.HasSuffix(f, WorkspaceFile)) {
+		if workspace == "" && strings.HasSuffix(f, WorkspaceFile) {
+			continue
+		}
+		data, err := ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("reading config: %w", err))
+			errs = append(errs, fmt.Errorf("cannot read the configuration: %w", err))
 			continue
 		}
 		c.Files = append(c.Files, f)

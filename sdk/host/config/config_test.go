@@ -1,10 +1,13 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/internal/disktree"
 )
 
 func TestParse(t *testing.T) {
@@ -277,5 +280,68 @@ func TestPositions(t *testing.T) {
 		if got := p.at(tc.path...).Line; got != tc.line {
 			t.Errorf("%v: line %d, want %d", tc.path, got, tc.line)
 		}
+	}
+}
+
+// TestLoadBounded: a configuration file is read with bounds, as the
+// workspace's comes with a repository: a FIFO without a writer is an error
+// at once (os.ReadFile waited for a writer forever), so is a device or a
+// file over MaxFileSize (which os.ReadFile read whole), each naming the
+// file and the cause. Links are followed wherever they lead, as a user's
+// file is often a link into a dotfiles repository.
+func TestLoadBounded(t *testing.T) {
+	env := func(home string) func(string) string {
+		return func(k string) string { return map[string]string{"SYMPOSIUM_HOME": home}[k] }
+	}
+	big := "[plugins]\n" + strings.Repeat("#"+strings.Repeat(" ", 78)+"\n", MaxFileSize/80+1)
+	dotfiles := disktree.Write(t, map[string]string{"symposium.toml": "[plugins]\ndisable = [\"a\"]\n"})
+	for _, tc := range []struct {
+		name        string
+		home, ws    map[string]string
+		file, cause string // the file named (under home or ws) and why, or "" when Load succeeds
+		disabled    int
+	}{
+		{"workspace FIFO", nil, map[string]string{".symposium/config.toml": "fifo"},
+			"ws/.symposium/config.toml", "not a regular file (a FIFO)", 0},
+		{"user FIFO", map[string]string{"config.toml": "fifo"}, nil,
+			"home/config.toml", "not a regular file (a FIFO)", 0},
+		{"workspace over the cap", nil, map[string]string{".symposium/config.toml": big},
+			"ws/.symposium/config.toml", fmt.Sprintf("%d bytes, over the size cap of %d bytes", len(big), MaxFileSize), 0},
+		{"workspace a directory", nil, map[string]string{".symposium/config.toml": "dir"},
+			"ws/.symposium/config.toml", "not a regular file (a directory)", 0},
+		{"workspace link to a device", nil, map[string]string{".symposium/config.toml": "->/dev/zero"},
+			"/dev/zero", "not a regular file (a character device)", 0},
+		{"user link out of its directory", map[string]string{"config.toml": "->" + filepath.Join(dotfiles, "symposium.toml")}, nil,
+			"", "", 1},
+		{"absent", nil, nil, "", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasSuffix(tc.name, "device") {
+				if _, err := os.Stat("/dev/zero"); err != nil {
+					t.Skip("no /dev/zero here")
+				}
+			}
+			base := t.TempDir()
+			home, ws := filepath.Join(base, "home"), filepath.Join(base, "ws")
+			for dir, files := range map[string]map[string]string{home: tc.home, ws: tc.ws} {
+				if err := os.Rename(disktree.Write(t, files), dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := Load(env(home), ws)
+			if tc.cause == "" {
+				if err != nil || len(c.Plugins.Disable) != tc.disabled {
+					t.Fatalf("Load: %v, %d disabled, want no error and %d", err, len(c.Plugins.Disable), tc.disabled)
+				}
+				return
+			}
+			file := tc.file
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(base, file)
+			}
+			if want := "cannot read the configuration: " + file + ": " + tc.cause; err == nil || err.Error() != want {
+				t.Errorf("Load: %v, want %q", err, want)
+			}
+		})
 	}
 }

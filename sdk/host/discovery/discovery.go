@@ -40,6 +40,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -634,20 +635,32 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 	return Enabled, reason
 }
 
-// readPathRegistry offers every entry of a directory registry.
+// readPathRegistry offers every entry of a directory registry. Each
+// entry's SYMPOSIUM.toml or SKILL.md is read through the registry opened as
+// a root, as validate reads it (sdk/pkgfile): a regular file of at most
+// MaxManifestSize bytes, a link followed only inside the registry.
 func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 	entries, err := layout.Enumerate(pr.Dir)
 	if err != nil {
 		d.warnAt(Warning{PM: pr.Name}, "registry %s (%s): %v", pr.Name, pr.Dir, err)
 		return nil
 	}
+	if len(entries) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(pr.Dir)
+	if err != nil {
+		d.warnAt(Warning{PM: pr.Name}, "registry %s (%s): %v", pr.Name, pr.Dir, err)
+		return nil
+	}
+	defer root.Close()
 	var out []protocol.Offer
 	for _, e := range entries {
 		dir := filepath.Join(pr.Dir, filepath.FromSlash(e.Path))
 		var m *manifest.Manifest
 		switch e.Kind {
 		case layout.EntryPlugin:
-			data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
+			data, err := pkgfile.ReadRoot(root, path.Join(e.Path, manifest.ManifestFile), MaxManifestSize)
 			if err == nil {
 				m, err = manifest.DecodeTOML(data)
 			}
@@ -656,7 +669,7 @@ func (d *discoverer) readPathRegistry(pr PathRegistry) []protocol.Offer {
 				continue
 			}
 		default:
-			data, err := os.ReadFile(filepath.Join(dir, skill.File))
+			data, err := pkgfile.ReadRoot(root, path.Join(e.Path, skill.File), skill.MaxFileSize)
 			var sk *skill.Skill
 			if err == nil {
 				sk, err = skill.Parse(data, true)
