@@ -68,6 +68,9 @@ func ValidatePEP440Specifier(req string) error {
 // CanonicalPEP440 returns the normalized form of the PEP 440 version v
 // (for example "v1.0-RC.1" is "1.0rc1"), or an error when v is not one.
 func CanonicalPEP440(v string) (string, error) {
+	if plainRelease(v) {
+		return v, nil
+	}
 	pv, err := parsePEP440(v)
 	if err != nil {
 		return "", errVersion("pypi", v, err)
@@ -689,4 +692,31 @@ func isSuffixSegment(s string) bool {
 		}
 	}
 	return false
+}
+
+// plainRelease reports whether v is a bare release segment already in
+// normal form: one to 18 decimal digits per component, no leading zero, no
+// sign, epoch, letter, space or trailing dot. Most versions in lockfiles
+// and metadata are such ("1.26.4"), and their canonical form is the text
+// itself; CanonicalPEP440 returns them without the regular expression
+// (FuzzPlainRelease holds the two paths to the same answer).
+func plainRelease(v string) bool {
+	if v == "" {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] != '.' {
+			if v[i] < '0' || v[i] > '9' {
+				return false
+			}
+			continue
+		}
+		seg := v[start:i]
+		if seg == "" || len(seg) > 18 || len(seg) > 1 && seg[0] == '0' {
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }

@@ -272,6 +272,34 @@ func FuzzPEP440(f *testing.F) {
 	})
 }
 
+// FuzzPlainRelease holds CanonicalPEP440's fast path to its parser: a
+// version plainRelease passes is valid and its own canonical form.
+func FuzzPlainRelease(f *testing.F) {
+	for _, v := range []string{"1.26.4", "0", "2024.10.1", "01.2", "1.", ".1", "1..2", "1.0a1", "999999999999999999.1", "9999999999999999999"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if !plainRelease(v) {
+			return
+		}
+		pv, err := parsePEP440(v)
+		if err != nil || pv.String() != v {
+			t.Fatalf("plainRelease(%q), but the parser gives %q, %v", v, pv.String(), err)
+		}
+	})
+}
+
+// TestPlainRelease: which versions take CanonicalPEP440's fast path.
+func TestPlainRelease(t *testing.T) {
+	for v, want := range map[string]bool{"1.26.4": true, "0": true, "0.0.1": true, "2024.10.1": true, "999999999999999999": true,
+		"": false, "01.2": false, "1.": false, ".1": false, "1..2": false, "1.0a1": false, "v1.0": false, " 1.0": false,
+		"1!2.0": false, "1.0+local": false, "9999999999999999999": false} {
+		if got := plainRelease(v); got != want {
+			t.Errorf("plainRelease(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 // debianPython returns Debian's interpreter, /usr/bin/python3, when it can
 // import a packaging library of version 22 or later (Debian's
 // python3-packaging: apt-get install python3-packaging), and skips the test
