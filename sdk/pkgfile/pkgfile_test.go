@@ -210,3 +210,42 @@ func TestOpenUserFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOwnFile: ReadOwnFile reads a regular file and refuses a FIFO at
+// once, an oversize file before reading it, each naming the file.
+func TestReadOwnFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "entry"), []byte("12345"), 0o644)
+	os.WriteFile(filepath.Join(dir, "big"), make([]byte, 4097), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	if data, err := ReadOwnFile(filepath.Join(dir, "entry"), 4096); err != nil || string(data) != "12345" {
+		t.Fatalf("entry: %q, %v", data, err)
+	}
+	if _, err := ReadOwnFile(filepath.Join(dir, "absent"), 4096); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent: %v, want fs.ErrNotExist", err)
+	}
+	for name, want := range map[string]string{
+		"big":  "4097 bytes, over the size cap of 4096 bytes",
+		"fifo": "not a regular file (a FIFO)",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := ReadOwnFile(filepath.Join(dir, name), 4096)
+			done <- err
+		}()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: ReadOwnFile still blocked after 5 s", name)
+		}
+		if w := filepath.Join(dir, name) + ": " + want; err == nil || err.Error() != w {
+			t.Errorf("%s: %v, want %q", name, err, w)
+		}
+	}
+}
