@@ -58,7 +58,7 @@ func New(cfg *npmrc.Config, env npmrc.Env, userAgent string) (*Client, error) {
 	if f := cfg.CAFile(); f != "" {
 		pem, err := pkgfile.ReadUserFile(f, MaxCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading npm cafile: %w", err)
+			return nil, fmt.Errorf("npm cafile: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {

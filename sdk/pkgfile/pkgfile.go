@@ -167,11 +167,11 @@ func viaLink(path string, err error) error {
 	if fi, lerr := os.Lstat(path); lerr != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return err
 	}
-	real, rerr := filepath.EvalSymlinks(path)
+	target, rerr := filepath.EvalSymlinks(path)
 	if rerr != nil {
 		return err
 	}
-	return &Error{Path: e.Path, Cause: "a link to " + real + ": " + e.Cause, Err: e.Err}
+	return &Error{Path: e.Path, Cause: "a link to " + target + ": " + e.Cause, Err: e.Err}
 }
 
 // readBounded reads the open regular file f (full names it, size is its
