@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -127,7 +128,7 @@ func Load(dir, cargoHome string) (*Config, error) {
 		}
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := pkgfile.ReadUserFile(f, pkgfile.MaxManifest)
 		if err != nil {
 			return nil, err
 		}

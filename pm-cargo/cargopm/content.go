@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -50,11 +51,16 @@ func (p *PM) checkSource(id protocol.PackageID, lc localCrate) error {
 			verdict, ok := p.audited[key]
 			p.mu.Unlock()
 			if !ok {
-				f, err := os.Open(a)
+				// Opened as pkgfile does: a FIFO in the .crate's place
+				// is refused at once (os.Open waited for a writer).
+				f, size, err := pkgfile.OpenUserFile(a, archive.DefaultLimits.MaxBytes)
+				if errors.Is(err, pkgfile.ErrNotRegular) || errors.Is(err, pkgfile.ErrTooLarge) {
+					return protocol.ErrInvalidContent(id, err.Error())
+				}
 				if err != nil {
 					return protocol.ErrResource("auditing "+id.String(), err)
 				}
-				verdict = auditCrate(context.Background(), f, fi.Size(), a, filepath.Base(lc.Dir), archive.DefaultLimits)
+				verdict = auditCrate(context.Background(), f, size, a, filepath.Base(lc.Dir), archive.DefaultLimits)
 				f.Close()
 				if verdict != nil && !archive.IsContent(verdict) {
 					// Reading the archive failed: the machine's fault, not

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargotoml"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -230,15 +230,14 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 	for _, m := range ws.Members {
 		s.Members = append(s.Members, protocol.WorkspaceMember{Name: m.Name, Version: m.Version, Dir: m.Dir})
 	}
-	rec.Observe(ws.Lockfile)
 	var lf *cargolock.Lockfile
-	if data, err := os.ReadFile(ws.Lockfile); err == nil {
+	if data, err := rec.ReadFile(ws.Lockfile, pkgfile.MaxLockfile); err == nil {
 		if lf, err = cargolock.Parse(ws.Lockfile, data); err != nil {
 			s.Err = err.Error()
 			return s
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		s.Err = fmt.Sprintf("reading %s: %v", ws.Lockfile, err)
+		s.Err = err.Error() // a *pkgfile.Error: it names the file
 		return s
 	} else {
 		s.Warnings = append(s.Warnings, lockfileWarning(ws)...)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/registry"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -87,7 +88,7 @@ func (p *PM) registryToken(name string) string {
 		return ""
 	}
 	for _, f := range []string{"credentials.toml", "credentials"} {
-		data, err := os.ReadFile(filepath.Join(home, f))
+		data, err := pkgfile.ReadUserFile(filepath.Join(home, f), pkgfile.MaxManifest)
 		if err != nil {
 			continue
 		}

@@ -203,7 +203,7 @@ func (p *PM) yankedOffline(name string, rec *depcache.Recorder) map[string]bool 
 	files, _ := filepath.Glob(pattern)
 	var yanked map[string]bool
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := pkgfile.ReadUserFile(f, registry.MaxCacheFile)
 		if err != nil {
 			continue
 		}

@@ -8,11 +8,11 @@ package cargotoml
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"sort"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -129,9 +129,11 @@ type rawTarget struct {
 	BuildDeps_        map[string]any `toml:"build_dependencies"`
 }
 
-// ReadFile reads and parses the manifest at path.
+// ReadFile reads and parses the manifest at path, with
+// pkgfile.ReadUserFile: links are followed, and a FIFO, a device or a
+// file over pkgfile.MaxManifest is an error naming it.
 func ReadFile(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxManifest)
 	if err != nil {
 		return nil, err
 	}

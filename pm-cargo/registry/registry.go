@@ -30,6 +30,11 @@ const (
 	maxAPIBody   = 8 << 20
 )
 
+// MaxCacheFile caps one of cargo's on-disk index cache files read back
+// (128 MiB): it holds an index file's lines, each once, with their
+// versions, so twice what the client reads of an index file leaves room.
+const MaxCacheFile = 2 * maxIndexFile
+
 // Client talks to one sparse registry.
 type Client struct {
 	// HTTP is the HTTP client; nil means http.DefaultClient.

@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-npm/lockfile/yarnlock"
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -77,7 +78,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 	proj := findProject(rec, p.workspace)
 	ws := proj.root
 	rootPath := filepath.Join(ws, "package.json")
-	data, err := rec.ReadFile(rootPath)
+	data, err := rec.ReadFile(rootPath, pkgfile.MaxManifest)
 	var rootPkg *packagejson.Manifest
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && proj.scoped:
@@ -86,7 +87,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 	case errors.Is(err, fs.ErrNotExist):
 		return []protocol.PackageID{}, nil // not an npm project
 	case err != nil:
-		return nil, err // an *fs.PathError: it names the file
+		return nil, err // a *pkgfile.Error: it names the file
 	default:
 		rootPkg, err = packagejson.ParseFile(rootPath, data)
 		if err != nil {
@@ -106,7 +107,7 @@ func (p *PM) computeDeps(ctx context.Context, rec *depcache.Recorder) ([]protoco
 				continue
 			}
 			mp := filepath.Join(ws, filepath.FromSlash(d), "package.json")
-			md, err := rec.ReadFile(mp)
+			md, err := rec.ReadFile(mp, pkgfile.MaxManifest)
 			if err != nil {
 				continue
 			}
@@ -209,10 +210,10 @@ func lockfiles(rec *depcache.Recorder, ws string) ([]namedLock, error) {
 	var out []namedLock
 	shrink := filepath.Join(ws, "npm-shrinkwrap.json")
 	lock := filepath.Join(ws, "package-lock.json")
-	data, err := rec.ReadFile(shrink)
+	data, err := rec.ReadFile(shrink, pkgfile.MaxLockfile)
 	file := shrink
 	if errors.Is(err, fs.ErrNotExist) {
-		data, err = rec.ReadFile(lock)
+		data, err = rec.ReadFile(lock, pkgfile.MaxLockfile)
 		file = lock
 	}
 	if err == nil {
@@ -222,7 +223,7 @@ func lockfiles(rec *depcache.Recorder, ws string) ([]namedLock, error) {
 		}
 		out = append(out, namedLock{l, kindPackageLock})
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err // an *fs.PathError: it names the file
+		return nil, err // a *pkgfile.Error: it names the file
 	}
 	for _, lf := range []struct {
 		name  string
@@ -233,12 +234,12 @@ func lockfiles(rec *depcache.Recorder, ws string) ([]namedLock, error) {
 		{"pnpm-lock.yaml", kindPnpm, func(b []byte) (lockfile.Resolver, error) { return pnpmlock.Parse(b) }},
 	} {
 		f := filepath.Join(ws, lf.name)
-		data, err := rec.ReadFile(f)
+		data, err := rec.ReadFile(f, pkgfile.MaxLockfile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, err // an *fs.PathError: it names the file
+			return nil, err // a *pkgfile.Error: it names the file
 		}
 		l, err := lf.parse(data)
 		if err != nil {
@@ -377,7 +378,7 @@ func linksMember(spec packagejson.Spec, memberVersion string) bool {
 
 // localVersion reads the version in dir/package.json, or "".
 func localVersion(rec *depcache.Recorder, dir string) string {
-	data, err := rec.ReadFile(filepath.Join(dir, "package.json"))
+	data, err := rec.ReadFile(filepath.Join(dir, "package.json"), pkgfile.MaxManifest)
 	if err != nil {
 		return ""
 	}
@@ -395,7 +396,7 @@ func installedVersion(rec *depcache.Recorder, ws, importer, name string) (string
 	dir := importer
 	for {
 		f := filepath.Join(ws, filepath.FromSlash(dir), "node_modules", filepath.FromSlash(name), "package.json")
-		if data, err := rec.ReadFile(f); err == nil {
+		if data, err := rec.ReadPackageFile(f, pkgfile.MaxManifest); err == nil {
 			if m, err := packagejson.Parse(data); err == nil && validVersion(m.Version) {
 				return m.Name, m.Version
 			}

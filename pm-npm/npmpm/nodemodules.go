@@ -94,7 +94,7 @@ func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
 		patterns = pkg.Workspaces
 	}
 	rec.Observe(filepath.Join(p.workspace, "pnpm-workspace.yaml"))
-	if pw, err := os.ReadFile(filepath.Join(p.workspace, "pnpm-workspace.yaml")); err == nil {
+	if pw, err := pkgfile.ReadUserFile(filepath.Join(p.workspace, "pnpm-workspace.yaml"), pkgfile.MaxManifest); err == nil {
 		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
 	}
 	if len(patterns) > 0 {

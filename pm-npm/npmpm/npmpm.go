@@ -138,6 +138,9 @@ func (p *PM) registryClient() (*registry.Client, error) {
 		// workspace root when the workspace is inside a member.
 		var rec depcache.Recorder
 		cfg := npmrc.Load(findProject(&rec, p.workspace).root, p.env)
+		for _, err := range cfg.Unreadable {
+			p.log.Warn("skipping an npm configuration file", "err", err)
+		}
 		p.log.Debug("npm configuration", "files", cfg.Files, "registry", redact.URL(cfg.Registry("")))
 		p.client, p.clientErr = registry.New(cfg, p.env, "symposium-pm-npm/"+Version)
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // project is the npm project a directory belongs to, found the way npm
@@ -70,12 +71,12 @@ func findProject(rec *depcache.Recorder, dir string) project {
 // workspaces (npm passes over it the same way).
 func workspaceMember(rec *depcache.Recorder, root, dir string) (string, bool) {
 	var patterns []string
-	if data, err := rec.ReadFile(filepath.Join(root, "package.json")); err == nil {
+	if data, err := rec.ReadFile(filepath.Join(root, "package.json"), pkgfile.MaxManifest); err == nil {
 		if m, err := packagejson.Parse(data); err == nil {
 			patterns = m.Workspaces
 		}
 	}
-	if pw, err := rec.ReadFile(filepath.Join(root, "pnpm-workspace.yaml")); err == nil {
+	if pw, err := rec.ReadFile(filepath.Join(root, "pnpm-workspace.yaml"), pkgfile.MaxManifest); err == nil {
 		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
 	}
 	if len(patterns) == 0 {
@@ -113,7 +114,7 @@ func projectWorkspaces(rec *depcache.Recorder, root string, pkg *packagejson.Man
 	if pkg != nil {
 		patterns = append(patterns, pkg.Workspaces...)
 	}
-	if pw, err := rec.ReadFile(filepath.Join(root, "pnpm-workspace.yaml")); err == nil {
+	if pw, err := rec.ReadFile(filepath.Join(root, "pnpm-workspace.yaml"), pkgfile.MaxManifest); err == nil {
 		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
 	}
 	return patterns

@@ -15,12 +15,16 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // DefaultRegistry is npm's default registry.
@@ -39,10 +43,18 @@ type Config struct {
 	// Files lists the configuration files that were read, in precedence order
 	// (highest first), for diagnostics.
 	Files []string
+	// Unreadable holds, for each configuration file that exists but was
+	// not read (a FIFO, a device, a directory, one over
+	// pkgfile.MaxManifest, or a read that failed), the error naming it.
+	// Such a file is left out, as an absent one is.
+	Unreadable []error
 }
 
 // Load reads the configuration that applies to the project in dir. Files
 // that do not exist are skipped; unreadable lines are ignored as npm does.
+// Each file is read with pkgfile.ReadUserFile (links followed, at most
+// pkgfile.MaxManifest bytes): one that cannot be read is skipped too, and
+// listed in Unreadable.
 func Load(dir string, env Env) *Config {
 	c := &Config{values: map[string]string{}}
 	lookup := func(k string) string { v, _ := env.Lookup(k); return v }
@@ -79,8 +91,11 @@ func Load(dir string, env Env) *Config {
 		if f == project && f == user {
 			continue // npm skips the project file when it is the user file
 		}
-		data, err := os.ReadFile(f)
+		data, err := pkgfile.ReadUserFile(f, pkgfile.MaxManifest)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				c.Unreadable = append(c.Unreadable, fmt.Errorf("npm configuration file left out: %w", err))
+			}
 			continue
 		}
 		layers = append(layers, f)

@@ -1,11 +1,16 @@
 package npmrc
 
 import (
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 type mapEnv map[string]string
@@ -113,5 +118,46 @@ func TestProxyConfig(t *testing.T) {
 	}
 	if s := c.ProxySettings(mapEnv{}); s.HTTPS != "http://cfg-proxy:1" {
 		t.Errorf("https falls back to proxy: %+v", s)
+	}
+}
+
+// TestLoadBounded: a project .npmrc that is a FIFO, or a user one over
+// pkgfile.MaxManifest, is left out at once and listed in Unreadable with
+// an error naming it; the other layers still apply. With os.ReadFile the
+// FIFO waited for a writer forever.
+func TestLoadBounded(t *testing.T) {
+	home, proj, global := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(global, "etc", "npmrc"), "registry=https://global.example/\n")
+	if err := syscall.Mkfifo(filepath.Join(proj, ".npmrc"), 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".npmrc"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(home, ".npmrc"), pkgfile.MaxManifest+1); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *Config, 1)
+	go func() { done <- Load(proj, mapEnv{"HOME": home, "PREFIX": global}) }()
+	var c *Config
+	select {
+	case c = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Load still blocked on the FIFO .npmrc after 5 s")
+	}
+	if got := c.Registry("x"); got != "https://global.example/" {
+		t.Errorf("Registry = %q, want the global layer's", got)
+	}
+	want := []struct {
+		file string
+		err  error
+	}{{filepath.Join(home, ".npmrc"), pkgfile.ErrTooLarge}, {filepath.Join(proj, ".npmrc"), pkgfile.ErrNotRegular}}
+	if len(c.Unreadable) != len(want) {
+		t.Fatalf("Unreadable = %v, want %d errors", c.Unreadable, len(want))
+	}
+	for i, w := range want {
+		if err := c.Unreadable[i]; !errors.Is(err, w.err) || !strings.Contains(err.Error(), w.file) {
+			t.Errorf("Unreadable[%d] = %v, want %v naming %s", i, err, w.err, w.file)
+		}
 	}
 }

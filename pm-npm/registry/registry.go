@@ -16,12 +16,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/npmrc"
 	"github.com/symposium-dev/symposium-pm/sdk/download"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
@@ -42,6 +42,10 @@ type Client struct {
 	userAgent string
 }
 
+// MaxCAFile is the size cap for the certificate file npm's cafile names
+// (4 MiB): a system bundle of every trusted root is about 200 KiB.
+const MaxCAFile = 4 << 20
+
 // New returns a client for cfg. env supplies proxy variables; userAgent is
 // sent with every request.
 func New(cfg *npmrc.Config, env npmrc.Env, userAgent string) (*Client, error) {
@@ -52,9 +56,9 @@ func New(cfg *npmrc.Config, env npmrc.Env, userAgent string) (*Client, error) {
 		tlsCfg.InsecureSkipVerify = true //nolint:gosec // the user's strict-ssl=false
 	}
 	if f := cfg.CAFile(); f != "" {
-		pem, err := os.ReadFile(f)
+		pem, err := pkgfile.ReadUserFile(f, MaxCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading npm cafile %s: %w", f, err)
+			return nil, fmt.Errorf("npm cafile: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {

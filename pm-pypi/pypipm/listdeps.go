@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/requirement"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
@@ -272,12 +274,15 @@ func (r *resolver) localDir(name, base, path string) {
 	}
 }
 
-// read reads a file and records it as an input; a missing file is
-// recorded too (its appearance must invalidate the cache).
-func (r *resolver) read(path string) ([]byte, bool) {
-	data, err := r.rec.ReadFile(path)
+// read reads a file of the workspace (at most limit bytes, with
+// depcache.Recorder.ReadFile: a FIFO or a device is refused at once) and
+// records it as an input; a missing file is recorded too (its appearance
+// must invalidate the cache). A file that cannot be read is warned about,
+// naming it, and passed over.
+func (r *resolver) read(path string, limit int64) ([]byte, bool) {
+	data, err := r.rec.ReadFile(path, limit)
 	if err != nil {
-		if !os.IsNotExist(err) {
+		if !errors.Is(err, fs.ErrNotExist) {
 			r.rwarn(path, err, "it is ignored", "cannot read", "path", path, "err", err)
 		}
 		return nil, false
@@ -315,7 +320,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 	// 1. Declarations.
 	var projects []*pyproject.Project
 	projDir := map[*pyproject.Project]string{}
-	if data, ok := r.read(filepath.Join(ws, "pyproject.toml")); ok {
+	if data, ok := r.read(filepath.Join(ws, "pyproject.toml"), pkgfile.MaxManifest); ok {
 		proj, err := pyproject.Parse(data)
 		if err != nil {
 			return nil, errorf("workspace %s: %w", ws, err)
@@ -325,7 +330,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 		projDir[proj] = ws
 		for _, dir := range r.members(proj) {
 			mp := filepath.Join(dir, "pyproject.toml")
-			data, ok := r.read(mp)
+			data, ok := r.read(mp, pkgfile.MaxManifest)
 			if !ok {
 				continue
 			}
@@ -365,7 +370,7 @@ func (r *resolver) run(ctx context.Context) ([]protocol.PackageID, error) {
 		}
 	}
 	if !declaredByPyproject {
-		if data, ok := r.read(filepath.Join(ws, "Pipfile")); ok {
+		if data, ok := r.read(filepath.Join(ws, "Pipfile"), pkgfile.MaxManifest); ok {
 			deps, err := pipfile.Parse(data)
 			if err != nil {
 				return nil, errorf("workspace %s: %w", ws, err)
@@ -490,7 +495,7 @@ func (r *resolver) members(proj *pyproject.Project) []string {
 func (r *resolver) requirements(path string) []requirement.Entry {
 	f, err := requirement.ParseFile(path, requirement.Options{
 		ReadFile: func(p string) ([]byte, error) {
-			data, ok := r.read(p)
+			data, ok := r.read(p, pkgfile.MaxManifest)
 			if !ok {
 				return nil, os.ErrNotExist
 			}
@@ -498,7 +503,7 @@ func (r *resolver) requirements(path string) []requirement.Entry {
 		},
 		Getenv: r.getenv,
 		ProjectName: func(dir string) string {
-			data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
+			data, ok := r.read(filepath.Join(dir, "pyproject.toml"), pkgfile.MaxManifest)
 			if !ok {
 				return ""
 			}
@@ -529,17 +534,18 @@ func (r *resolver) fromPoetryLock() {
 }
 
 // fromLockReader is fromLock for the lockfiles read a table at a time from
-// the file, never whole in memory.
+// the file, never whole in memory (opened with pkgfile.OpenUserFile, and
+// read no further than its size then).
 func (r *resolver) fromLockReader(path string, parse func(io.ReadSeeker) (lockfile.Resolver, error)) {
 	r.rec.Observe(path)
-	f, err := os.Open(path)
+	f, size, err := pkgfile.OpenUserFile(path, pkgfile.MaxLockfile)
 	if err != nil {
-		if !os.IsNotExist(err) {
+		if !errors.Is(err, fs.ErrNotExist) {
 			r.rwarn(path, err, "it is ignored", "cannot read", "path", path, "err", err)
 		}
 		return
 	}
-	l, err := parse(f)
+	l, err := parse(io.NewSectionReader(f, 0, size))
 	f.Close()
 	if err != nil {
 		r.pm.log.Warn("ignoring lockfile", "path", path, "err", err)
@@ -578,7 +584,7 @@ func (r *resolver) fromPipfileLock() {
 // (lockfile.WorkspaceReader) are the workspace's own projects, not
 // dependencies, and the local source trees it names are recorded.
 func (r *resolver) fromLock(path string, parse func([]byte) (lockfile.Resolver, error)) {
-	data, ok := r.read(path)
+	data, ok := r.read(path, pkgfile.MaxLockfile)
 	if !ok {
 		return
 	}
@@ -650,7 +656,7 @@ func (r *resolver) fromLocalTrees() {
 		if !r.isDecl[n] || r.versions[n] != "" {
 			continue
 		}
-		data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
+		data, ok := r.read(filepath.Join(dir, "pyproject.toml"), pkgfile.MaxManifest)
 		if !ok {
 			continue
 		}

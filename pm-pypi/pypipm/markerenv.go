@@ -16,6 +16,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/pm-pypi/lockfile"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/marker"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -70,7 +71,7 @@ func (r *resolver) markerEnv(ctx context.Context) marker.Env {
 	env := hostPlatformEnv(runtime.GOOS, runtime.GOARCH)
 	r.mEnv = env
 	if e := r.environment(); e != nil {
-		r.read(filepath.Join(e.Root, "pyvenv.cfg")) // recorded as an input
+		r.read(filepath.Join(e.Root, "pyvenv.cfg"), pkgfile.MaxManifest) // recorded as an input
 		full := venv.PythonVersion(e.Root)
 		if _, err := versions.CanonicalPEP440(full); full != "" && err == nil {
 			env["python_full_version"] = full

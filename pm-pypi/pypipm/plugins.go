@@ -385,8 +385,7 @@ func (p *PM) listedProject(dir string, rec *depcache.Recorder) bool {
 		return true
 	}
 	root := filepath.Join(p.ws, "pyproject.toml")
-	rec.Observe(root)
-	data, err := os.ReadFile(root)
+	data, err := rec.ReadFile(root, pkgfile.MaxManifest)
 	if err != nil {
 		return false
 	}

@@ -42,8 +42,12 @@ func (p *PM) projectListPath() string {
 	return filepath.Join(p.cache, "projects-"+hex.EncodeToString(sum[:8])+".json")
 }
 
+// maxProjectList bounds the cached project list read back (256 MiB): it
+// holds the names of a root listing, which is itself read up to 256 MiB.
+const maxProjectList = 256 << 20
+
 func (p *PM) readProjectList() (*projectList, bool) {
-	data, err := os.ReadFile(p.projectListPath())
+	data, err := pkgfile.ReadUserFile(p.projectListPath(), maxProjectList)
 	if err != nil {
 		return nil, false
 	}

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/pydist"
 )
@@ -33,7 +33,9 @@ import (
 const maxSmallFile = 1 << 20
 
 // readSmall reads a regular file of at most limit bytes; a link, a FIFO, a
-// device or a larger file is an error.
+// device or a larger file is an error. The Lstat refuses a link; the read
+// is pkgfile's, so that a name swapped for a FIFO after the Lstat is still
+// never opened for a blocking read (os.Open waited on it).
 func readSmall(path string, limit int64) ([]byte, error) {
 	st, err := os.Lstat(path)
 	if err != nil {
@@ -42,22 +44,7 @@ func readSmall(path string, limit int64) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
+	return pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), limit)
 }
 
 // directURL is PEP 610's direct_url.json, the parts read here.

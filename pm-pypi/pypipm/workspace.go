@@ -3,10 +3,11 @@ package pypipm
 import (
 	"context"
 	"errors"
-	"os"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -16,8 +17,8 @@ import (
 // workspace ([tool.uv.workspace] members minus exclude).
 func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 	res := protocol.WorkspaceResult{Root: p.ws, Members: []protocol.WorkspaceMember{}}
-	data, err := os.ReadFile(filepath.Join(p.ws, "pyproject.toml"))
-	if os.IsNotExist(err) {
+	data, err := pkgfile.ReadUserFile(filepath.Join(p.ws, "pyproject.toml"), pkgfile.MaxManifest)
+	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	}
 	if err != nil {
@@ -35,7 +36,7 @@ func (p *PM) Workspace(ctx context.Context) (protocol.WorkspaceResult, error) {
 	for _, dir := range r.members(proj) {
 		// Read as list_deps reads it (resolver.read), with the same
 		// warning for one that exists but cannot be read.
-		data, ok := r.read(filepath.Join(dir, "pyproject.toml"))
+		data, ok := r.read(filepath.Join(dir, "pyproject.toml"), pkgfile.MaxManifest)
 		if !ok {
 			continue
 		}

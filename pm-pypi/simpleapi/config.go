@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // Config is the index configuration: one primary index and extra ones.
@@ -117,9 +119,12 @@ func pipConfigFiles(getenv func(string) string, cf string) []string {
 }
 
 // readPipConf reads index-url and extra-index-url from [global] and
-// [install] of one INI file; [install] wins.
+// [install] of one INI file; [install] wins. The file is read with
+// pkgfile.ReadUserFile, up to pkgfile.MaxManifest: one that cannot be read
+// (absent, a FIFO, a device, oversize) is passed over as pip passes over
+// an absent one.
 func readPipConf(path string) (index string, extra []string, ok bool) {
-	data, err := os.ReadFile(path)
+	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxManifest)
 	if err != nil {
 		return "", nil, false
 	}

@@ -94,9 +94,11 @@ func Open(dir string) *Env {
 
 // PythonVersion reads the interpreter version from <root>/pyvenv.cfg
 // ("version = 3.11.7" as venv writes it, "version_info = 3.11.7.final.0"
-// as virtualenv does), or returns "".
+// as virtualenv does), or returns "". The file is read with
+// pkgfile.ReadUserFile up to pkgfile.MaxManifest (a FIFO or a device is
+// "" at once).
 func PythonVersion(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, "pyvenv.cfg"))
+	data, err := pkgfile.ReadUserFile(filepath.Join(root, "pyvenv.cfg"), pkgfile.MaxManifest)
 	if err != nil {
 		return ""
 	}
@@ -268,9 +270,11 @@ func readHeader(r io.Reader, limit int) ([]byte, error) {
 
 // SourceTree returns the local directory an editable or local-directory
 // install came from (PEP 610 direct_url.json with a file: URL and
-// dir_info), or "".
+// dir_info), or "". direct_url.json is the installed package's: it is
+// read with pkgfile.ReadFile inside the dist-info, up to
+// pkgfile.MaxManifest, and a link out of it, a FIFO or a device is "".
 func (d Dist) SourceTree() string {
-	data, err := os.ReadFile(filepath.Join(d.DistInfo, "direct_url.json"))
+	data, err := pkgfile.ReadFile(d.DistInfo, "direct_url.json", pkgfile.MaxManifest)
 	if err != nil {
 		return ""
 	}

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // A load checks an entry without decoding it into an Entry: the stamp
@@ -74,6 +75,13 @@ type entryCheck struct {
 	decode func(value []byte) (map[string]int, error)
 }
 
+// MaxEntry caps a cache entry read back (256 MiB). Entries are written
+// by Store and its kin, and hold a list_deps answer or offers with their
+// inputs' stamps: a few MB at 50,000 dependencies. The cap and the
+// regular-file check keep a FIFO or a device put in the cache directory
+// from hanging the hook.
+const MaxEntry = 256 << 20
+
 // errStale marks an entry whose inputs changed: an ordinary miss.
 var errStale = errors.New("an input changed")
 
@@ -84,7 +92,7 @@ var errStale = errors.New("an input changed")
 // seen reports, for each path ec.decode returned, whether it is a
 // recorded directory.
 func (c *Cache) readEntry(key string, ec entryCheck) (value []byte, seen []bool, err error) {
-	data, err := os.ReadFile(c.file(key))
+	data, err := pkgfile.ReadOwnFile(c.file(key), MaxEntry)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // FuzzLoad: whatever an entry file holds, the loads parsing it in place
@@ -52,4 +55,38 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("Load missed a usable entry %+v", e)
 		}
 	})
+}
+
+// TestLoadFIFOEntry: a FIFO in an entry's place is a miss at once (it
+// was opened with os.ReadFile and waited for a writer forever), and so is
+// an entry over MaxEntry, refused before it is read.
+func TestLoadFIFOEntry(t *testing.T) {
+	c := New(t.TempDir())
+	if err := syscall.Mkfifo(c.file("fifo"), 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	if err := os.WriteFile(c.file("big"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(c.file("big"), MaxEntry+1); err != nil { // sparse: no disk space
+		t.Fatal(err)
+	}
+	for _, key := range []string{"fifo", "big"} {
+		done := make(chan bool, 1)
+		go func() {
+			_, ok := c.Load(key)
+			done <- ok
+		}()
+		select {
+		case ok := <-done:
+			if ok {
+				t.Errorf("%s: Load hit", key)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Load still blocked after 5 s", key)
+		}
+		if _, _, err := c.readEntry(key, entryCheck{}); err == nil || !strings.Contains(err.Error(), c.file(key)) {
+			t.Errorf("%s: readEntry: %v, want an error naming the entry", key, err)
+		}
+	}
 }

@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -299,10 +300,24 @@ func (r *Recorder) Stat(path string) (fs.FileInfo, error) {
 	return fi, err
 }
 
-// ReadFile is os.ReadFile that records path's stamp first.
-func (r *Recorder) ReadFile(path string) ([]byte, error) {
+// ReadFile records path's stamp, then reads the file as one the user owns
+// with pkgfile.ReadUserFile: links are followed, and a FIFO, a device or
+// a file over limit bytes is an error naming it (a *pkgfile.Error; an
+// absent file's wraps fs.ErrNotExist) instead of a read that blocks or
+// never ends. A workspace's manifest takes pkgfile.MaxManifest, its
+// lockfile pkgfile.MaxLockfile.
+func (r *Recorder) ReadFile(path string, limit int64) ([]byte, error) {
 	r.Observe(path)
-	return os.ReadFile(path)
+	return pkgfile.ReadUserFile(path, limit)
+}
+
+// ReadPackageFile records path's stamp, then reads the file as one inside
+// a package (an installed dependency's package.json, say) with
+// pkgfile.ReadFile in path's directory: besides ReadFile's bounds, the
+// file may not be a link leading out of that directory.
+func (r *Recorder) ReadPackageFile(path string, limit int64) ([]byte, error) {
+	r.Observe(path)
+	return pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), limit)
 }
 
 // Stamps returns the recorded stamps.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -29,7 +30,7 @@ func write(t testing.TB, path, content string) {
 func record(t *testing.T, dir string) []depcache.Stamp {
 	t.Helper()
 	var rec depcache.Recorder
-	if _, err := rec.ReadFile(filepath.Join(dir, "Cargo.lock")); err != nil {
+	if _, err := rec.ReadFile(filepath.Join(dir, "Cargo.lock"), pkgfile.MaxLockfile); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rec.Stat(filepath.Join(dir, "members")); err != nil {

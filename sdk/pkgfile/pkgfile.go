@@ -9,6 +9,10 @@
 // package: SYMPOSIUM.toml, package.json, METADATA, entry_points.txt,
 // SKILL.md. Real ones are a few KiB; a bigger one is refused for that
 // package alone, with an error naming the file.
+//
+// A file the user owns rather than a package (a workspace's manifest,
+// lockfile or configuration) is read with ReadUserFile: links are followed
+// wherever they lead, and the same bounds hold for what they lead to.
 package pkgfile
 
 import (
@@ -21,7 +25,19 @@ import (
 )
 
 // MaxManifest is the size cap for a manifest read from a package (1 MiB).
+// It is also the cap for a workspace's manifest or configuration file
+// (Cargo.toml, package.json, pyproject.toml, .npmrc, pip.conf), which are
+// a few KiB even in large projects.
 const MaxManifest = 1 << 20
+
+// MaxLockfile is the size cap for a workspace's lockfile (256 MiB).
+// Lockfiles grow with the dependency graph: at 50,000 packages the
+// cold-lock benchmarks' inputs are a 24 MB package-lock.json, a 13 MB
+// Cargo.lock, a 34 MB uv.lock and a 25 MB poetry.lock, so the cap stands
+// more than seven times above the largest while still keeping a runaway
+// file from being read whole (a device or a FIFO is refused whatever its
+// cap).
+const MaxLockfile = 256 << 20
 
 // Errors a read may wrap, besides fs.ErrNotExist for an absent file (or a
 // link inside the package whose target is absent).
@@ -53,8 +69,116 @@ func ReadRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readBounded(f, full, size, limit)
+}
+
+// ReadUserFile reads the file at path, one the user owns (a workspace's
+// manifest, lockfile or configuration file) rather than one inside a
+// package. Links are followed wherever they lead (a user's file is often a
+// link into a dotfiles repository or a shared checkout), but what they
+// lead to must be a regular file (not a FIFO, which would wait for a
+// writer, nor a device) of at most limit bytes. Errors are [Error]s
+// naming path and the cause; an absent file's wraps fs.ErrNotExist.
+func ReadUserFile(path string, limit int64) ([]byte, error) {
+	f, size, err := openUser(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := readBounded(f, path, size, limit)
+	if err != nil {
+		return nil, viaLink(path, err)
+	}
+	return data, nil
+}
+
+// OpenUserFile opens the file at path as ReadUserFile reads it, for a
+// caller that reads it a part at a time: it must be a regular file of at
+// most limit bytes when opened. It returns the file and its size then; a
+// caller reads no further than that size (io.NewSectionReader), so that a
+// file growing while read is not read past it.
+func OpenUserFile(path string, limit int64) (*os.File, int64, error) {
+	f, size, err := openUser(path)
+	if err != nil {
+		return nil, 0, err
+	}
 	if size > limit {
-		return nil, &Error{Path: full, Cause: fmt.Sprintf("%d bytes, %v of %d bytes", size, ErrTooLarge, limit), Err: ErrTooLarge}
+		f.Close()
+		return nil, 0, viaLink(path, tooLarge(path, size, limit))
+	}
+	return f, size, nil
+}
+
+// ReadOwnFile reads the file at path, one the caller wrote itself (a
+// cache entry), at most limit bytes, for a hot path: it costs the system
+// calls of os.ReadFile. Unlike ReadUserFile it does not stat the file
+// before opening it: it opens it without blocking and checks what it
+// opened, so a FIFO or a device put in its place is opened (an open that
+// does not wait) but refused before it is read. Errors are as
+// ReadUserFile's.
+func ReadOwnFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, readErr(path, err)
+	}
+	defer f.Close()
+	size, err := checkOpened(f, path)
+	if err != nil {
+		return nil, err
+	}
+	return readBounded(f, path, size, limit)
+}
+
+// openUser opens the file at path, following links, after checking it is
+// a regular file, and returns it with its size.
+func openUser(path string) (*os.File, int64, error) {
+	// Stat first (following links), so that a FIFO or a device is never
+	// opened.
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, &Error{Path: path, Cause: fs.ErrNotExist.Error(), Err: fs.ErrNotExist}
+		}
+		return nil, 0, readErr(path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, viaLink(path, notRegular(path, fi.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, 0, readErr(path, err)
+	}
+	size, err := checkOpened(f, path)
+	if err != nil {
+		f.Close()
+		return nil, 0, viaLink(path, err)
+	}
+	return f, size, nil
+}
+
+// viaLink adds to err, an [Error] reading path, what path is a link to
+// when it is one, so that a refusal names the file that was refused
+// ("a link to /dev/zero: not a regular file (a character device)").
+func viaLink(path string, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.system {
+		return err
+	}
+	if fi, lerr := os.Lstat(path); lerr != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return err
+	}
+	target, rerr := filepath.EvalSymlinks(path)
+	if rerr != nil {
+		return err
+	}
+	return &Error{Path: e.Path, Cause: "a link to " + target + ": " + e.Cause, Err: e.Err}
+}
+
+// readBounded reads the open regular file f (full names it, size is its
+// size when opened) up to limit bytes.
+func readBounded(f *os.File, full string, size, limit int64) ([]byte, error) {
+	if size > limit {
+		return nil, tooLarge(full, size, limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -109,17 +233,27 @@ func open(root *os.Root, name string) (*os.File, string, int64, error) {
 	if err != nil {
 		return nil, full, 0, readErr(full, err)
 	}
-	ofi, err := f.Stat()
+	size, err := checkOpened(f, full)
 	if err != nil {
 		f.Close()
-		return nil, full, 0, readErr(full, err)
+		return nil, full, 0, err
 	}
-	if !ofi.Mode().IsRegular() {
-		f.Close()
-		return nil, full, 0, notRegular(full, ofi.Mode())
+	return f, full, size, nil
+}
+
+// checkOpened checks that the file f, opened without blocking as full, is
+// a regular file (the name may have been swapped for a FIFO since it was
+// checked) and returns its size.
+func checkOpened(f *os.File, full string) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, readErr(full, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, notRegular(full, fi.Mode())
 	}
 	// Reads of a regular file ignore O_NONBLOCK.
-	return f, full, ofi.Size(), nil
+	return fi.Size(), nil
 }
 
 // Error is a read that failed: the file's full path (the directory
@@ -153,6 +287,10 @@ func readErr(full string, err error) error {
 		cause = pe.Err
 	}
 	return &Error{Path: full, Cause: cause.Error(), Err: err, system: true}
+}
+
+func tooLarge(full string, size, limit int64) error {
+	return &Error{Path: full, Cause: fmt.Sprintf("%d bytes, %v of %d bytes", size, ErrTooLarge, limit), Err: ErrTooLarge}
 }
 
 func notRegular(full string, m fs.FileMode) error {

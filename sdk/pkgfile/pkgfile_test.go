@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestReadFile(t *testing.T) {
@@ -112,5 +113,139 @@ func TestOpen(t *testing.T) {
 	}
 	if _, err := Open(dir, "absent"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: %v", err)
+	}
+}
+
+// TestReadUserFile: a user's file is read through links wherever they
+// lead, and a FIFO, a device, a directory or an oversize file is refused
+// at once with an error naming the file (and what a link leads to).
+func TestReadUserFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir, dotfiles := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dotfiles, "Cargo.lock"), []byte("version = 4\n"), 0o644)
+	os.Symlink(filepath.Join(dotfiles, "Cargo.lock"), filepath.Join(dir, "linked.lock"))
+	os.WriteFile(filepath.Join(dir, "big.lock"), make([]byte, 4097), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.lock"))
+	os.Symlink("nowhere", filepath.Join(dir, "dangling.lock"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.lock"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink("fifo.lock", filepath.Join(dir, "to-fifo.lock"))
+	for _, tc := range []struct {
+		name, want string // want: the content, or the error's words after the path
+		err        error
+	}{
+		{"linked.lock", "version = 4\n", nil},
+		{"absent.lock", "file does not exist", fs.ErrNotExist},
+		{"dangling.lock", "file does not exist", fs.ErrNotExist},
+		{"big.lock", "4097 bytes, over the size cap of 4096 bytes", ErrTooLarge},
+		{"sub", "not a regular file (a directory)", ErrNotRegular},
+		{"fifo.lock", "not a regular file (a FIFO)", ErrNotRegular},
+		{"to-fifo.lock", "a link to " + filepath.Join(dir, "fifo.lock") + ": not a regular file (a FIFO)", ErrNotRegular},
+		{"zero.lock", "a link to /dev/zero: not a regular file (a character device)", ErrNotRegular},
+	} {
+		done := make(chan struct{})
+		var data []byte
+		var err error
+		go func() {
+			defer close(done)
+			data, err = ReadUserFile(filepath.Join(dir, tc.name), 4096)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: ReadUserFile still blocked after 5 s", tc.name)
+		}
+		if tc.err == nil {
+			if err != nil || string(data) != tc.want {
+				t.Errorf("%s: %q, %v", tc.name, data, err)
+			}
+			continue
+		}
+		if want := filepath.Join(dir, tc.name) + ": " + tc.want; !errors.Is(err, tc.err) || err.Error() != want {
+			t.Errorf("%s: err = %v, want %q wrapping %v", tc.name, err, want, tc.err)
+		}
+	}
+}
+
+// TestOpenUserFile: OpenUserFile refuses what ReadUserFile refuses, with
+// the same errors, and returns the size of what it opened.
+func TestOpenUserFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ok.lock"), []byte("12345"), 0o644)
+	os.WriteFile(filepath.Join(dir, "big.lock"), make([]byte, 4097), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.lock"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	f, size, err := OpenUserFile(filepath.Join(dir, "ok.lock"), 4096)
+	if err != nil || size != 5 {
+		t.Fatalf("ok.lock: %d bytes, %v", size, err)
+	}
+	f.Close()
+	for name, want := range map[string]string{
+		"big.lock":  "4097 bytes, over the size cap of 4096 bytes",
+		"fifo.lock": "not a regular file (a FIFO)",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			f, _, err := OpenUserFile(filepath.Join(dir, name), 4096)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: OpenUserFile still blocked after 5 s", name)
+		}
+		if w := filepath.Join(dir, name) + ": " + want; err == nil || err.Error() != w {
+			t.Errorf("%s: %v, want %q", name, err, w)
+		}
+	}
+}
+
+// TestReadOwnFile: ReadOwnFile reads a regular file and refuses a FIFO at
+// once, an oversize file before reading it, each naming the file.
+func TestReadOwnFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "entry"), []byte("12345"), 0o644)
+	os.WriteFile(filepath.Join(dir, "big"), make([]byte, 4097), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	if data, err := ReadOwnFile(filepath.Join(dir, "entry"), 4096); err != nil || string(data) != "12345" {
+		t.Fatalf("entry: %q, %v", data, err)
+	}
+	if _, err := ReadOwnFile(filepath.Join(dir, "absent"), 4096); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent: %v, want fs.ErrNotExist", err)
+	}
+	for name, want := range map[string]string{
+		"big":  "4097 bytes, over the size cap of 4096 bytes",
+		"fifo": "not a regular file (a FIFO)",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := ReadOwnFile(filepath.Join(dir, name), 4096)
+			done <- err
+		}()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: ReadOwnFile still blocked after 5 s", name)
+		}
+		if w := filepath.Join(dir, name) + ": " + want; err == nil || err.Error() != w {
+			t.Errorf("%s: %v, want %q", name, err, w)
+		}
 	}
 }

@@ -11,10 +11,10 @@ package cargolock
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -119,9 +119,11 @@ type rawPackage struct {
 	Dependencies []string `toml:"dependencies"`
 }
 
-// ReadFile reads and parses the lockfile at path.
+// ReadFile reads and parses the lockfile at path, with
+// pkgfile.ReadUserFile: links are followed, and a FIFO, a device or a
+// file over pkgfile.MaxLockfile is an error naming it.
 func ReadFile(path string) (*Lockfile, error) {
-	data, err := os.ReadFile(path)
+	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxLockfile)
 	if err != nil {
 		return nil, err
 	}

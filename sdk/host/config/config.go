@@ -194,25 +194,14 @@ func CacheDir(getenv func(string) string) string {
 // KiB, and the workspace's comes with the repository.
 const MaxFileSize = 1 << 20
 
-// ReadFile reads the configuration file at path as Load does. Links are
-// followed wherever they lead (a user's file is often a link into a
-// dotfiles repository), but what they lead to must be a regular file (not
-// a FIFO, which would wait for a writer, nor a device) of at most
-// MaxFileSize bytes (sdk/pkgfile reads it). Errors name the file and the
+// ReadFile reads the configuration file at path as Load does, with
+// pkgfile.ReadUserFile: links are followed wherever they lead (a user's
+// file is often a link into a dotfiles repository), but what they lead to
+// must be a regular file (not a FIFO, which would wait for a writer, nor a
+// device) of at most MaxFileSize bytes. Errors name the file and the
 // cause; an absent file's wraps fs.ErrNotExist.
 func ReadFile(path string) ([]byte, error) {
-	data, err := pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), MaxFileSize)
-	if !errors.Is(err, pkgfile.ErrOutside) {
-		return data, err
-	}
-	// A link leading out of its directory: read what it leads to, the
-	// same way. (Resolving links first would cost every read a walk of
-	// the whole path.)
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, err
-	}
-	return pkgfile.ReadFile(filepath.Dir(real), filepath.Base(real), MaxFileSize)
+	return pkgfile.ReadUserFile(path, MaxFileSize)
 }
 
 // Load reads the user config (from the directory UserDir names) and the

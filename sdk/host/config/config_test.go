@@ -310,7 +310,7 @@ func TestLoadBounded(t *testing.T) {
 		{"workspace a directory", nil, map[string]string{".symposium/config.toml": "dir"},
 			"ws/.symposium/config.toml", "not a regular file (a directory)", 0},
 		{"workspace link to a device", nil, map[string]string{".symposium/config.toml": "->/dev/zero"},
-			"/dev/zero", "not a regular file (a character device)", 0},
+			"ws/.symposium/config.toml", "a link to /dev/zero: not a regular file (a character device)", 0},
 		{"user link out of its directory", map[string]string{"config.toml": "->" + filepath.Join(dotfiles, "symposium.toml")}, nil,
 			"", "", 1},
 		{"absent", nil, nil, "", "", 0},
