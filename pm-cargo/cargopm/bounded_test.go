@@ -2,12 +2,12 @@ package cargopm
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -47,7 +47,7 @@ func TestWorkspaceBoundedReads(t *testing.T) {
 			}
 			delete(files, tc.file)
 			cargotest.WriteFiles(t, ws, files)
-			hostileFile(t, filepath.Join(ws, filepath.FromSlash(tc.file)), tc.kind, tc.cap)
+			pkgfiletest.Make(t, filepath.Join(ws, filepath.FromSlash(tc.file)), pkgfiletest.Kind(tc.kind), tc.cap)
 			home := t.TempDir()
 			p := newPM(t, ws, map[string]string{"HOME": home, "CARGO_HOME": filepath.Join(home, ".cargo"), "CARGO": "/nonexistent/cargo"})
 			done := make(chan error, 1)
@@ -68,28 +68,5 @@ func TestWorkspaceBoundedReads(t *testing.T) {
 				t.Fatalf("%v, want %q", err, want)
 			}
 		})
-	}
-}
-
-// hostileFile makes path a FIFO (kind "fifo") or a sparse file one byte
-// over limit (kind "big"), which costs no disk space however large.
-func hostileFile(t *testing.T, path, kind string, limit int64) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if kind == "fifo" {
-		if err := syscall.Mkfifo(path, 0o644); err != nil {
-			t.Skipf("no FIFO here: %v", err)
-		}
-		return
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Truncate(limit + 1); err != nil {
-		t.Fatal(err)
 	}
 }

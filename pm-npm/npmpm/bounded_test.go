@@ -3,12 +3,12 @@ package npmpm
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
@@ -42,7 +42,7 @@ func TestListDepsBoundedReads(t *testing.T) {
 				files["package.json"] = `{"name":"app","version":"1.0.0","dependencies":{"left":"^1.0.0"}}`
 			}
 			writeFiles(t, ws, files)
-			hostileFile(t, filepath.Join(ws, tc.file), tc.kind, tc.cap)
+			pkgfiletest.Make(t, filepath.Join(ws, tc.file), pkgfiletest.Kind(tc.kind), tc.cap)
 			p, _ := newPM(t, ws, nil)
 			done := make(chan error, 1)
 			go func() {
@@ -65,25 +65,5 @@ func TestListDepsBoundedReads(t *testing.T) {
 				t.Fatalf("list_deps: %v, want %v naming %s", err, tc.err, tc.file)
 			}
 		})
-	}
-}
-
-// hostileFile makes path a FIFO (kind "fifo") or a sparse file one byte
-// over limit (kind "big"), which costs no disk space however large.
-func hostileFile(t *testing.T, path, kind string, limit int64) {
-	t.Helper()
-	if kind == "fifo" {
-		if err := syscall.Mkfifo(path, 0o644); err != nil {
-			t.Skipf("no FIFO here: %v", err)
-		}
-		return
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Truncate(limit + 1); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
 
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -53,15 +54,7 @@ func TestWorkspaceBoundedReads(t *testing.T) {
 				}
 			}
 			path := filepath.Join(ws, tc.file)
-			if tc.kind == "fifo" {
-				if err := syscall.Mkfifo(path, 0o644); err != nil {
-					t.Skipf("no FIFO here: %v", err)
-				}
-			} else if err := os.WriteFile(path, nil, 0o644); err != nil {
-				t.Fatal(err)
-			} else if err := os.Truncate(path, tc.cap+1); err != nil { // sparse: no disk space
-				t.Fatal(err)
-			}
+			pkgfiletest.Make(t, path, pkgfiletest.Kind(tc.kind), tc.cap)
 			c, err := host.NewLocal(t.Context(), New(), host.Options{Workspace: ws, CacheDir: t.TempDir(), Env: testEnv(t, nil)})
 			if err != nil {
 				t.Fatal(err)

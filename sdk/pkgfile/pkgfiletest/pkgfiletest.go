@@ -1,0 +1,47 @@
+// Package pkgfiletest makes the hostile files the bounded readers of
+// package pkgfile must refuse, for tests of every reader that uses them: a
+// FIFO, which a plain read would wait on forever, and a file one byte over
+// a cap, made sparse so that a cap of hundreds of MiB costs no disk space.
+package pkgfiletest
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// Kind is the kind of hostile file Make makes.
+type Kind string
+
+// The kinds of hostile file.
+const (
+	// FIFO is a named pipe with no writer.
+	FIFO Kind = "fifo"
+	// Oversize is a regular file one byte over the cap, sparse.
+	Oversize Kind = "big"
+)
+
+// Make makes path (and its directory) a hostile file of the given kind;
+// limit is the cap an Oversize file is one byte over. It skips tb when the
+// file system cannot make a FIFO.
+func Make(tb testing.TB, path string, kind Kind, limit int64) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if kind == FIFO {
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			tb.Skipf("no FIFO here: %v", err)
+		}
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(limit + 1); err != nil {
+		tb.Fatal(err)
+	}
+}
