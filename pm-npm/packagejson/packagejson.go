@@ -78,10 +78,11 @@ func ReadPackage(dir string) (*Manifest, error) {
 }
 
 // Read reads and parses the package.json at path (the workspace's own, or
-// a workspace member's) with the bounds of pkgfile: a regular file of at
-// most pkgfile.MaxManifest bytes, not a link out of its directory.
+// a workspace member's): a file the user owns, read as list_deps reads it
+// (pkgfile.ReadUserFile), a regular file of at most pkgfile.MaxManifest
+// bytes wherever a link leads.
 func Read(path string) (*Manifest, error) {
-	data, err := pkgfile.ReadFile(filepath.Dir(path), filepath.Base(path), pkgfile.MaxManifest)
+	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxManifest)
 	if err != nil {
 		return nil, err
 	}
