@@ -10,7 +10,8 @@ import (
 	"errors"
 	"path/filepath"
 	"sort"
-	"unicode/utf8"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -135,34 +136,11 @@ func ParseFile(path string, data []byte) (*Manifest, error) {
 
 // str decodes a JSON string, or returns "" for any other value.
 func str(r json.RawMessage) string {
-	if s, ok := plainString(r); ok {
-		return s
-	}
-	var s string
-	if len(r) == 0 || json.Unmarshal(r, &s) != nil {
+	if len(r) == 0 {
 		return ""
 	}
+	s, _ := framing.DecodeString(r)
 	return s
-}
-
-// plainString returns the JSON string r when it has no escape, no control
-// character and only valid UTF-8, so that its content is its text: what
-// json.Unmarshal would give, without its validation pass and allocations
-// (a package.json's specs are nearly all such strings).
-func plainString(r json.RawMessage) (string, bool) {
-	if len(r) < 2 || r[0] != '"' || r[len(r)-1] != '"' {
-		return "", false
-	}
-	body := r[1 : len(r)-1]
-	for _, b := range body {
-		if b == '"' || b == '\\' || b < 0x20 {
-			return "", false
-		}
-	}
-	if !utf8.Valid(body) {
-		return "", false
-	}
-	return string(body), true
 }
 
 // strMap decodes an object of strings, keeping only the string members (npm
@@ -177,15 +155,7 @@ func strMap(r json.RawMessage) map[string]string {
 	}
 	out := make(map[string]string, len(obj))
 	for k, v := range obj {
-		if k == "" {
-			continue
-		}
-		if s, ok := plainString(v); ok {
-			out[k] = s
-			continue
-		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
+		if s, ok := framing.DecodeString(v); ok && k != "" {
 			out[k] = s
 		}
 	}

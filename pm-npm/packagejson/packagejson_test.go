@@ -1,7 +1,6 @@
 package packagejson
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -115,35 +114,6 @@ func FuzzParseSpec(f *testing.F) {
 			t.Errorf("alias to invalid name %q", s.Name)
 		}
 	})
-}
-
-// FuzzPlainString holds plainString to json.Unmarshal: whatever it reads
-// without decoding, decoding reads as the same string.
-func FuzzPlainString(f *testing.F) {
-	for _, s := range []string{`"^1.2.3"`, `"npm:@s/e@~2"`, `"a\"b"`, `"\u00e9"`, `"é"`, "\"\xff\"", "\"a\tb\"", `""`, `"`, `1`, `"a"b"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, r []byte) {
-		got, ok := plainString(r)
-		if !ok {
-			return
-		}
-		var want string
-		if err := json.Unmarshal(r, &want); err != nil || got != want {
-			t.Fatalf("plainString(%q) = %q; json.Unmarshal gives %q, %v", r, got, want, err)
-		}
-	})
-}
-
-// TestPlainString: the specs of a package.json take the fast path; escapes,
-// control characters and invalid UTF-8 are left to json.Unmarshal.
-func TestPlainString(t *testing.T) {
-	for in, want := range map[string]bool{`"^1.2.3"`: true, `"npm:@s/e@~2"`: true, `"é"`: true, `""`: true,
-		`"a\"b"`: false, `"\u00e9"`: false, "\"\xff\"": false, "\"a\tb\"": false, `"`: false, `1`: false, `"a"b"`: false} {
-		if _, ok := plainString([]byte(in)); ok != want {
-			t.Errorf("plainString(%s) took the fast path: %v, want %v", in, ok, want)
-		}
-	}
 }
 
 // TestReadBounded: the workspace's own package.json is read with the same

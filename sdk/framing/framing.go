@@ -213,7 +213,7 @@ func Members(raw []byte, f func(name string, value json.RawMessage)) bool {
 	}
 	for i < len(raw) && raw[i] == '"' {
 		end := stringEnd(raw, i)
-		name, ok := memberName(raw[i:end])
+		name, ok := DecodeString(raw[i:end])
 		if !ok {
 			return false
 		}
@@ -242,26 +242,30 @@ func Members(raw []byte, f func(name string, value json.RawMessage)) bool {
 	return false
 }
 
-// memberName decodes a member name written as the JSON string s.
-func memberName(s []byte) (string, bool) {
-	if len(s) < 2 || s[len(s)-1] != '"' {
-		return "", false
-	}
-	plain := true
-	for _, b := range s[1 : len(s)-1] {
-		if b == '\\' || b == '"' || b < 0x20 || b >= utf8.RuneSelf {
-			plain = false
-			break
+// DecodeString decodes the JSON value raw as json.Unmarshal into a string
+// does, and reports whether that succeeded (a JSON null, which leaves the
+// string alone, gives "" and true, as it does). A string written without
+// escapes or control characters, in valid UTF-8, is taken as written,
+// without encoding/json's validation pass and allocations: nearly every
+// member name, package name and version is such a string.
+func DecodeString(raw []byte) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		body, plain := raw[1:n-1], true
+		for _, b := range body {
+			if b == '\\' || b == '"' || b < 0x20 {
+				plain = false
+				break
+			}
+		}
+		if plain && utf8.Valid(body) {
+			return string(body), true
 		}
 	}
-	if plain {
-		return string(s[1 : len(s)-1]), true
-	}
-	var name string
-	if json.Unmarshal(s, &name) != nil {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
-	return name, true
+	return s, true
 }
 
 // skipSpace returns the index of the first byte at or after i in b that is

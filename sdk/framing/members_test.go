@@ -72,3 +72,38 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeString holds DecodeString to json.Unmarshal into a string,
+// whether or not its fast path takes the input.
+func FuzzDecodeString(f *testing.F) {
+	for _, s := range []string{`"^1.2.3"`, `"npm:@s/e@~2"`, `"a\"b"`, `"\u00e9"`, `"é"`, "\"\xff\"", "\"a\tb\"", `""`, `"`, `1`, `"a"b"`, `null`, ` "x" `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := DecodeString(raw)
+		var want string
+		err := json.Unmarshal(raw, &want)
+		if ok != (err == nil) || got != want {
+			t.Fatalf("DecodeString(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, ok, want, err)
+		}
+	})
+}
+
+// TestDecodeString: the specs of a package.json and the names of a
+// request decode as written; escapes, control characters and invalid
+// UTF-8 as encoding/json decodes them; anything but a string (or null)
+// is refused.
+func TestDecodeString(t *testing.T) {
+	for in, want := range map[string]struct {
+		s  string
+		ok bool
+	}{
+		`"^1.2.3"`: {"^1.2.3", true}, `"npm:@s/e@~2"`: {"npm:@s/e@~2", true}, `"é"`: {"é", true}, `""`: {"", true},
+		`"a\"b"`: {`a"b`, true}, `"\u00e9"`: {"é", true}, "\"\xff\"": {"\uFFFD", true}, ` "x" `: {"x", true}, `null`: {"", true},
+		"\"a\tb\"": {"", false}, `"`: {"", false}, `1`: {"", false}, `"a"b"`: {"", false}, `{}`: {"", false},
+	} {
+		if s, ok := DecodeString([]byte(in)); s != want.s || ok != want.ok {
+			t.Errorf("DecodeString(%s) = %q, %v; want %q, %v", in, s, ok, want.s, want.ok)
+		}
+	}
+}
