@@ -108,15 +108,16 @@ func (d discoverDoc) writeJSON(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 32<<10)
 	var elem bytes.Buffer
 	enc := json.NewEncoder(&elem)
-	// field writes one member of the top-level object: its value is
-	// indented as MarshalIndent indents a value one level down.
-	field := func(name string, v any, last bool) error {
+	// put writes head, then v indented as MarshalIndent indents a value at
+	// depth (its lines after the first prefixed with that many indents),
+	// then a comma unless v is the last of its list, and a newline.
+	put := func(head string, v any, depth int, last bool) error {
 		elem.Reset()
-		enc.SetIndent("  ", "  ")
+		enc.SetIndent(strings.Repeat("  ", depth), "  ")
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		bw.WriteString(`  "` + name + `": `)
+		bw.WriteString(head)
 		bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
 		if !last {
 			bw.WriteByte(',')
@@ -124,34 +125,26 @@ func (d discoverDoc) writeJSON(w io.Writer) error {
 		return bw.WriteByte('\n')
 	}
 	bw.WriteString("{\n")
-	if err := field("version", d.Version, false); err != nil {
+	if err := put(`  "version": `, d.Version, 1, false); err != nil {
 		return err
 	}
 	if len(d.Plugins) == 0 {
-		if err := field("plugins", d.Plugins, false); err != nil {
+		if err := put(`  "plugins": `, d.Plugins, 1, false); err != nil {
 			return err
 		}
 	} else {
-		bw.WriteString("  \"plugins\": [\n")
-		enc.SetIndent("    ", "  ")
+		bw.WriteString(`  "plugins": [` + "\n")
 		for i := range d.Plugins {
-			elem.Reset()
-			if err := enc.Encode(&d.Plugins[i]); err != nil {
+			if err := put("    ", &d.Plugins[i], 2, i == len(d.Plugins)-1); err != nil {
 				return err
 			}
-			bw.WriteString("    ")
-			bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
-			if i < len(d.Plugins)-1 {
-				bw.WriteByte(',')
-			}
-			bw.WriteByte('\n')
 		}
 		bw.WriteString("  ],\n")
 	}
-	if err := field("warnings", d.Warnings, false); err != nil {
+	if err := put(`  "warnings": `, d.Warnings, 1, false); err != nil {
 		return err
 	}
-	if err := field("notes", d.Notes, true); err != nil {
+	if err := put(`  "notes": `, d.Notes, 1, true); err != nil {
 		return err
 	}
 	bw.WriteString("}\n")
