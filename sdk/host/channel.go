@@ -36,19 +36,16 @@ type clientChannel struct {
 	// jrpc2 (see diagnostics.go).
 	diags *diagBox
 
-	// sent holds the id keys of the requests sent and not yet answered;
-	// results the results of responses read in place (see inPlace), by id
-	// key, until their call takes them (see takeResult). Both are guarded
-	// by mu. A result is only kept for an id in sent, and taking it out of
-	// sent, so a PM cannot make the channel keep more results than it was
-	// sent requests.
-	sent    map[string]bool
+	// results holds the results of responses read in place (see inPlace),
+	// by id key, until their call takes them (see takeResult); guarded by
+	// mu. A result is only kept for a request diags has in flight, and the
+	// response takes it out of flight, so a PM cannot make the channel keep
+	// more results than it was sent requests.
 	results map[string]json.RawMessage
 }
 
 func newClientChannel(proc *Process) *clientChannel {
-	return &clientChannel{proc: proc, done: make(chan struct{}), diags: newDiagBox(),
-		sent: make(map[string]bool), results: make(map[string]json.RawMessage)}
+	return &clientChannel{proc: proc, done: make(chan struct{}), diags: newDiagBox(), results: make(map[string]json.RawMessage)}
 }
 
 func (c *clientChannel) fail(err error) error {
@@ -137,13 +134,6 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 		return light, []framing.Envelope{env}, nil
 	}
 	envs := framing.Envelopes(msg)
-	if envs != nil {
-		c.mu.Lock()
-		for _, e := range envs {
-			delete(c.sent, framing.IDKey(e.ID))
-		}
-		c.mu.Unlock()
-	}
 	if envs == nil && c.proc.Unterminated() {
 		return nil, nil, c.fail(fmt.Errorf("the PM's output ended in the middle of a message: %q", truncate(msg, 120)))
 	}
@@ -155,7 +145,8 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 
 // inPlace reads a plain success response without decoding it: when msg is
 // a JSON object whose members are exactly "jsonrpc": "2.0", the string or
-// number "id" of a request sent and not yet answered, and "result", once
+// number "id" of a request in flight (sent and not yet answered, as diags
+// tracks it), and "result", once
 // each, it keeps the result, as written, for the call (see takeResult) and
 // returns what jrpc2 is handed instead: the same response with a null
 // result. jrpc2 decoding the line would check and copy it twice, and the
@@ -185,13 +176,14 @@ func (c *clientChannel) inPlace(msg []byte) ([]byte, framing.Envelope, bool) {
 	if n != 3 || string(version) != `"2.0"` || id == nil || result == nil || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		return nil, framing.Envelope{}, false
 	}
+	// Recv moves the request out of flight (diags.response) before it
+	// reads the next line, so a second answer to it goes to jrpc2.
 	key := framing.IDKey(id)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.sent[key] {
+	if !c.diags.inFlight(key) {
 		return nil, framing.Envelope{}, false
 	}
-	delete(c.sent, key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.results[key] = result // msg is the reader's fresh slice: kept, not copied
 	const head, tail = `{"jsonrpc":"2.0","id":`, `,"result":null}`
 	light := make([]byte, 0, len(head)+len(id)+len(tail))
@@ -212,15 +204,7 @@ func (c *clientChannel) takeResult(id string) (json.RawMessage, bool) {
 
 // Send implements channel.Channel.
 func (c *clientChannel) Send(msg []byte) error {
-	envs := framing.Envelopes(msg)
-	c.mu.Lock()
-	for _, e := range envs {
-		if e.IsCall() {
-			c.sent[framing.IDKey(e.ID)] = true
-		}
-	}
-	c.mu.Unlock()
-	c.diags.sent(envs)
+	c.diags.sent(framing.Envelopes(msg))
 	return c.proc.WriteLine(msg)
 }
 

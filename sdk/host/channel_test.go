@@ -3,6 +3,8 @@ package host
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
 )
 
 // TestInPlace: which lines the channel reads in place (keeping the result
@@ -31,7 +33,7 @@ func TestInPlace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClientChannel(nil)
-			c.sent[`7`], c.sent[`"7"`] = true, true
+			c.diags.sent([]framing.Envelope{{JSONRPC: "2.0", ID: json.RawMessage(`7`), Method: "m"}, {JSONRPC: "2.0", ID: json.RawMessage(`"7"`), Method: "m"}})
 			light, env, ok := c.inPlace([]byte(tc.line))
 			if ok != (tc.result != "") {
 				t.Fatalf("read in place: %v, want %v", ok, tc.result != "")
@@ -57,6 +59,7 @@ func TestInPlace(t *testing.T) {
 			if _, again := c.takeResult(string(env.ID)); again {
 				t.Error("the result is kept after it was taken")
 			}
+			c.diags.response(env.ID) // as Recv does once inPlace has read the line
 			if _, _, twice := c.inPlace([]byte(tc.line)); twice {
 				t.Error("a second answer to the same request is read in place too; it must go to jrpc2")
 			}

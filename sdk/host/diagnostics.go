@@ -83,6 +83,15 @@ func (b *diagBox) sent(envs []framing.Envelope) {
 	}
 }
 
+// inFlight reports whether the request with the given id key was sent and
+// not answered yet.
+func (b *diagBox) inFlight(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.inflight[key]
+	return ok
+}
+
 // response moves a request answered from in flight to waiting for its
 // call to collect its diagnostics.
 func (b *diagBox) response(id json.RawMessage) {
