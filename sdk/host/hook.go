@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -76,10 +75,10 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 	r.mu.Unlock()
 	if closed {
 		for _, s := range r.specs {
-			res.ListWarnings = append(res.ListWarnings, Warning{PM: s.Name, Method: protocol.MethodListDeps, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodListDeps, errRegistryClosed)})
-			res.ActiveWarnings = append(res.ActiveWarnings, Warning{PM: s.Name, Method: protocol.MethodActivePlugins, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodActivePlugins, errRegistryClosed)})
+			res.ListWarnings = append(res.ListWarnings, closedWarning(s.Name, protocol.MethodListDeps))
+			res.ActiveWarnings = append(res.ActiveWarnings, closedWarning(s.Name, protocol.MethodActivePlugins))
 			if cb.Workspace != nil {
-				res.WorkspaceWarnings = append(res.WorkspaceWarnings, Warning{PM: s.Name, Method: protocol.MethodWorkspace, Err: fmt.Errorf("pm %s: %s: %w", s.Name, protocol.MethodWorkspace, errRegistryClosed)})
+				res.WorkspaceWarnings = append(res.WorkspaceWarnings, closedWarning(s.Name, protocol.MethodWorkspace))
 			}
 		}
 		if cb.Deps != nil {

@@ -51,6 +51,12 @@ type Registry struct {
 // errRegistryClosed is why a PM is not reached once its registry is closed.
 var errRegistryClosed = errors.New("registry closed")
 
+// closedWarning is the warning about the PM named pm for a call of method
+// made once the registry is closed.
+func closedWarning(pm, method string) Warning {
+	return Warning{PM: pm, Method: method, Err: fmt.Errorf("pm %s: %s: %w", pm, method, errRegistryClosed)}
+}
+
 type slot struct {
 	once sync.Once
 	conn *Conn
@@ -123,7 +129,7 @@ func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error)
 	if closed {
 		out := make([]Warning, len(r.specs))
 		for i, s := range r.specs {
-			out[i] = Warning{PM: s.Name, Method: method, Err: fmt.Errorf("pm %s: %s: %w", s.Name, method, errRegistryClosed)}
+			out[i] = closedWarning(s.Name, method)
 		}
 		return out
 	}
