@@ -82,8 +82,9 @@ func TestHookDoesNotHoldAnswer(t *testing.T) {
 		}
 		// What a hook allocates besides the answer (the harness's 64 KiB
 		// buffer, the cache's state, the head) is about 180 KiB whatever
-		// the registry's size; reading the answer whole would add 1.1 MiB.
-		if alloc > uint64(size)/4 {
+		// the registry's size, and up to 330 KiB under the race detector;
+		// reading the answer whole would add at least the answer's 1.1 MiB.
+		if alloc > uint64(size)/2 {
 			t.Errorf("the hook allocated %d bytes for an answer of %d", alloc, size)
 		}
 	}
