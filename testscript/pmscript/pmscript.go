@@ -55,14 +55,36 @@ response unless -raw. The exit code is the PM's; 124 when it did not exit
 within the timeout (it is then killed).
 `
 
+// asksHelp reports whether the flags of a pmcall command line (those before
+// the "--" at dash, or all of them when dash is negative) ask for help.
+func asksHelp(args []string, dash int) bool {
+	if dash >= 0 {
+		args = args[:dash]
+	}
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 // PMCall is the pmcall command.
 func PMCall(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pmcall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	timeout := fs.Duration("timeout", 30*time.Second, "how long the PM may take to answer everything and exit")
 	raw := fs.Bool("raw", false, "print response lines as the PM wrote them")
-	fs.Usage = func() { fmt.Fprint(stderr, pmcallUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), pmcallUsage); fs.PrintDefaults() }
 	dash := slices.Index(args, "--")
+	if asksHelp(args, dash) {
+		// Help asked for goes to stdout, as careful tools print it: a
+		// usage error (below) stays on stderr.
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return 0
+	}
 	if dash < 0 || dash == len(args)-1 {
 		fs.Usage()
 		return 2

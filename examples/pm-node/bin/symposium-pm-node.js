@@ -47,7 +47,7 @@ function parseArgs(argv) {
       out.write(`symposium-pm-node ${SOFTWARE_VERSION}\n`);
       process.exit(0);
     } else if (a === '--help' || a === '-h') {
-      process.stderr.write('usage: symposium-pm-node [--name NAME] [--dir DIR]\n');
+      out.write('usage: symposium-pm-node [--name NAME] [--dir DIR]\n');
       process.exit(0);
     } else if ((a === '--name' || a === '--dir') && i + 1 < argv.length) {
       opts[a.slice(2)] = argv[++i];
