@@ -451,6 +451,45 @@ func TestRegistryClosed(t *testing.T) {
 	if _, err := r.Conn(t.Context(), "unused"); err == nil || !strings.Contains(err.Error(), "registry closed") {
 		t.Errorf("Conn on a closed registry: %v", err)
 	}
+
+	// The whole hook warns about every PM for every step it would have
+	// taken, the workspace step included when it is asked for, and still
+	// reports the (empty) dependency set.
+	for _, withWorkspace := range []bool{false, true} {
+		depsCalled := false
+		cb := host.HookCallbacks{
+			Deps:   func([]protocol.PackageID) { depsCalled = true },
+			Offers: func(string, []protocol.Offer) { t.Error("Offers called on a closed registry") },
+		}
+		if withWorkspace {
+			cb.Workspace = func(host.WorkspaceAnswer) { t.Error("Workspace called on a closed registry") }
+		}
+		res := r.Hook(t.Context(), cb)
+		if !depsCalled {
+			t.Errorf("workspace %v: Hook on a closed registry did not call Deps", withWorkspace)
+		}
+		steps := map[string][]host.Warning{
+			protocol.MethodListDeps:      res.ListWarnings,
+			protocol.MethodActivePlugins: res.ActiveWarnings,
+		}
+		if withWorkspace {
+			steps[protocol.MethodWorkspace] = res.WorkspaceWarnings
+		} else if len(res.WorkspaceWarnings) != 0 {
+			t.Errorf("workspace warnings %v without the workspace step", res.WorkspaceWarnings)
+		}
+		for method, warns := range steps {
+			var got []string
+			for _, w := range warns {
+				got = append(got, w.PM)
+				if w.Method != method || !strings.Contains(w.String(), "registry closed") {
+					t.Errorf("%s: warning %q (method %s) does not say the registry is closed", method, w, w.Method)
+				}
+			}
+			if !slices.Equal(got, []string{"a", "hanging", "unused"}) {
+				t.Errorf("workspace %v: %s warnings about %v, want every PM", withWorkspace, method, got)
+			}
+		}
+	}
 }
 
 // TestLocalConcurrentCalls sends many calls at once over one connection.
