@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // MaxManifest is the size cap for a manifest read from a package (1 MiB).
@@ -219,7 +220,7 @@ func open(root *os.Root, name string) (*os.File, string, int64, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, full, 0, &Error{Path: full, Cause: fs.ErrNotExist.Error(), Err: fs.ErrNotExist}
 		}
-		if lfi, lerr := root.Lstat(name); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+		if leadsOut(root, name) {
 			return nil, full, 0, &Error{Path: full, Cause: ErrOutside.Error(), Err: ErrOutside}
 		}
 		return nil, full, 0, readErr(full, err)
@@ -239,6 +240,32 @@ func open(root *os.Root, name string) (*os.File, string, int64, error) {
 		return nil, full, 0, err
 	}
 	return f, full, size, nil
+}
+
+// leadsOut reports whether name, which root could not stat, goes through a
+// link leading out of the root: the name itself or any directory on its
+// way. Only a failed read asks, so its lstats cost nothing on the usual
+// path.
+func leadsOut(root *os.Root, name string) bool {
+	prefix := ""
+	for part := range strings.SplitSeq(filepath.ToSlash(name), "/") {
+		if prefix == "" {
+			prefix = part
+		} else {
+			prefix += "/" + part
+		}
+		fi, err := root.Lstat(prefix)
+		if err != nil {
+			return false
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := root.Stat(prefix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOpened checks that the file f, opened without blocking as full, is

@@ -25,6 +25,8 @@ func TestReadFile(t *testing.T) {
 	os.Symlink("../"+filepath.Base(outside)+"/secret", filepath.Join(dir, "link-out-rel"))
 	os.Symlink("/dev/zero", filepath.Join(dir, "zero"))
 	os.Symlink("nowhere", filepath.Join(dir, "dangling"))
+	os.Symlink(outside, filepath.Join(dir, "dir-out"))
+	os.Symlink("sub", filepath.Join(dir, "dir-in"))
 	for _, tc := range []struct {
 		name string
 		want string // content, or the error it must wrap
@@ -40,6 +42,10 @@ func TestReadFile(t *testing.T) {
 		{"link-out", "", ErrOutside},
 		{"link-out-rel", "", ErrOutside},
 		{"zero", "", ErrOutside},
+		{"dir-in/in", "inside", nil},
+		{"dir-out/secret", "", ErrOutside}, // a link to a directory out of the package
+		{"dir-out/absent", "", ErrOutside}, // whether or not the file is there
+		{"sub/../dir-out/secret", "", ErrOutside},
 	} {
 		data, err := ReadFile(dir, tc.name, MaxManifest)
 		if tc.err == nil {
@@ -65,11 +71,13 @@ func TestCause(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	os.Symlink("/etc/passwd", filepath.Join(dir, "out"))
 	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	os.Symlink("/etc", filepath.Join(dir, "via"))
 	for name, want := range map[string]string{
 		"big":     "2097152 bytes, over the size cap of 1048576 bytes",
 		"sub":     "not a regular file (a directory)",
 		"out":     "a link leading out of the package",
 		"file/in": "not a directory",
+		"via/x":   "a link leading out of the package",
 	} {
 		_, err := ReadFile(dir, name, MaxManifest)
 		if got := Cause(err); got != want {
