@@ -39,12 +39,14 @@ build:
 ## Packages are listed longest-running first, then every module, as go test
 ## starts them roughly in the order given (a package listed twice runs once).
 ## The order is each package's go test wall time measured alone on a loaded
-## 2-core machine (load 7-10): pypipm's and gitregistry's real venvs and git
-## registries (about 100 s each), the scenarios (90 s), npmpm's real npm, pnpm
-## and yarn runs (75 s), the conformance campaign of sdk/pmtest (55 s), the
-## fixture's fault campaigns (35 s), gitcache's git work (30 s), then the
-## rest (under 20 s each).
-SLOWEST  := ./pm-pypi/pypipm ./pm-gitregistry/gitregistry ./testscript/... ./pm-npm/npmpm \
+## 2-core machine (load 7-10): the scenarios (90 s; 75 s and 66 s of CPU
+## at load 2-3), npmpm's real npm, pnpm and yarn runs (75 s), gitregistry's
+## git registries and pypipm's real venvs and pip runs (about 100 s each
+## before their tests were trimmed to 34 s and 29 s alone at load 2-3, 33 s
+## and 19 s of CPU; about 70 s at load 7-10 by the same ratio), the
+## conformance campaign of sdk/pmtest (55 s), the fixture's fault campaigns
+## (35 s), gitcache's git work (30 s), then the rest (under 20 s each).
+SLOWEST  := ./testscript/... ./pm-npm/npmpm ./pm-gitregistry/gitregistry ./pm-pypi/pypipm \
 	./sdk/pmtest ./pm-fixture/... ./pm-gitregistry/internal/gitcache ./pm-cargo/cargopm \
 	./sdk/host/cli ./pm-pypi/internal/fakeindex ./sdk/host/acquire
 PKGS     := $(SLOWEST) $(patsubst %,./%/...,$(MODULES))

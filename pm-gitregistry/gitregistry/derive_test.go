@@ -210,7 +210,9 @@ func showEntries(idx *index) string {
 }
 
 // TestDeriveIndexReadsOnlyTheChange: a one-entry change to a registry of
-// many entries reads that entry again, and nothing else.
+// many entries reads that entry again, and nothing else. The registry
+// before the change is written once, read by every case; each case writes
+// the registry after its change.
 func TestDeriveIndexReadsOnlyTheChange(t *testing.T) {
 	const commit = "0123456789012345678901234567890123456789"
 	files := map[string]string{}
@@ -219,6 +221,8 @@ func TestDeriveIndexReadsOnlyTheChange(t *testing.T) {
 		files[fmt.Sprintf("plugins/p%03d/skills/s/SKILL.md", i)] = "---\nname: s\ndescription: inner\n---\n"
 		files[fmt.Sprintf("groups/g%d/s%03d/SKILL.md", i%4, i)] = fmt.Sprintf("---\nname: s%d\ndescription: d\n---\n", i)
 	}
+	a := t.TempDir()
+	writeTree(t, a, files)
 	for _, tc := range []struct {
 		name   string
 		change map[string]string
@@ -231,8 +235,8 @@ func TestDeriveIndexReadsOnlyTheChange(t *testing.T) {
 		{"unrelated file", map[string]string{"plugins/README.md": "hello\n"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := t.TempDir(), t.TempDir()
-			writeTree(t, a, files)
+			t.Parallel()
+			b := t.TempDir()
 			writeTree(t, b, files)
 			writeTree(t, b, tc.change)
 			old := buildIndex(a, commit)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"hash"
 	"log/slog"
 	"os"
@@ -31,14 +32,41 @@ func (w *hashWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// bulkyRegistryFiles is a registry of n plugins, each depending on deps
+// crates, with a skill group and a hook, and n bare skills: an
+// active_plugins answer of about 2 KiB an entry at 60 dependencies, where
+// registryFiles' entries give 400 bytes, so a registry of a megabyte's
+// answer is a fifth of the files to write, commit and clone.
+func bulkyRegistryFiles(n, deps int) map[string]string {
+	files := map[string]string{"README.md": "allocation test registry\n"}
+	for i := range n {
+		var dependsOn strings.Builder
+		for d := range deps {
+			if d > 0 {
+				dependsOn.WriteString(", ")
+			}
+			fmt.Fprintf(&dependsOn, "\"crate-%05d-dependency-%02d>=1.%d\"", i, d, d)
+		}
+		files[fmt.Sprintf("plugins/p%05d/SYMPOSIUM.toml", i)] = fmt.Sprintf(
+			"name = \"plugin-%05d\"\ndepends-on = [%s]\n\n[[skills]]\nsource.path = \"skills\"\n\n[[hooks]]\nname = \"h\"\nevent = \"PreToolUse\"\ncommand = { script = \"hook.sh\" }\n", i, dependsOn.String())
+		files[fmt.Sprintf("plugins/p%05d/skills/s/SKILL.md", i)] = "---\nname: s\ndescription: inner\n---\n"
+		files[fmt.Sprintf("plugins/p%05d/hook.sh", i)] = "#!/bin/sh\n"
+		files[fmt.Sprintf("groups/g%02d/skill-%05d/SKILL.md", i%20, i)] = fmt.Sprintf(
+			"---\nname: skill-%05d\ndescription: Skill number %d for the allocation test\ndepends-on: crate-%05d\n---\nBody.\n", i, i, i)
+	}
+	return files
+}
+
 // TestHookDoesNotHoldAnswer: a cached hook (initialize, active_plugins,
 // end of input) served in process sends the kept answer, byte for byte
 // what the usual path sent, while allocating a small fraction of it: the
 // answer is streamed from the index file, never read into memory whole.
+// The answer is over a megabyte from 600 entries with long dependency
+// lists: what is measured is the answer's bytes against the hook's fixed
+// allocations, which do not grow with the entries' size.
 func TestHookDoesNotHoldAnswer(t *testing.T) {
-	const n = 3000
 	repo := gittest.NewRepo(t)
-	repo.Write(registryFiles(n))
+	repo.Write(bulkyRegistryFiles(300, 80))
 	repo.Commit("registry")
 	ws, cache := t.TempDir(), t.TempDir()
 	serve := func(method string) (sum []byte, size int, alloc uint64, logs string) {

@@ -68,6 +68,7 @@ func TestRefreshDerivesIndex(t *testing.T) {
 		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own registry, cache and PMs
 			repo, bare := derivedRegistry(t)
 			cache := t.TempDir()
 			if logs := refreshed(t, bare, cache); !strings.Contains(logs, "built registry index") {
@@ -129,6 +130,7 @@ func TestRefreshBuildsWhenItCannotDerive(t *testing.T) {
 		{"symbolic link in the tree", func(t *testing.T, repo *gittest.Repo, cache string) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own registry, cache and PMs
 			repo, bare := derivedRegistry(t)
 			if strings.Contains(tc.name, "symbolic") {
 				repo.Write(map[string]string{"plugins/p01/link.md": "->../../README.md"})

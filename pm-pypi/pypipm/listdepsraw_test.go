@@ -62,6 +62,7 @@ func TestListDepsRaw(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own workspace and cache
 			ws := t.TempDir()
 			cacheProject(t, ws)
 			time.Sleep(depcache.RacyWindow + 20*time.Millisecond)

@@ -221,6 +221,7 @@ func TestActivePluginsCache(t *testing.T) {
 	}{{name: "nothing", change: func(*testing.T, string) {}}}, cacheCases...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own workspace and cache
 			ws := t.TempDir()
 			deps := cacheProject(t, ws)
 			if tc.setup != nil {

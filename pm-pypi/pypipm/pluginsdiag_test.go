@@ -47,6 +47,7 @@ func TestCachedHookRepeatsDiagnostics(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own workspace and cache
 			ws, cache := t.TempDir(), t.TempDir()
 			cacheProject(t, ws)
 			writeTree(t, ws, tc.files(ws))

@@ -35,6 +35,7 @@ func (c countingPM) ActivePlugins(ctx context.Context, deps []protocol.PackageID
 func TestRawAnswerInvalidation(t *testing.T) {
 	for _, tc := range cacheCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own workspace and cache
 			ws := t.TempDir()
 			deps := cacheProject(t, ws)
 			if tc.setup != nil {

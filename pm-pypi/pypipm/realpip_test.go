@@ -2,10 +2,12 @@ package pypipm
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,33 +20,85 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
-// realPip returns a python3 whose pip can install into another
-// interpreter's environment (pip --python, pip 22.3 and later); it skips
-// the test without one, and with -short.
-func realPip(t *testing.T) string {
+// pipTool is the real pip the tests install with, run as `python3 -m pip
+// --python venv/bin/python` runs it: pip re-executes itself, its runner
+// script under the virtualenv's interpreter with _PIP_RUNNING_IN_SUBPROCESS
+// set, and that second process does the work. Running the second process
+// directly installs exactly the same, without the first: a Python start
+// and pip's import, 0.6 s of CPU per pip command. The interpreter is the
+// one python3 runs as Python itself reports it (sys.executable), not a
+// version manager's shim on PATH: pyenv's python3 is a shell script that
+// costs another 0.35 s of CPU per start.
+type pipTool struct {
+	python string // python3's interpreter, sys.executable
+	runner string // pip's runner script, as pip --python finds it
+}
+
+// realPipTool finds the real pip once per test binary (findPip).
+var realPipTool = sync.OnceValues(findPip)
+
+// findPip asks python3 on PATH for its interpreter, its pip's version and
+// the runner script `pip --python` executes (pip 22.3 and later).
+func findPip() (pipTool, error) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return pipTool{}, fmt.Errorf("python3 not installed: %w", err)
+	}
+	const script = "import sys, pip\nfrom pip._internal.build_env import get_runnable_pip\nprint(sys.executable)\nprint(pip.__version__)\nprint(get_runnable_pip())\n"
+	out, err := exec.Command(py, "-c", script).Output()
+	if err != nil {
+		return pipTool{}, fmt.Errorf("no pip under %s: %w", py, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		return pipTool{}, fmt.Errorf("python3 %s answered %q, not its interpreter, pip's version and pip's runner", py, out)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(lines[1], "%d.%d", &major, &minor); err != nil || major < 22 || major == 22 && minor < 3 {
+		return pipTool{}, fmt.Errorf("pip %s under %s has no --python (pip 22.3 and later)", lines[1], py)
+	}
+	return pipTool{python: lines[0], runner: lines[2]}, nil
+}
+
+// venv creates a virtualenv without pip at dir with python3's interpreter.
+func (p pipTool) venv(dir string) *exec.Cmd {
+	return exec.Command(p.python, "-m", "venv", "--without-pip", dir)
+}
+
+// pip returns the command `python3 -m pip --python <venv>/bin/python args`
+// runs to do its work in the virtualenv venvDir: pip's runner under the
+// virtualenv's interpreter, told it already runs there.
+func (p pipTool) pip(venvDir string, args ...string) *exec.Cmd {
+	venvPython := filepath.Join(venvDir, "bin", "python")
+	cmd := exec.Command(venvPython, append([]string{p.runner, "--python", venvPython}, args...)...)
+	cmd.Env = append(os.Environ(), "_PIP_RUNNING_IN_SUBPROCESS=1")
+	return cmd
+}
+
+// realPip returns the real pip (pipTool); it skips the test without one,
+// and with -short.
+func realPip(t *testing.T) pipTool {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs pip several times: -short skips it")
 	}
-	py, err := exec.LookPath("python3")
+	p, err := realPipTool()
 	if err != nil {
-		t.Skip("python3 not installed")
+		t.Skip(err)
 	}
-	if out, err := exec.Command(py, "-m", "pip", "--help").Output(); err != nil || !strings.Contains(string(out), "--python") {
-		t.Skipf("no pip with --python under %s: %v", py, err)
-	}
-	return py
+	return p
 }
 
-// runPython runs py with args, offline and without the user's pip
-// configuration, failing t on an error.
-func runPython(t *testing.T, py string, args ...string) {
+// runCmd runs cmd with env added to its environment (the process's when
+// cmd sets none), failing t on an error.
+func runCmd(t *testing.T, cmd *exec.Cmd, env ...string) {
 	t.Helper()
-	cmd := exec.Command(py, args...)
-	cmd.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1", "PIP_CONFIG_FILE="+os.DevNull,
-		"PIP_NO_CACHE_DIR=1", "PIP_NO_INDEX=1", "HOME="+t.TempDir())
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", py, strings.Join(args, " "), err, out)
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
 }
 
@@ -56,15 +110,19 @@ func runPython(t *testing.T, py string, args ...string) {
 // answer had no plugin root before (so no root's stamp can see the change)
 // prove the record alone.
 func TestRealPipInstallRecord(t *testing.T) {
-	py := realPip(t)
+	t.Parallel()
+	pt := realPip(t)
 	ws := t.TempDir()
 	venvDir := filepath.Join(ws, ".venv")
-	runPython(t, py, "-m", "venv", "--without-pip", venvDir)
+	// Offline and without the user's pip configuration.
+	offline := []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1", "PIP_CONFIG_FILE=" + os.DevNull,
+		"PIP_NO_CACHE_DIR=1", "PIP_NO_INDEX=1", "HOME=" + t.TempDir()}
+	runCmd(t, pt.venv(venvDir), offline...)
 	writeTree(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\nversion = \"0.1\"\ndependencies = [\"demo-plugin\"]\n"})
 	wheels := t.TempDir()
 	pip := func(args ...string) {
 		t.Helper()
-		runPython(t, py, append([]string{"-m", "pip", "--python", filepath.Join(venvDir, "bin", "python")}, args...)...)
+		runCmd(t, pt.pip(venvDir, args...), offline...)
 		time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // for the next answer to be persisted
 	}
 	// install builds demo-plugin at version with a SYMPOSIUM.toml naming

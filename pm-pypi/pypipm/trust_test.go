@@ -40,6 +40,7 @@ func elsewhere(t *testing.T) string {
 // distribution and the path. An editable install whose .pth file names
 // its project is offered from the project, with a warning saying so.
 func TestActivePluginsRootsStayInSitePackages(t *testing.T) {
+	t.Parallel()
 	out := elsewhere(t)
 	outURL := "file://" + filepath.ToSlash(out)
 	ix := fakeindex.Start(

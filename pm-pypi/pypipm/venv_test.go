@@ -3,7 +3,6 @@ package pypipm
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,28 +11,18 @@ import (
 )
 
 // realVenv creates a virtualenv with the real python3 -m venv and installs
-// packages into it with the real pip from the fake index, so the dist-info
-// layout active_plugins reads is pip's own.
+// packages into it with the real pip (pipTool) from the fake index, so the
+// dist-info layout active_plugins reads is pip's own.
 func realVenv(t *testing.T, dir, indexURL string, pkgs ...string) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
+	pt, err := realPipTool()
 	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	if err := exec.Command(py, "-m", "pip", "--version").Run(); err != nil {
-		t.Skip("pip not installed")
+		t.Skip(err)
 	}
 	venvDir := filepath.Join(dir, ".venv")
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(py, args...)
-		cmd.Env = append(os.Environ(), "PIP_CONFIG_FILE="+os.DevNull, "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_FIND_LINKS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("python3 %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("-m", "venv", "--without-pip", venvDir)
-	run(append([]string{"-m", "pip", "--python", filepath.Join(venvDir, "bin", "python"), "install", "--no-deps", "--index-url", indexURL}, pkgs...)...)
+	env := []string{"PIP_CONFIG_FILE=" + os.DevNull, "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_FIND_LINKS="}
+	runCmd(t, pt.venv(venvDir), env...)
+	runCmd(t, pt.pip(venvDir, append([]string{"install", "--no-deps", "--index-url", indexURL}, pkgs...)...), env...)
 	sites, _ := filepath.Glob(filepath.Join(venvDir, "lib", "python*", "site-packages"))
 	if len(sites) != 1 {
 		t.Fatalf("site-packages: %v", sites)
@@ -42,6 +31,7 @@ func realVenv(t *testing.T, dir, indexURL string, pkgs ...string) string {
 }
 
 func TestActivePluginsRealVenv(t *testing.T) {
+	t.Parallel()
 	ix := demoIndex(t)
 	ws := t.TempDir()
 	site := realVenv(t, ws, ix.URL, "demo-plugin", "plain", "skillful")
