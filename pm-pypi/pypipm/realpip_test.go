@@ -31,25 +31,28 @@ import (
 // costs another 0.35 s of CPU per start.
 type pipTool struct {
 	python string // python3's interpreter, sys.executable
-	runner string // pip's runner script, as pip --python finds it
+	runner string // pip's runner script, as pip --python finds it; "" runs python -m pip --python
 }
 
 // realPipTool finds the real pip once per test binary (findPip).
 var realPipTool = sync.OnceValues(findPip)
 
 // findPip asks python3 on PATH for its interpreter, its pip's version and
-// the runner script `pip --python` executes (pip 22.3 and later).
+// the runner script `pip --python` executes (pip 22.3 and later). A pip
+// whose internals no longer name the runner is run the documented way,
+// `python3 -m pip --python`, only slower.
 func findPip() (pipTool, error) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		return pipTool{}, fmt.Errorf("python3 not installed: %w", err)
 	}
-	const script = "import sys, pip\nfrom pip._internal.build_env import get_runnable_pip\nprint(sys.executable)\nprint(pip.__version__)\nprint(get_runnable_pip())\n"
+	const script = "import sys, pip\nprint(sys.executable)\nprint(pip.__version__)\n" +
+		"try:\n    from pip._internal.build_env import get_runnable_pip\n    print(get_runnable_pip())\nexcept Exception:\n    print()\n"
 	out, err := exec.Command(py, "-c", script).Output()
 	if err != nil {
 		return pipTool{}, fmt.Errorf("no pip under %s: %w", py, err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 3 {
 		return pipTool{}, fmt.Errorf("python3 %s answered %q, not its interpreter, pip's version and pip's runner", py, out)
 	}
@@ -67,9 +70,13 @@ func (p pipTool) venv(dir string) *exec.Cmd {
 
 // pip returns the command `python3 -m pip --python <venv>/bin/python args`
 // runs to do its work in the virtualenv venvDir: pip's runner under the
-// virtualenv's interpreter, told it already runs there.
+// virtualenv's interpreter, told it already runs there, or without a
+// runner that command itself.
 func (p pipTool) pip(venvDir string, args ...string) *exec.Cmd {
 	venvPython := filepath.Join(venvDir, "bin", "python")
+	if p.runner == "" {
+		return exec.Command(p.python, append([]string{"-m", "pip", "--python", venvPython}, args...)...)
+	}
 	cmd := exec.Command(venvPython, append([]string{p.runner, "--python", venvPython}, args...)...)
 	cmd.Env = append(os.Environ(), "_PIP_RUNNING_IN_SUBPROCESS=1")
 	return cmd
