@@ -117,16 +117,35 @@ func OpenUserFile(path string, limit int64) (*os.File, int64, error) {
 // does not wait) but refused before it is read. Errors are as
 // ReadUserFile's.
 func ReadOwnFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, readErr(path, err)
-	}
-	defer f.Close()
-	size, err := checkOpened(f, path)
+	f, size, err := OpenOwnFile(path, limit)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	return readBounded(f, path, size, limit)
+}
+
+// OpenOwnFile opens the file at path as ReadOwnFile reads it, for a
+// caller that reads it a part at a time (the head of a cache entry, then
+// a section of it): it costs the system calls of os.Open and one fstat.
+// The file is opened without blocking and what was opened must be a
+// regular file of at most limit bytes, or it is closed and refused. It
+// returns the file and its size then; a caller reads no further than that
+// size. Errors are as ReadOwnFile's.
+func OpenOwnFile(path string, limit int64) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, 0, readErr(path, err)
+	}
+	size, err := checkOpened(f, path)
+	if err == nil && size > limit {
+		err = tooLarge(path, size, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, size, nil
 }
 
 // openUser opens the file at path, following links, after checking it is
