@@ -1,0 +1,200 @@
+//go:build unix
+
+package gitcache
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
+	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
+)
+
+// hostile is one kind of file put where the cache keeps one of its own,
+// and the words of the refusal that must reach the log.
+type hostile struct {
+	kind  pkgfiletest.Kind
+	cause string
+}
+
+// hostiles are the files each read of the cache must refuse at once: a
+// FIFO (a blocking open waits for a writer forever), a link to /dev/zero
+// (a read never ends) and a file one byte over the read's cap (refused
+// before it is read, from its size).
+func hostiles() []hostile {
+	return []hostile{
+		{pkgfiletest.FIFO, "not a regular file (a FIFO)"},
+		{pkgfiletest.DevZero, "not a regular file (a character device)"},
+		{pkgfiletest.Oversize, "over the size cap"},
+	}
+}
+
+// within runs f and fails the test when it has not returned after 5 s:
+// a read that waits on a FIFO or reads a device without end.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s still blocked after 5 s", what)
+	}
+}
+
+// replace puts a hostile file of kind at path, in place of the cache's.
+func replace(t *testing.T, path string, kind pkgfiletest.Kind, limit int64) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	pkgfiletest.Make(t, path, kind, limit)
+}
+
+// TestHostileState: a FIFO, a link to /dev/zero or an oversize file in
+// state.json's place is refused at once by every read of it (Open's
+// collection, Current, Update), with a warning naming state.json and
+// why, and is treated as a damaged state.json is: the registry is not
+// cached (Current is ErrNotCached) until an update, which writes
+// state.json afresh. With os.ReadFile, a FIFO hung Open and /dev/zero was
+// read until memory ran out.
+func TestHostileState(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(sample)
+	c1 := repo.Commit("first")
+	ctx := context.Background()
+	for _, h := range hostiles() {
+		t.Run(string(h.kind), func(t *testing.T) {
+			logs := &pmtest.LogBuffer{}
+			cfg := Config{Root: t.TempDir(), Name: "hostile", URL: repo.Dir,
+				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			c, err := Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := c.Update(ctx, Fetch); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			statePath := filepath.Join(Dir(cfg), "state.json")
+			replace(t, statePath, h.kind, maxStateFile)
+
+			var snap Snapshot
+			within(t, "Open, Current and Update", func() {
+				// No other process holds the cache: Open collects, and
+				// reads state.json to know what to keep.
+				if c, err = Open(ctx, cfg); err != nil {
+					return
+				}
+				if _, err = c.Current(ctx); !errors.Is(err, ErrNotCached) {
+					err = errors.Join(errors.New("Current did not report the registry not cached"), err)
+					return
+				}
+				snap, _, err = c.Update(ctx, Check)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if snap.Commit != c1 {
+				t.Fatalf("Update served %s, want %s", snap.Commit, c1)
+			}
+			if st, err := c.readState(); err != nil || st.Commit != c1 {
+				t.Fatalf("state.json after the update: %+v, %v; want commit %s", st, err, c1)
+			}
+			for _, then := range []string{"removing every commit directory", "the registry is not cached until it is updated", "fetching the ref afresh"} {
+				if !hasWarning(logs.String(), "cache state cannot be read; "+then, statePath, h.cause) {
+					t.Errorf("no warning %q naming %s and %q:\n%s", then, statePath, h.cause, logs)
+				}
+			}
+		})
+	}
+}
+
+// TestHostileTreeSidecar: a FIFO, a link to /dev/zero or an oversize file
+// in place of the tree sidecar of the commit served is refused at once
+// with a warning naming it and why, and is treated as a damaged sidecar
+// is: the next commit is materialized beside the previous one, not
+// updated in place, and the update reports no changes (the caller
+// derives everything again). The intact sidecar is the control: the same
+// update then happens in place, with its changes. With os.ReadFile, a
+// FIFO hung the update.
+func TestHostileTreeSidecar(t *testing.T) {
+	ctx := context.Background()
+	cases := append([]hostile{{"", ""}}, hostiles()...)
+	for _, h := range cases {
+		name := string(h.kind)
+		if name == "" {
+			name = "intact"
+		}
+		t.Run(name, func(t *testing.T) {
+			repo, bare := inPlaceRepo(t)
+			root := t.TempDir()
+			first := fetchAndClose(t, root, bare)
+			side := filepath.Join(filepath.Dir(first.Dir), first.Commit+"."+treeStatsSuffix)
+			if h.kind != "" {
+				replace(t, side, h.kind, maxTreeStats)
+			}
+			c2, _ := change(t, repo, bare)
+
+			logs := &pmtest.LogBuffer{}
+			c, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare,
+				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var snap Snapshot
+			var changes *Changes
+			within(t, "UpdateChanges", func() { snap, _, changes, err = c.UpdateChanges(ctx, Check) })
+			if err != nil || snap.Commit != c2 {
+				t.Fatalf("UpdateChanges: %+v, %v; want commit %s", snap, err, c2)
+			}
+			if got, want := files(t, snap.Dir), lsTree(t, repo.Dir, c2, ""); !slices.Equal(got, want) {
+				t.Fatalf("commit %s holds %v, want %v", c2, got, want)
+			}
+			inPlace := strings.Contains(logs.String(), "updated commit in place")
+			if h.kind == "" {
+				if !inPlace || changes == nil {
+					t.Fatalf("intact sidecar: in place %v, changes %v; want both:\n%s", inPlace, changes, logs)
+				}
+				return
+			}
+			if inPlace || changes != nil {
+				t.Fatalf("in place %v, changes %v; want neither with the sidecar refused:\n%s", inPlace, changes, logs)
+			}
+			if !hasWarning(logs.String(), "tree sidecar", side, h.cause) {
+				t.Errorf("no warning naming %s and %q:\n%s", side, h.cause, logs)
+			}
+		})
+	}
+}
+
+// hasWarning reports whether logs hold a WARN line with every one of
+// words.
+func hasWarning(logs string, words ...string) bool {
+	for _, l := range strings.Split(logs, "\n") {
+		if !strings.Contains(l, "level=WARN") {
+			continue
+		}
+		all := true
+		for _, w := range words {
+			all = all && strings.Contains(l, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
