@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
@@ -34,22 +34,6 @@ func hostiles() []hostile {
 		{pkgfiletest.FIFO, "not a regular file (a FIFO)"},
 		{pkgfiletest.DevZero, "not a regular file (a character device)"},
 		{pkgfiletest.Oversize, "over the size cap"},
-	}
-}
-
-// within runs f and fails the test when it has not returned after 5 s:
-// a read that waits on a FIFO or reads a device without end.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s still blocked after 5 s", what)
 	}
 }
 
@@ -91,7 +75,7 @@ func TestHostileState(t *testing.T) {
 			replace(t, statePath, h.kind, maxStateFile)
 
 			var snap Snapshot
-			within(t, "Open, Current and Update", func() {
+			pkgfiletest.Within(t, "Open, Current and Update", func() {
 				// No other process holds the cache: Open collects, and
 				// reads state.json to know what to keep.
 				if c, err = Open(ctx, cfg); err != nil {
@@ -114,7 +98,8 @@ func TestHostileState(t *testing.T) {
 				t.Fatalf("state.json after the update: %+v, %v; want commit %s", st, err, c1)
 			}
 			for _, then := range []string{"removing every commit directory", "the registry is not cached until it is updated", "fetching the ref afresh"} {
-				if !hasWarning(logs.String(), "cache state cannot be read; "+then, statePath, h.cause) {
+				warned := regexp.MustCompile(`level=WARN msg="cache state cannot be read; ` + then + `" [^\n]*file=` + regexp.QuoteMeta(statePath) + ` [^\n]*` + regexp.QuoteMeta(h.cause))
+				if !warned.MatchString(logs.String()) {
 					t.Errorf("no warning %q naming %s and %q:\n%s", then, statePath, h.cause, logs)
 				}
 			}
@@ -157,7 +142,7 @@ func TestHostileTreeSidecar(t *testing.T) {
 			defer c.Close()
 			var snap Snapshot
 			var changes *Changes
-			within(t, "UpdateChanges", func() { snap, _, changes, err = c.UpdateChanges(ctx, Check) })
+			pkgfiletest.Within(t, "UpdateChanges", func() { snap, _, changes, err = c.UpdateChanges(ctx, Check) })
 			if err != nil || snap.Commit != c2 {
 				t.Fatalf("UpdateChanges: %+v, %v; want commit %s", snap, err, c2)
 			}
@@ -174,27 +159,10 @@ func TestHostileTreeSidecar(t *testing.T) {
 			if inPlace || changes != nil {
 				t.Fatalf("in place %v, changes %v; want neither with the sidecar refused:\n%s", inPlace, changes, logs)
 			}
-			if !hasWarning(logs.String(), "tree sidecar", side, h.cause) {
+			warned := regexp.MustCompile(`level=WARN msg="commit's tree sidecar cannot be used[^\n]*file=` + regexp.QuoteMeta(side) + ` [^\n]*` + regexp.QuoteMeta(h.cause))
+			if !warned.MatchString(logs.String()) {
 				t.Errorf("no warning naming %s and %q:\n%s", side, h.cause, logs)
 			}
 		})
 	}
-}
-
-// hasWarning reports whether logs hold a WARN line with every one of
-// words.
-func hasWarning(logs string, words ...string) bool {
-	for _, l := range strings.Split(logs, "\n") {
-		if !strings.Contains(l, "level=WARN") {
-			continue
-		}
-		all := true
-		for _, w := range words {
-			all = all && strings.Contains(l, w)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Kind is the kind of hostile file Make makes.
@@ -56,5 +57,23 @@ func Make(tb testing.TB, path string, kind Kind, limit int64) {
 	defer f.Close()
 	if err := f.Truncate(limit + 1); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// Within runs f, a read of a file Make made, and fails tb when f has not
+// returned after 5 s: the read waits on a FIFO or reads a device without
+// end. (f goes on in the background then; the test binary ends with it.)
+// The 5 s is a guard against a hang, not a measure of speed.
+func Within(tb testing.TB, what string, f func()) {
+	tb.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		tb.Fatalf("%s still blocked after 5 s", what)
 	}
 }
