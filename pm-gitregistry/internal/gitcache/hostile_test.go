@@ -166,3 +166,62 @@ func TestHostileTreeSidecar(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileRepository: a FIFO or a link to /dev/zero in place of a file
+// of the cached repository that go-git reads (HEAD, config) no longer
+// hangs an update, and the repository is repaired: the update serves the
+// commit and the file is a regular file again. With osfs's blocking open,
+// a FIFO HEAD or config hung every update. How the refusal is reported is
+// go-git's: a config that cannot be read makes the repository unreadable,
+// with a warning (naming the file and why for a FIFO, which ownFS opens
+// and refuses; for a link out of the repository, which billy's chroot
+// refuses before opening, naming the repository and "chroot boundary
+// crossed"), and the update fetches into a fresh one; a HEAD that cannot
+// be read is written again by the fetch without a word from go-git.
+func TestHostileRepository(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(sample)
+	c1 := repo.Commit("first")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		file string
+		kind pkgfiletest.Kind
+		warn string // the warning's words after "err=" (a regexp, %s: the file's path), or "" for none
+	}{
+		{"HEAD", pkgfiletest.FIFO, ""},
+		{"HEAD", pkgfiletest.DevZero, ""},
+		{"config", pkgfiletest.FIFO, `"%s: not a regular file \(a FIFO\)"`},
+		{"config", pkgfiletest.DevZero, `"chroot boundary crossed"`},
+	} {
+		t.Run(tc.file+"/"+string(tc.kind), func(t *testing.T) {
+			logs := &pmtest.LogBuffer{}
+			cfg := Config{Root: t.TempDir(), Name: "hostile", URL: repo.Dir,
+				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			c, err := Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, _, err := c.Update(ctx, Fetch); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(Dir(cfg), "repo", tc.file)
+			replace(t, path, tc.kind, 0)
+			var snap Snapshot
+			pkgfiletest.Within(t, "Update", func() { snap, _, err = c.Update(ctx, Fetch) })
+			if err != nil || snap.Commit != c1 {
+				t.Fatalf("Update: %+v, %v; want commit %s", snap, err, c1)
+			}
+			if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("%s after the update: %v, %v; want a regular file again", path, fi, err)
+			}
+			if tc.warn == "" {
+				return
+			}
+			warned := regexp.MustCompile(`level=WARN msg="cached repository is unreadable; starting afresh" [^\n]*err=` + strings.ReplaceAll(tc.warn, "%s", regexp.QuoteMeta(path)))
+			if !warned.MatchString(logs.String()) {
+				t.Errorf("no warning matching %s:\n%s", warned, logs)
+			}
+		})
+	}
+}
