@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // The persisted index of a commit is one file beside the commit's directory
@@ -496,21 +498,12 @@ func readIndexFile(p string) ([]byte, error) {
 }
 
 // openIndex opens a persisted index and returns its size, refusing one
-// larger than maxIndexFile: neither the head nor the whole file is read
-// from a file past the bound.
+// larger than maxIndexFile and anything but a regular file (a FIFO, a
+// device or a link to one, which the cache directory can hold if another
+// process put it there) with a pkgfile error naming the file: it is opened
+// without blocking and checked once open (pkgfile.OpenOwnFile, the cost of
+// os.Open and one fstat), so neither the head nor the whole file is read
+// from a file past the bound and no FIFO is waited on.
 func openIndex(p string) (*os.File, int64, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, 0, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	if fi.Size() > maxIndexFile {
-		f.Close()
-		return nil, 0, fmt.Errorf("%w: %s is larger than %d bytes", errBadIndex, p, maxIndexFile)
-	}
-	return f, fi.Size(), nil
+	return pkgfile.OpenOwnFile(p, maxIndexFile)
 }

@@ -2,6 +2,8 @@ package gitregistry
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
 )
@@ -24,17 +26,29 @@ type previous struct {
 
 // previousIndex reads the persisted index of the commit served now, keeping
 // it only when its head is intact (checksum, format, commit) and the stamps
-// of the directory hold.
+// of the directory hold. An index that is there but cannot be read (a FIFO
+// or a device in its place, a file over maxIndexFile: openIndex) or whose
+// head is damaged is a warning naming the file; the next commit's index is
+// then built from its tree.
 func (p *PM) previousIndex(c *gitcache.Cache) previous {
 	before, ok := c.Served()
 	if !ok {
 		return previous{}
 	}
-	data, err := readIndexFile(c.SidecarPath(before.Commit, indexSuffix))
+	side := c.SidecarPath(before.Commit, indexSuffix)
+	data, err := readIndexFile(side)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			p.log.Warn("persisted registry index cannot be read; an update does not derive the next commit's from it", "file", side, "err", err)
+		}
 		return previous{}
 	}
-	if _, stamps, err := decodeHead(data, before.Commit); err != nil || !stampsHold(before.Dir, stamps) {
+	_, stamps, err := decodeHead(data, before.Commit)
+	if err != nil {
+		p.log.Warn("persisted registry index cannot be used; an update does not derive the next commit's from it", "file", side, "err", err)
+		return previous{}
+	}
+	if !stampsHold(before.Dir, stamps) {
 		return previous{}
 	}
 	p.mu.Lock()

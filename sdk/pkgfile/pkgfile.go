@@ -118,16 +118,52 @@ func OpenUserFile(path string, limit int64) (*os.File, int64, error) {
 // does not wait) but refused before it is read. Errors are as
 // ReadUserFile's.
 func ReadOwnFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, readErr(path, err)
-	}
-	defer f.Close()
-	size, err := checkOpened(f, path)
+	f, size, err := OpenOwnFile(path, limit)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	return readBounded(f, path, size, limit)
+}
+
+// OpenOwnFile opens the file at path as ReadOwnFile reads it, for a
+// caller that reads it a part at a time (the head of a cache entry, then
+// a section of it): it costs the system calls of os.Open and one fstat.
+// The file is opened without blocking and what was opened must be a
+// regular file of at most limit bytes, or it is closed and refused. It
+// returns the file and its size then; a caller reads no further than that
+// size. Errors are as ReadOwnFile's.
+func OpenOwnFile(path string, limit int64) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|OwnOpenFlag, 0)
+	if err != nil {
+		return nil, 0, readErr(path, err)
+	}
+	size, err := CheckOwnOpened(f, path, limit)
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, size, nil
+}
+
+// OwnOpenFlag is the flag a read-only open of a cache-owned file adds
+// when another library opens it (go-git, through a billy file system):
+// O_NONBLOCK where a FIFO can be opened by name, so that the open of a
+// FIFO put in the file's place does not wait for a writer; 0 elsewhere.
+// CheckOwnOpened then checks what was opened.
+const OwnOpenFlag = openNonblock
+
+// CheckOwnOpened checks f, a cache-owned file opened read-only with
+// OwnOpenFlag as path (by OpenOwnFile, or by another library that hands
+// back what it opened): it must be a regular file of at most limit bytes.
+// It returns the file's size then, or OpenOwnFile's errors; the caller
+// closes f either way.
+func CheckOwnOpened(f interface{ Stat() (fs.FileInfo, error) }, path string, limit int64) (int64, error) {
+	size, err := checkOpened(f, path)
+	if err == nil && size > limit {
+		err = tooLarge(path, size, limit)
+	}
+	return size, err
 }
 
 // openUser opens the file at path, following links, after checking it is
@@ -271,7 +307,7 @@ func leadsOut(root *os.Root, name string) bool {
 // checkOpened checks that the file f, opened without blocking as full, is
 // a regular file (the name may have been swapped for a FIFO since it was
 // checked) and returns its size.
-func checkOpened(f *os.File, full string) (int64, error) {
+func checkOpened(f interface{ Stat() (fs.FileInfo, error) }, full string) (int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, readErr(full, err)

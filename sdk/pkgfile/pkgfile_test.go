@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
 )
 
 func TestReadFile(t *testing.T) {
@@ -254,6 +256,47 @@ func TestReadOwnFile(t *testing.T) {
 		}
 		if w := filepath.Join(dir, name) + ": " + want; err == nil || err.Error() != w {
 			t.Errorf("%s: %v, want %q", name, err, w)
+		}
+	}
+}
+
+// TestOpenOwnFile: OpenOwnFile opens a regular file and returns its size;
+// it refuses a FIFO and a link to a device at once, and an oversize file
+// before anything is read, each with ReadOwnFile's error naming the file.
+func TestOpenOwnFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "entry"), []byte("12345"), 0o644)
+	f, size, err := OpenOwnFile(filepath.Join(dir, "entry"), 5)
+	if err != nil || size != 5 {
+		t.Fatalf("entry: %d bytes, %v", size, err)
+	}
+	f.Close()
+	if _, _, err := OpenOwnFile(filepath.Join(dir, "absent"), 5); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent: %v, want fs.ErrNotExist", err)
+	}
+	for _, tc := range []struct {
+		kind pkgfiletest.Kind
+		want string
+		err  error
+	}{
+		{pkgfiletest.FIFO, "not a regular file (a FIFO)", ErrNotRegular},
+		{pkgfiletest.DevZero, "not a regular file (a character device)", ErrNotRegular},
+		{pkgfiletest.Oversize, "4097 bytes, over the size cap of 4096 bytes", ErrTooLarge},
+	} {
+		path := filepath.Join(dir, string(tc.kind))
+		pkgfiletest.Make(t, path, tc.kind, 4096)
+		var err error
+		pkgfiletest.Within(t, "OpenOwnFile of a "+string(tc.kind), func() {
+			var f *os.File
+			if f, _, err = OpenOwnFile(path, 4096); err == nil {
+				f.Close()
+			}
+		})
+		if w := path + ": " + tc.want; !errors.Is(err, tc.err) || err.Error() != w {
+			t.Errorf("%s: %v, want %q wrapping %v", tc.kind, err, w, tc.err)
 		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -51,6 +52,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/filelock"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/regcache"
 )
 
@@ -366,7 +368,7 @@ func (c *Cache) SidecarPath(commit, suffix string) string {
 // commit's, and abandoned temporary directories. The caller holds the life
 // lock exclusively.
 func (c *Cache) collect() {
-	st, _ := c.readState()
+	st := c.stateOr("removing every commit directory")
 	if tmps, err := filepath.Glob(filepath.Join(c.dir, ".tmp-*")); err == nil {
 		for _, p := range tmps {
 			os.Remove(p) // abandoned atomic writes of state.json
@@ -399,8 +401,18 @@ type state struct {
 	FetchedAt time.Time `json:"fetched_at"`
 }
 
+// maxStateFile bounds state.json read back: what it records is a few
+// hundred bytes, a long URL included.
+const maxStateFile = 64 << 10
+
+// readState reads state.json. It is read on the hook path, so it costs
+// what os.ReadFile costs (pkgfile.ReadOwnFile): a FIFO, a device or a link
+// to one put in its place is refused once open, never waited on or read,
+// and a file over maxStateFile is refused before it is read, each with a
+// pkgfile error naming the file. An absent file's error wraps
+// fs.ErrNotExist.
 func (c *Cache) readState() (*state, error) {
-	b, err := os.ReadFile(c.statePath)
+	b, err := pkgfile.ReadOwnFile(c.statePath, maxStateFile)
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +424,21 @@ func (c *Cache) readState() (*state, error) {
 		return nil, fmt.Errorf("%s: invalid commit %q", c.statePath, st.Commit)
 	}
 	return &st, nil
+}
+
+// stateOr reads state.json for a caller that goes on without it, doing
+// what then says: a state.json that is there but cannot be used (damaged,
+// not a regular file, over its cap) is a warning naming the file. It is
+// replaced by the next update, which writes state.json afresh.
+func (c *Cache) stateOr(then string) *state {
+	st, err := c.readState()
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Warn("cache state cannot be read; "+then, "file", c.statePath, "err", err)
+		}
+		return nil
+	}
+	return st
 }
 
 func (c *Cache) writeState(st *state) error {
@@ -448,11 +475,8 @@ func (c *Cache) WriteSidecar(commit, suffix string, data []byte) error {
 // local repository if its directory is missing. It never touches the
 // network; a registry never updated yields ErrNotCached.
 func (c *Cache) Current(ctx context.Context) (Snapshot, error) {
-	st, err := c.readState()
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			c.log.Warn("ignoring unreadable cache state", "err", err)
-		}
+	st := c.stateOr("the registry is not cached until it is updated")
+	if st == nil {
 		return Snapshot{}, fmt.Errorf("registry %s: %w", c.remote.url, ErrNotCached)
 	}
 	if dir, ok := c.commitDir(st.Commit); ok {
@@ -559,7 +583,7 @@ func (c *Cache) update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 		return Snapshot{}, false, err
 	}
 	defer unlock()
-	old, _ := c.readState()
+	old := c.stateOr("fetching the ref afresh")
 
 	if IsCommitID(c.cfg.Ref) {
 		return c.updatePinned(ctx, old)

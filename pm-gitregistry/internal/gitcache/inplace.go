@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/filelock"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // An update normally materializes the new commit into a directory of its
@@ -49,22 +50,47 @@ func (s treeStats) String() string {
 	return fmt.Sprintf("%d %d %d\n", s.files, s.bytes, s.links)
 }
 
+// maxTreeStats bounds the tree sidecar read back: three decimal numbers.
+const maxTreeStats = 100
+
+// readTreeStats reads the tree sidecar of commit; ok is false when it is
+// missing or cannot be used, and the caller then does what it does when
+// nothing is known of the commit's directory (materializes the next
+// commit in full, derives nothing). The sidecar is read as a cache-owned
+// file (pkgfile.ReadOwnFile): a FIFO, a device or a link to one in its
+// place is refused once open, never waited on or read, and a file over
+// maxTreeStats is refused before it is read. A sidecar that is there but
+// cannot be used is a warning naming the file; a missing one (its write
+// failed, which was logged then) is not.
 func (c *Cache) readTreeStats(commit string) (treeStats, bool) {
-	b, err := os.ReadFile(c.SidecarPath(commit, treeStatsSuffix))
-	if err != nil || len(b) > 100 {
+	p := c.SidecarPath(commit, treeStatsSuffix)
+	st, err := parseTreeStats(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Warn("commit's tree sidecar cannot be used; not reusing the commit's directory", "file", p, "err", err)
+		}
 		return treeStats{}, false
+	}
+	return st, true
+}
+
+// parseTreeStats reads and parses the tree sidecar at p.
+func parseTreeStats(p string) (treeStats, error) {
+	b, err := pkgfile.ReadOwnFile(p, maxTreeStats)
+	if err != nil {
+		return treeStats{}, err
 	}
 	f := strings.Fields(string(b))
 	if len(f) != 3 {
-		return treeStats{}, false
+		return treeStats{}, fmt.Errorf("%s: %d fields, want 3", p, len(f))
 	}
 	files, err1 := strconv.Atoi(f[0])
 	size, err2 := strconv.ParseInt(f[1], 10, 64)
 	links, err3 := strconv.Atoi(f[2])
 	if err1 != nil || err2 != nil || err3 != nil || files < 0 || size < 0 || links < 0 {
-		return treeStats{}, false
+		return treeStats{}, fmt.Errorf("%s: %q is not three counts", p, strings.TrimSpace(string(b)))
 	}
-	return treeStats{files: files, bytes: size, links: links}, true
+	return treeStats{files: files, bytes: size, links: links}, nil
 }
 
 // hand records that a snapshot of commit was handed to the caller: its

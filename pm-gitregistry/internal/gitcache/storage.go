@@ -5,16 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/helper/chroot"
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
 // WriteError is a failure to write the cache itself: a full disk, a
@@ -139,7 +143,7 @@ func (p *packWriter) Close() error {
 
 // repoFS returns the file system the bare repository is stored on.
 func (c *Cache) repoFS() billy.Filesystem {
-	fs := osfs.New(c.repoDir)
+	fs := ownFS(c.repoDir)
 	if c.cfg.BeforeWrite != nil {
 		fs = &hookFS{Filesystem: fs, base: c.repoDir, hook: c.cfg.BeforeWrite}
 	}
@@ -167,7 +171,7 @@ func (c *Cache) openStorage() (*git.Repository, error) {
 // reads, which made materializing a commit cost an open per tree and blob.
 // The returned function closes the pack files.
 func (c *Cache) openReader() (*git.Repository, func(), error) {
-	st := filesystem.NewStorageWithOptions(osfs.New(c.repoDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(ownFS(c.repoDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		st.Close()
@@ -184,6 +188,52 @@ func (c *Cache) initStorage() (*git.Repository, error) {
 	}
 	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault())}
 	return git.Init(st, nil)
+}
+
+// ownFS is the file system of the repository at dir: osfs's, except that
+// go-git's reads of the repository's files (HEAD, config, refs, packs and
+// their indexes) open them as cache-owned files: without blocking, and
+// refused unless what was opened is a regular file (pkgfile.OwnOpenFlag,
+// pkgfile.CheckOwnOpened). A FIFO put in place of one of them hung every
+// update; the repository is now unreadable instead, and repaired as a
+// damaged one is, by fetching into a fresh one. Packs have no size cap
+// (they hold the registry's history); a device is still refused.
+func ownFS(dir string) billy.Filesystem {
+	return chroot.New(regularOS{&osfs.ChrootOS{}}, dir)
+}
+
+// regularOS is osfs's ChrootOS (which takes full paths; chroot above it
+// roots them in the repository) opening files for reading as ownFS says.
+// It sits below chroot because chroot's files do not expose Stat.
+type regularOS struct{ *osfs.ChrootOS }
+
+// Open opens name for reading (OpenFile).
+func (r regularOS) Open(name string) (billy.File, error) {
+	return r.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// OpenFile opens name; a read-only open is made without blocking and what
+// it opened must be a regular file. A refusal is a pkgfile error naming
+// the file; a missing file's error is osfs's own, which go-git tests with
+// os.IsNotExist.
+func (r regularOS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
+		return r.ChrootOS.OpenFile(name, flag, perm)
+	}
+	f, err := r.ChrootOS.OpenFile(name, flag|pkgfile.OwnOpenFlag, perm)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := f.(interface{ Stat() (iofs.FileInfo, error) })
+	if !ok {
+		f.Close()
+		return nil, fmt.Errorf("open %s: the file system does not say what it opened", name)
+	}
+	if _, err := pkgfile.CheckOwnOpened(st, name, math.MaxInt64); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // hookFS calls a hook before every write to a file, so tests can make
