@@ -3,11 +3,16 @@
 package gitregistry
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -98,5 +103,69 @@ func TestHostileIndex(t *testing.T) {
 				t.Errorf("the hook after the refresh did not serve the new commit's kept answer:\n%s\n%s", hook, logs)
 			}
 		})
+	}
+}
+
+// TestHostileEntryFiles: the files of a commit's directory an index is
+// built from, and the directories the hook lists to see the entries are
+// still there, are the cache's own and read as such. An entry's
+// SYMPOSIUM.toml or SKILL.md over the manifest cap is the entry's problem,
+// naming the file and the cap, without reading it; a FIFO or a link to
+// /dev/zero swapped in after the entry was found is refused at once (with
+// os.Open, a FIFO hung the build). A FIFO in place of a directory holding
+// entries makes the entries absent at once (with os.Open, the hook hung).
+func TestHostileEntryFiles(t *testing.T) {
+	const commit = "0123456789012345678901234567890123456789"
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"plugins/good/SYMPOSIUM.toml": "name = \"good\"\n",
+		"skills/s/SKILL.md":           "---\nname: s\ndescription: d\n---\n",
+	})
+	pkgfiletest.Make(t, dir+"/plugins/big/SYMPOSIUM.toml", pkgfiletest.Oversize, pkgfile.MaxManifest)
+	pkgfiletest.Make(t, dir+"/skills/big/SKILL.md", pkgfiletest.Oversize, pkgfile.MaxManifest)
+	idx := buildIndex(dir, commit)
+	problems := map[string]string{}
+	for _, e := range idx.Entries {
+		problems[e.Path] = e.Problem
+	}
+	over := fmt.Sprintf(": %d bytes, over the size cap of %d bytes", pkgfile.MaxManifest+1, pkgfile.MaxManifest)
+	want := map[string]string{
+		"plugins/good": "",
+		"plugins/big":  "SYMPOSIUM.toml" + over,
+		"skills/s":     "",
+		"skills/big":   "SKILL.md" + over,
+	}
+	if !reflect.DeepEqual(problems, want) {
+		t.Errorf("entries' problems:\n got %q\nwant %q", problems, want)
+	}
+
+	for _, tc := range []struct {
+		kind  pkgfiletest.Kind
+		cause string
+	}{
+		{pkgfiletest.FIFO, "not a regular file (a FIFO)"},
+		{pkgfiletest.DevZero, "not a regular file (a character device)"},
+	} {
+		p := filepath.Join(t.TempDir(), manifest.ManifestFile)
+		pkgfiletest.Make(t, p, tc.kind, 0)
+		var err error
+		pkgfiletest.Within(t, "readCapped of a "+string(tc.kind), func() { _, err = readCapped(p) })
+		if w := manifest.ManifestFile + ": " + tc.cause; err == nil || err.Error() != w {
+			t.Errorf("%s: %v, want %q", tc.kind, err, w)
+		}
+	}
+
+	if !idx.present(dir) {
+		t.Fatal("the entries just indexed are not present")
+	}
+	moved := t.TempDir()
+	if err := os.Rename(filepath.Join(dir, "skills"), filepath.Join(moved, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	pkgfiletest.Make(t, filepath.Join(dir, "skills"), pkgfiletest.FIFO, 0)
+	var present bool
+	pkgfiletest.Within(t, "present with a FIFO for a directory", func() { present = idx.present(dir) })
+	if present {
+		t.Error("entries below a FIFO in place of their directory are present")
 	}
 }

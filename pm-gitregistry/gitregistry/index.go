@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -243,19 +242,15 @@ func groupSkills(root, dir string, m *manifest.Manifest) (out, groups []string) 
 // readCapped reads a SYMPOSIUM.toml or SKILL.md of the commit's
 // directory, at most the manifest cap every PM reads package manifests
 // with. Links in the directory were checked when it was written (each
-// resolves inside it: gitcache), so they are followed.
+// resolves inside it: gitcache), so they are followed. The directory is
+// the cache's own, so the file is read as one (pkgfile.ReadOwnFile): a
+// FIFO or a device put in its place since is refused once open, never
+// waited on or read, and a file over the cap before it is read. The error
+// names the file by its base name, the entry naming its directory.
 func readCapped(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	data, err := pkgfile.ReadOwnFile(p, pkgfile.MaxManifest)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, pkgfile.MaxManifest+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(p), err)
-	}
-	if len(data) > pkgfile.MaxManifest {
-		return nil, fmt.Errorf("%s is larger than %d bytes", filepath.Base(p), pkgfile.MaxManifest)
+		return nil, fmt.Errorf("%s: %s", filepath.Base(p), pkgfile.Cause(err))
 	}
 	return data, nil
 }
@@ -313,7 +308,10 @@ func (idx *index) present(dir string) bool {
 		names, ok := listed[parent]
 		if !ok {
 			names = map[string]bool{}
-			if f, err := os.Open(filepath.Join(dir, filepath.FromSlash(parent))); err == nil {
+			// Opened without blocking: a FIFO put in a directory's place
+			// is opened at once, and fails to list as anything not a
+			// directory does.
+			if f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(parent)), os.O_RDONLY|pkgfile.OwnOpenFlag, 0); err == nil {
 				all, err := f.Readdirnames(-1)
 				f.Close()
 				if err != nil {
