@@ -199,13 +199,28 @@ func (c *Cache) initStorage() (*git.Repository, error) {
 // damaged one is, by fetching into a fresh one. Packs have no size cap
 // (they hold the registry's history); a device is still refused.
 func ownFS(dir string) billy.Filesystem {
-	return chroot.New(regularOS{&osfs.ChrootOS{}}, dir)
+	return chroot.New(regularOS{osfs.Default}, dir)
 }
 
-// regularOS is osfs's ChrootOS (which takes full paths; chroot above it
+// osLayer is what osfs.Default, the operating system's file system
+// taking full paths, does: billy's file system operations but Chroot, and
+// the optional ones go-git and chroot look for (Chmod, RemoveAll,
+// Capabilities). Naming it keeps every method of osfs.Default promoted
+// through regularOS without naming osfs's deprecated ChrootOS type.
+type osLayer interface {
+	billy.Basic
+	billy.TempFile
+	billy.Dir
+	billy.Symlink
+	Chmod(name string, mode os.FileMode) error
+	RemoveAll(path string) error
+	Capabilities() billy.Capability
+}
+
+// regularOS is osfs.Default (which takes full paths; chroot above it
 // roots them in the repository) opening files for reading as ownFS says.
 // It sits below chroot because chroot's files do not expose Stat.
-type regularOS struct{ *osfs.ChrootOS }
+type regularOS struct{ osLayer }
 
 // Open opens name for reading (OpenFile).
 func (r regularOS) Open(name string) (billy.File, error) {
@@ -218,9 +233,9 @@ func (r regularOS) Open(name string) (billy.File, error) {
 // os.IsNotExist.
 func (r regularOS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
-		return r.ChrootOS.OpenFile(name, flag, perm)
+		return r.osLayer.OpenFile(name, flag, perm)
 	}
-	f, err := r.ChrootOS.OpenFile(name, flag|pkgfile.OwnOpenFlag, perm)
+	f, err := r.osLayer.OpenFile(name, flag|pkgfile.OwnOpenFlag, perm)
 	if err != nil {
 		return nil, err
 	}
