@@ -71,17 +71,21 @@ func maskQuery(s string) string {
 	return s
 }
 
-// fallback masks what looks like user information: after "://", everything
-// up to the last '@' before the path or query; without "://", an scp-like
-// "user:password@host:path" keeps only "***@host:path".
+// fallback masks what looks like user information: after "://" and any
+// further slashes (a typed "https:///user:token@host" has its user
+// information there, though a parser reads an empty host and a path),
+// everything up to the last '@' before the path or query; without "://",
+// an scp-like "user:password@host:path" keeps only "***@host:path".
 func fallback(s string) string {
 	if scheme, rest, ok := strings.Cut(s, "://"); ok {
+		slashes := len(rest) - len(strings.TrimLeft(rest, "/"))
+		scheme, rest = scheme+"://"+rest[:slashes], rest[slashes:]
 		auth := rest
 		if i := strings.IndexAny(rest, "/?"); i >= 0 {
 			auth = rest[:i]
 		}
 		if at := strings.LastIndex(auth, "@"); at >= 0 && auth[:at] != Mask {
-			return scheme + "://" + Mask + rest[at:]
+			return scheme + Mask + rest[at:]
 		}
 		return s
 	}

@@ -29,6 +29,12 @@ func TestURL(t *testing.T) {
 		{"0://#:s3cret@0", "0://***@0"},
 		{"0://\":s3cret@", "0://***@"},
 		{"https://host/no-secret", "https://host/no-secret"},
+		// An empty host typed before the user information: a parser reads
+		// it as the path.
+		{"https:///user:tok3n@github.com/o/r", "https:///***@github.com/o/r"},
+		{"0:///:s3cret@", "0:///***@"},
+		{"file:///srv/git/reg", "file:///srv/git/reg"},
+		{"https://host/path/a:b@c", "https://host/path/a:b@c"},
 		// scp-like addresses: a user alone is an address, a password is not.
 		{"git@github.com:o/r.git", "git@github.com:o/r.git"},
 		{"git:s3cret@github.com:o/r.git", "***@github.com:o/r.git"},

@@ -8,9 +8,10 @@ import (
 // FuzzParseRemote checks that any registry URL is parsed without panicking
 // and that a password in it never reaches the URL shown in messages. A
 // password is what stands in the user information: before the host of a
-// URL with "://" (up to the first '/' or '?' after it, as redact.URL
-// reads one the parser refuses), or before the '@' of an scp-like address.
-// Text in the path of a URL, such as "0:///:s3cret@", is the path.
+// URL with "://" (after any further slashes, up to the next '/' or '?',
+// as redact.URL reads one the parser refuses), or before the '@' of an
+// scp-like address. Text in the path of a URL, such as
+// "0://host/:s3cret@", is the path.
 func FuzzParseRemote(f *testing.F) {
 	for _, s := range []string{
 		"https://github.com/symposium-dev/recommendations",
@@ -44,12 +45,13 @@ func FuzzParseRemote(f *testing.F) {
 
 // inUserInfo reports whether secret occurs in raw where user information
 // can stand: anywhere without "://", and with it only in the authority,
-// the text after "://" up to the first '/' or '?'.
+// the text after "://" and any further slashes up to the next '/' or '?'.
 func inUserInfo(raw, secret string) bool {
 	_, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return strings.Contains(raw, secret)
 	}
+	rest = strings.TrimLeft(rest, "/")
 	if i := strings.IndexAny(rest, "/?"); i >= 0 {
 		rest = rest[:i]
 	}

@@ -63,6 +63,11 @@ func parseRemote(raw string) (*remote, error) {
 	r := &remote{user: ep.User, password: ep.Password}
 	switch ep.Protocol {
 	case "http", "https":
+		if ep.Host == "" {
+			// "https:///user:token@host/r" parses with an empty host and
+			// the rest as the path; shown, it would show the token.
+			return nil, fmt.Errorf("registry URL %s: no host after %s://", redact.URL(raw), ep.Protocol)
+		}
 		// Credentials travel as auth, not in the URL.
 		clean := *ep
 		clean.User, clean.Password = "", ""

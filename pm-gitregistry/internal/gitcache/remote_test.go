@@ -10,7 +10,8 @@ import (
 // message quotes the URL with escapes, and that an accepted ssh URL
 // with a password does not show it either.
 func TestParseRemoteHidesPassword(t *testing.T) {
-	for _, raw := range []string{"https://user:s3cret@host/r", "0://user:s3cret@host", "0://#:s3cret@0", "0://\":s3cret@", "ssh://git:s3cret@host/r"} {
+	for _, raw := range []string{"https://user:s3cret@host/r", "0://user:s3cret@host", "0://#:s3cret@0", "0://\":s3cret@", "ssh://git:s3cret@host/r",
+		"https:///user:s3cret@host/r", "0:///:s3cret@"} {
 		r, err := parseRemote(raw)
 		if err != nil && strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("parseRemote(%q) error shows the password: %v", raw, err)
