@@ -218,6 +218,9 @@ type Cache struct {
 
 	hmu    sync.Mutex
 	handed map[string]bool // commits whose snapshot was returned: roots maybe in use
+
+	rmu     sync.Mutex
+	refused map[string]bool // repository files refused for reading and warned of (refusalLog)
 }
 
 // IsCommitID reports whether s is a full, lower-case hex commit id: 40
@@ -306,10 +309,11 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 	}
 	cfg.Root = root
 	c := &Cache{
-		cfg:    cfg,
-		remote: r,
-		log:    cfg.Logger,
-		handed: map[string]bool{},
+		cfg:     cfg,
+		remote:  r,
+		log:     cfg.Logger,
+		handed:  map[string]bool{},
+		refused: map[string]bool{},
 	}
 	c.dir = Dir(cfg)
 	c.repoDir = filepath.Join(c.dir, "repo")

@@ -215,6 +215,10 @@ func TestHostileRepository(t *testing.T) {
 			if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
 				t.Errorf("%s after the update: %v, %v; want a regular file again", path, fi, err)
 			}
+			refused := regexp.MustCompile(`level=WARN msg="cached repository file refused; the repository is read without it" file=` + regexp.QuoteMeta(path) + ` err=`)
+			if n := len(refused.FindAllString(logs.String(), -1)); n != 1 {
+				t.Errorf("%d warnings matching %s, want one:\n%s", n, refused, logs)
+			}
 			if tc.warn == "" {
 				return
 			}

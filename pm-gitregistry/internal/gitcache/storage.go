@@ -143,7 +143,7 @@ func (p *packWriter) Close() error {
 
 // repoFS returns the file system the bare repository is stored on.
 func (c *Cache) repoFS() billy.Filesystem {
-	fs := ownFS(c.repoDir)
+	fs := c.ownFS()
 	if c.cfg.BeforeWrite != nil {
 		fs = &hookFS{Filesystem: fs, base: c.repoDir, hook: c.cfg.BeforeWrite}
 	}
@@ -171,7 +171,7 @@ func (c *Cache) openStorage() (*git.Repository, error) {
 // reads, which made materializing a commit cost an open per tree and blob.
 // The returned function closes the pack files.
 func (c *Cache) openReader() (*git.Repository, func(), error) {
-	st := filesystem.NewStorageWithOptions(ownFS(c.repoDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(c.ownFS(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		st.Close()
@@ -190,7 +190,7 @@ func (c *Cache) initStorage() (*git.Repository, error) {
 	return git.Init(st, nil)
 }
 
-// ownFS is the file system of the repository at dir: osfs's, except that
+// ownFS is the file system of the repository (c.repoDir): osfs's, except that
 // go-git's reads of the repository's files (HEAD, config, refs, packs and
 // their indexes) open them as cache-owned files: without blocking, and
 // refused unless what was opened is a regular file (pkgfile.OwnOpenFlag,
@@ -198,9 +198,65 @@ func (c *Cache) initStorage() (*git.Repository, error) {
 // update; the repository is now unreadable instead, and repaired as a
 // damaged one is, by fetching into a fresh one. Packs have no size cap
 // (they hold the registry's history); a device is still refused.
-func ownFS(dir string) billy.Filesystem {
-	return chroot.New(regularOS{osfs.Default}, dir)
+// A refusal is a warning naming the file (refusalLog): go-git itself
+// reports some (config) and not others (HEAD, which the next fetch writes
+// again).
+func (c *Cache) ownFS() billy.Filesystem {
+	return &refusalLog{Filesystem: chroot.New(regularOS{osfs.Default}, c.repoDir), c: c}
 }
+
+// refusalLog warns, once per file for the life of the Cache, of a
+// repository file refused for reading for anything but its absence: not a
+// regular file, a link out of the repository, a failed system call. Most
+// such refusals go on silently inside go-git otherwise.
+type refusalLog struct {
+	billy.Filesystem
+	c *Cache
+}
+
+// Open opens name for reading (OpenFile).
+func (r *refusalLog) Open(name string) (billy.File, error) {
+	return r.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// OpenFile opens name, and warns of a read-only open refused.
+func (r *refusalLog) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+	f, err := r.Filesystem.OpenFile(name, flag, perm)
+	if err != nil && flag&writeFlags == 0 {
+		r.warn(name, err)
+	}
+	return f, err
+}
+
+// Stat stats name, following links, and warns of a refusal: go-git stats
+// a reference file before opening it, and chroot refuses a link out of the
+// repository there.
+func (r *refusalLog) Stat(name string) (iofs.FileInfo, error) {
+	fi, err := r.Filesystem.Stat(name)
+	if err != nil {
+		r.warn(name, err)
+	}
+	return fi, err
+}
+
+// warn warns of err, a refusal to read name, unless the file is absent or
+// was warned of before.
+func (r *refusalLog) warn(name string, err error) {
+	if errors.Is(err, iofs.ErrNotExist) {
+		return
+	}
+	path := filepath.Join(r.c.repoDir, filepath.FromSlash(name))
+	r.c.rmu.Lock()
+	seen := r.c.refused[path]
+	r.c.refused[path] = true
+	r.c.rmu.Unlock()
+	if !seen {
+		r.c.log.Warn("cached repository file refused; the repository is read without it", "file", path, "err", err)
+	}
+}
+
+// writeFlags are the open flags of an open that may write.
+const writeFlags = os.O_WRONLY | os.O_RDWR | os.O_CREATE | os.O_APPEND | os.O_TRUNC
 
 // osLayer is what osfs.Default, the operating system's file system
 // taking full paths, does: billy's file system operations but Chroot, and
@@ -232,7 +288,7 @@ func (r regularOS) Open(name string) (billy.File, error) {
 // the file; a missing file's error is osfs's own, which go-git tests with
 // os.IsNotExist.
 func (r regularOS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
+	if flag&writeFlags != 0 {
 		return r.osLayer.OpenFile(name, flag, perm)
 	}
 	f, err := r.osLayer.OpenFile(name, flag|pkgfile.OwnOpenFlag, perm)
