@@ -46,6 +46,14 @@ func replace(t *testing.T, path string, kind pkgfiletest.Kind, limit int64) {
 	pkgfiletest.Make(t, path, kind, limit)
 }
 
+// loggedConfig is a cache configuration whose log, debug messages and up,
+// is kept in the returned buffer.
+func loggedConfig(root, name, url string) (Config, *pmtest.LogBuffer) {
+	logs := &pmtest.LogBuffer{}
+	return Config{Root: root, Name: name, URL: url,
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}, logs
+}
+
 // TestHostileState: a FIFO, a link to /dev/zero or an oversize file in
 // state.json's place is refused at once by every read of it (Open's
 // collection, Current, Update), with a warning naming state.json and
@@ -60,9 +68,7 @@ func TestHostileState(t *testing.T) {
 	ctx := context.Background()
 	for _, h := range hostiles() {
 		t.Run(string(h.kind), func(t *testing.T) {
-			logs := &pmtest.LogBuffer{}
-			cfg := Config{Root: t.TempDir(), Name: "hostile", URL: repo.Dir,
-				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			cfg, logs := loggedConfig(t.TempDir(), "hostile", repo.Dir)
 			c, err := Open(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -133,9 +139,8 @@ func TestHostileTreeSidecar(t *testing.T) {
 			}
 			c2, _ := change(t, repo, bare)
 
-			logs := &pmtest.LogBuffer{}
-			c, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare,
-				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			cfg, logs := loggedConfig(root, "inplace", bare)
+			c, err := Open(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,9 +199,7 @@ func TestHostileRepository(t *testing.T) {
 		{"config", pkgfiletest.DevZero, `"chroot boundary crossed"`},
 	} {
 		t.Run(tc.file+"/"+string(tc.kind), func(t *testing.T) {
-			logs := &pmtest.LogBuffer{}
-			cfg := Config{Root: t.TempDir(), Name: "hostile", URL: repo.Dir,
-				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			cfg, logs := loggedConfig(t.TempDir(), "hostile", repo.Dir)
 			c, err := Open(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
