@@ -24,13 +24,19 @@ import (
 var benchSizes = []int{100, 1000, 10000}
 
 // registryFiles returns the files of a registry of n entries: half
-// plugins with a manifest, a skills directory and a hook script, half bare
-// skills in nested groups.
+// plugins with a manifest, a skills directory and a hook script, each
+// depending on one crate, half bare skills in nested groups.
 func registryFiles(n int) map[string]string {
+	return dependentRegistryFiles(n, func(i int) string { return fmt.Sprintf("%q", fmt.Sprintf("crate-%05d>=1", i)) })
+}
+
+// dependentRegistryFiles is registryFiles with the plugin i's depends-on
+// list given by dependsOn, the items of its TOML array.
+func dependentRegistryFiles(n int, dependsOn func(i int) string) map[string]string {
 	files := map[string]string{"README.md": "benchmark registry\n"}
 	for i := range n / 2 {
 		files[fmt.Sprintf("plugins/p%05d/SYMPOSIUM.toml", i)] = fmt.Sprintf(
-			"name = \"plugin-%05d\"\ndepends-on = [\"crate-%05d>=1\"]\n\n[[skills]]\nsource.path = \"skills\"\n\n[[hooks]]\nname = \"h\"\nevent = \"PreToolUse\"\ncommand = { script = \"hook.sh\" }\n", i, i)
+			"name = \"plugin-%05d\"\ndepends-on = [%s]\n\n[[skills]]\nsource.path = \"skills\"\n\n[[hooks]]\nname = \"h\"\nevent = \"PreToolUse\"\ncommand = { script = \"hook.sh\" }\n", i, dependsOn(i))
 		files[fmt.Sprintf("plugins/p%05d/skills/s/SKILL.md", i)] = "---\nname: s\ndescription: inner\n---\n"
 		files[fmt.Sprintf("plugins/p%05d/hook.sh", i)] = "#!/bin/sh\n"
 		files[fmt.Sprintf("groups/g%02d/skill-%05d/SKILL.md", i%20, i)] = fmt.Sprintf(

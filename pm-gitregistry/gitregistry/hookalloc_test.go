@@ -33,28 +33,18 @@ func (w *hashWriter) Write(p []byte) (int, error) {
 }
 
 // bulkyRegistryFiles is a registry of n plugins, each depending on deps
-// crates, with a skill group and a hook, and n bare skills: an
-// active_plugins answer of about 2 KiB an entry at 60 dependencies, where
-// registryFiles' entries give 400 bytes, so a registry of a megabyte's
-// answer is a fifth of the files to write, commit and clone.
+// crates, and n bare skills (dependentRegistryFiles): an active_plugins
+// answer of about 2 KiB an entry at 60 dependencies, where registryFiles'
+// entries give 400 bytes, so a registry of a megabyte's answer is a fifth
+// of the files to write, commit and clone.
 func bulkyRegistryFiles(n, deps int) map[string]string {
-	files := map[string]string{"README.md": "allocation test registry\n"}
-	for i := range n {
-		var dependsOn strings.Builder
-		for d := range deps {
-			if d > 0 {
-				dependsOn.WriteString(", ")
-			}
-			fmt.Fprintf(&dependsOn, "\"crate-%05d-dependency-%02d>=1.%d\"", i, d, d)
+	return dependentRegistryFiles(2*n, func(i int) string {
+		items := make([]string, deps)
+		for d := range items {
+			items[d] = fmt.Sprintf("%q", fmt.Sprintf("crate-%05d-dependency-%02d>=1.%d", i, d, d))
 		}
-		files[fmt.Sprintf("plugins/p%05d/SYMPOSIUM.toml", i)] = fmt.Sprintf(
-			"name = \"plugin-%05d\"\ndepends-on = [%s]\n\n[[skills]]\nsource.path = \"skills\"\n\n[[hooks]]\nname = \"h\"\nevent = \"PreToolUse\"\ncommand = { script = \"hook.sh\" }\n", i, dependsOn.String())
-		files[fmt.Sprintf("plugins/p%05d/skills/s/SKILL.md", i)] = "---\nname: s\ndescription: inner\n---\n"
-		files[fmt.Sprintf("plugins/p%05d/hook.sh", i)] = "#!/bin/sh\n"
-		files[fmt.Sprintf("groups/g%02d/skill-%05d/SKILL.md", i%20, i)] = fmt.Sprintf(
-			"---\nname: skill-%05d\ndescription: Skill number %d for the allocation test\ndepends-on: crate-%05d\n---\nBody.\n", i, i, i)
-	}
-	return files
+		return strings.Join(items, ", ")
+	})
 }
 
 // TestHookDoesNotHoldAnswer: a cached hook (initialize, active_plugins,
