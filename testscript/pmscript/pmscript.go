@@ -55,21 +55,6 @@ response unless -raw. The exit code is the PM's; 124 when it did not exit
 within the timeout (it is then killed).
 `
 
-// asksHelp reports whether the flags of a pmcall command line (those before
-// the "--" at dash, or all of them when dash is negative) ask for help.
-func asksHelp(args []string, dash int) bool {
-	if dash >= 0 {
-		args = args[:dash]
-	}
-	for _, a := range args {
-		switch a {
-		case "-h", "-help", "--help":
-			return true
-		}
-	}
-	return false
-}
-
 // PMCall is the pmcall command.
 func PMCall(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pmcall", flag.ContinueOnError)
@@ -78,18 +63,26 @@ func PMCall(args []string, stdout, stderr io.Writer) int {
 	raw := fs.Bool("raw", false, "print response lines as the PM wrote them")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), pmcallUsage); fs.PrintDefaults() }
 	dash := slices.Index(args, "--")
-	if asksHelp(args, dash) {
-		// Help asked for goes to stdout, as careful tools print it: a
-		// usage error (below) stays on stderr.
-		fs.SetOutput(stdout)
-		fs.Usage()
+	flags := args
+	if dash >= 0 {
+		flags = args[:dash]
+	}
+	// What the flag package prints is held until the outcome is known:
+	// help asked for goes to stdout, as careful tools print it (the SDK's
+	// commands do the same); a usage error and the usage stay on stderr.
+	var printed bytes.Buffer
+	fs.SetOutput(&printed)
+	err := fs.Parse(flags)
+	if errors.Is(err, flag.ErrHelp) {
+		printed.WriteTo(stdout)
 		return 0
 	}
-	if dash < 0 || dash == len(args)-1 {
-		fs.Usage()
+	fs.SetOutput(stderr)
+	printed.WriteTo(stderr)
+	if err != nil {
 		return 2
 	}
-	if err := fs.Parse(args[:dash]); err != nil || fs.NArg() != 1 {
+	if dash < 0 || dash == len(args)-1 || fs.NArg() != 1 {
 		fs.Usage()
 		return 2
 	}
