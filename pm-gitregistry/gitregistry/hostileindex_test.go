@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile/pkgfiletest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -121,8 +122,8 @@ func TestHostileEntryFiles(t *testing.T) {
 		"plugins/good/SYMPOSIUM.toml": "name = \"good\"\n",
 		"skills/s/SKILL.md":           "---\nname: s\ndescription: d\n---\n",
 	})
-	pkgfiletest.Make(t, dir+"/plugins/big/SYMPOSIUM.toml", pkgfiletest.Oversize, pkgfile.MaxManifest)
-	pkgfiletest.Make(t, dir+"/skills/big/SKILL.md", pkgfiletest.Oversize, pkgfile.MaxManifest)
+	pkgfiletest.Make(t, filepath.Join(dir, "plugins", "big", manifest.ManifestFile), pkgfiletest.Oversize, pkgfile.MaxManifest)
+	pkgfiletest.Make(t, filepath.Join(dir, "skills", "big", skill.File), pkgfiletest.Oversize, pkgfile.MaxManifest)
 	idx := buildIndex(dir, commit)
 	problems := map[string]string{}
 	for _, e := range idx.Entries {

@@ -79,13 +79,14 @@ func maskQuery(s string) string {
 func fallback(s string) string {
 	if scheme, rest, ok := strings.Cut(s, "://"); ok {
 		slashes := len(rest) - len(strings.TrimLeft(rest, "/"))
-		scheme, rest = scheme+"://"+rest[:slashes], rest[slashes:]
+		head := scheme + "://" + rest[:slashes] // kept as written
+		rest = rest[slashes:]
 		auth := rest
 		if i := strings.IndexAny(rest, "/?"); i >= 0 {
 			auth = rest[:i]
 		}
 		if at := strings.LastIndex(auth, "@"); at >= 0 && auth[:at] != Mask {
-			return scheme + Mask + rest[at:]
+			return head + Mask + rest[at:]
 		}
 		return s
 	}
