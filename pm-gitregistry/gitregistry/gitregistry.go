@@ -285,10 +285,23 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	}
 	side := c.SidecarPath(snap.Commit, indexSuffix)
 	persist := false
+	share, err := c.Shared(snap.Commit)
+	if err != nil {
+		// What the directory lacks is unknown: it is materialized whole.
+		p.log.Warn("cannot tell which entries the cached commit shares; materializing it again", "commit", snap.Commit, "err", err)
+		if err := p.unshare(ctx, c, snap); err != nil {
+			p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
+			return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
+		}
+		share = nil
+	}
 	data, err := readIndexFile(side)
 	switch {
 	case err == nil:
 		got, stamps, err := decodeIndex(data, snap.Commit)
+		if err == nil && len(share) > 0 && !withHomes(got, share) {
+			err = fmt.Errorf("%w: its entries do not match what the commit's directory shares", errBadIndex)
+		}
 		switch {
 		case err != nil:
 			p.log.Warn("persisted registry index cannot be used; building it again", "file", side, "err", err)
@@ -305,9 +318,22 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 				p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
 				return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
 			}
+			share = nil
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		p.log.Warn("persisted registry index cannot be read; building it again", "file", side, "err", err)
+	}
+	if idx == nil && len(share) > 0 {
+		idx = buildSharedIndex(snap.Dir, snap.Commit, share)
+		if !withHomes(idx, share) {
+			p.log.Warn("cached commit does not hold what it shares; materializing it again", "commit", snap.Commit)
+			if err := p.unshare(ctx, c, snap); err != nil {
+				p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
+				return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
+			}
+			idx = nil
+		}
+		persist = true
 	}
 	if idx == nil {
 		idx = buildIndex(snap.Dir, snap.Commit)
@@ -388,7 +414,7 @@ func (p *PM) current(ctx context.Context) (*gitcache.Cache, gitcache.Snapshot, b
 func (p *PM) offer(snap gitcache.Snapshot, e entry) protocol.Offer {
 	return protocol.Offer{
 		ID:       protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
-		Root:     snap.Dir + string(filepath.Separator) + filepath.FromSlash(e.Path), // both clean
+		Root:     rootOf(snap.Dir, e),
 		Manifest: e.Manifest,
 	}
 }
@@ -621,7 +647,7 @@ func (p *PM) Refresh(ctx context.Context, update protocol.UpdateLevel, force boo
 	// place removes it) while its stamps can still be checked, to derive
 	// the new commit's index from it and the change.
 	prev := p.previousIndex(c)
-	snap, changed, changes, err := c.UpdateChanges(ctx, mode)
+	snap, changed, changes, err := c.UpdateSharing(ctx, mode, p.shareFrom(c, prev))
 	if err != nil {
 		var re *gitcache.RemoteError
 		var rnf *gitcache.RefNotFoundError

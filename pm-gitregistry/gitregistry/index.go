@@ -24,7 +24,7 @@ import (
 
 // indexFormat versions the persisted index; bump it whenever what an index
 // holds, or how it is derived, changes.
-const indexFormat = 7
+const indexFormat = 8
 
 // index is every entry of one commit, derived once from its immutable tree
 // and persisted beside it (indexfile.go).
@@ -79,6 +79,11 @@ type entry struct {
 	// Note is a problem found in a manifest that is offered anyway, raw, for
 	// the host to report.
 	Note string `json:"note,omitempty"`
+	// Home is the commit whose directory holds the entry, when the
+	// commit's own directory shares it (share.go); empty for the commit's
+	// own. The cache records it (gitcache.Cache.Shared); the persisted
+	// index keeps it for the flagged entries of its head only.
+	Home string `json:"-"`
 }
 
 // buildIndex enumerates the registry tree at dir (docs/manifests.md §9.2) and derives
@@ -281,7 +286,7 @@ func (idx *index) diagnose(ctx context.Context, registry, dir string) {
 		if e.Problem != "" {
 			pmserver.Warn(ctx, pmserver.Diagnostic{
 				Message: fmt.Sprintf("registry %s (commit %s): entry %s is not offered: %s", registry, short(idx.Commit), e.Path, e.Problem),
-				File:    filepath.Join(dir, filepath.FromSlash(e.Path)),
+				File:    rootOf(dir, e),
 			})
 		}
 	}
@@ -304,7 +309,7 @@ func short(commit string) string {
 func (idx *index) present(dir string) bool {
 	listed := map[string]map[string]bool{}
 	for _, e := range idx.Entries {
-		parent, name := path.Split(e.Path)
+		parent, name := path.Split(e.loc())
 		names, ok := listed[parent]
 		if !ok {
 			names = map[string]bool{}

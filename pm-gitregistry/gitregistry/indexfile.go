@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
@@ -21,10 +22,13 @@ import (
 //	8 bytes  length of the head, big-endian
 //	head:    uvarint indexFormat, string commit, string problem,
 //	         uvarint count of stamps, then per stamp: string dir (relative
-//	         to the commit's directory, "" for itself), uvarint inode,
+//	         to the commit's directory, "" for itself, "../<commit>/..."
+//	         in the directory of a commit it shares entries with), uvarint inode,
 //	         varint mtime (ns);
 //	         uvarint count of flagged entries (those with a problem or a
-//	         note), then per entry: string path, string problem, string note;
+//	         note), then per entry: string path, string problem, string note,
+//	         string home (the commit whose directory holds the entry when
+//	         another's does, share.go; else empty);
 //	         string answer's registry name, string answer's directory,
 //	         uvarint answer's length, 4 bytes answer's CRC-32C, big-endian
 //	         (two empty strings, 0 and 0 when no answer is kept)
@@ -73,14 +77,19 @@ type stamp struct {
 }
 
 // takeStamps stamps the commit's directory and the directories holding its
-// entries (at most maxStamps in all). Commit directories are never written
+// entries, and for the entries another commit's directory holds
+// (share.go), that directory (at most maxStamps in all). Commit directories are never written
 // after they are published, so the stamps hold until something outside the
 // PM changes the directory.
 func (idx *index) takeStamps(dir string) ([]stamp, error) {
 	dirs := []string{""}
 	seen := map[string]bool{"": true}
 	for _, e := range idx.Entries {
-		parent := path.Dir(e.Path)
+		if e.Home != "" && !seen["../"+e.Home] && len(dirs) < maxStamps {
+			seen["../"+e.Home] = true
+			dirs = append(dirs, "../"+e.Home)
+		}
+		parent := path.Dir(e.loc())
 		if parent == "." {
 			parent = ""
 		}
@@ -166,6 +175,7 @@ func encodeIndex(idx *index, stamps []stamp) []byte {
 			str(e.Path)
 			str(e.Problem)
 			str(e.Note)
+			str(e.Home)
 		}
 	}
 	str(idx.Answer.Name)
@@ -382,7 +392,10 @@ func parseHead(b []byte, commit string) (*index, []stamp, error) {
 	}
 	flagged := make([]entry, r.count(3))
 	for i := range flagged {
-		flagged[i] = entry{Path: r.str(), Problem: r.str(), Note: r.str()}
+		flagged[i] = entry{Path: r.str(), Problem: r.str(), Note: r.str(), Home: r.str()}
+		if h := flagged[i].Home; r.err == nil && h != "" && !gitcache.IsCommitID(h) {
+			r.err = fmt.Errorf("%w: entry %q held by %q, not a commit id", errBadIndex, flagged[i].Path, h)
+		}
 	}
 	idx.Entries = flagged
 	idx.Answer.Name = r.str()

@@ -75,7 +75,18 @@ func (pr previous) index() *index {
 // otherwise.
 func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot, pr previous, changes *gitcache.Changes) {
 	if prev := pr.index(); prev != nil && changes != nil && changes.From == prev.Commit {
-		if idx, parsed, ok := deriveIndex(prev, snap.Dir, snap.Commit, changes.Paths); ok {
+		idx, parsed, ok := deriveIndex(prev, snap.Dir, snap.Commit, changes.Paths)
+		if ok {
+			if share, err := c.Shared(snap.Commit); err != nil || len(share) > 0 && !withHomes(idx, share) {
+				// The directory left out something the new index needs
+				// where it is: it is materialized whole.
+				if err := p.unshare(ctx, c, snap); err != nil {
+					p.log.Warn("cannot materialize the registry's commit", "commit", snap.Commit, "err", err)
+				}
+				ok = false
+			}
+		}
+		if ok {
 			p.log.Debug("derived registry index from the previous commit's", "commit", snap.Commit, "from", prev.Commit,
 				"changed_paths", len(changes.Paths), "entries", len(idx.Entries), "entries_read", parsed)
 			p.persist(ctx, c, snap, idx)

@@ -66,28 +66,59 @@ func BenchmarkRefreshOneChange(b *testing.B) {
 				c.Close()
 			}
 		})
-		b.Run(fmt.Sprintf("entries=%d/gitcache-roots-in-use", n), func(b *testing.B) {
-			// A refresh in a process that handed out roots of the commit
-			// it served: that commit's directory stays, and the new one is
-			// materialized beside it, linking the unchanged files.
-			c, err := Open(context.Background(), Config{Root: b.TempDir(), Name: "bench", URL: bare})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			if _, _, err := c.Update(context.Background(), Check); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				push()
-				b.StartTimer()
-				if _, changed, err := c.Update(context.Background(), Check); err != nil || !changed {
-					b.Fatalf("update: %v %v", changed, err)
+		// The entries' directories, as the registry shares them: each
+		// with the commit whose directory holds it.
+		entries := func(c *Cache) func(prev string) Share {
+			return func(prev string) Share {
+				held, err := c.Shared(prev)
+				if err != nil {
+					b.Fatal(err)
 				}
+				s := make(Share, n)
+				for i := range n {
+					p, home := fmt.Sprintf("g%02d/s%05d", i%50, i), prev
+					if h, ok := held[p]; ok {
+						home = h
+					}
+					s[p] = home
+				}
+				return s
 			}
-		})
+		}
+		for _, shared := range []bool{true, false} {
+			name := "gitcache-roots-in-use"
+			if !shared {
+				name += "-whole"
+			}
+			b.Run(fmt.Sprintf("entries=%d/%s", n, name), func(b *testing.B) {
+				// A refresh in a process that handed out roots of the
+				// commit it served: that commit's directory stays, and the
+				// new one is materialized beside it, leaving out the
+				// entries that did not change (shared) or linking their
+				// files (whole).
+				c, err := Open(context.Background(), Config{Root: b.TempDir(), Name: "bench", URL: bare})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer c.Close()
+				if _, _, err := c.Update(context.Background(), Check); err != nil {
+					b.Fatal(err)
+				}
+				var share func(string) Share
+				if shared {
+					share = entries(c)
+				}
+				b.ResetTimer()
+				for range b.N {
+					b.StopTimer()
+					push()
+					b.StartTimer()
+					if _, changed, _, err := c.UpdateSharing(context.Background(), Check, share); err != nil || !changed {
+						b.Fatalf("update: %v %v", changed, err)
+					}
+				}
+			})
+		}
 		b.Run(fmt.Sprintf("entries=%d/git-fetch-checkout", n), func(b *testing.B) {
 			clone := filepath.Join(b.TempDir(), "clone")
 			gittest.Run(b, filepath.Dir(clone), "clone", "-q", bare, clone)

@@ -60,6 +60,14 @@ func (c *Cache) Served() (Snapshot, bool) {
 // a file that did, or dangle —, a previous commit no longer in the
 // repository, more than MaxChanges paths).
 func (c *Cache) UpdateChanges(ctx context.Context, mode Mode) (Snapshot, bool, *Changes, error) {
+	return c.UpdateSharing(ctx, mode, nil)
+}
+
+// UpdateSharing is UpdateChanges, letting the new commit's directory leave
+// out the unchanged directories that share (share.go) names, asked with
+// the id of the commit served before when the new commit is materialized
+// beside it (roots of it may be in use). share may be nil.
+func (c *Cache) UpdateSharing(ctx context.Context, mode Mode, share func(prev string) Share) (Snapshot, bool, *Changes, error) {
 	// What the previous commit held is read before the update: an update
 	// in place removes it.
 	before, ok := c.Served()
@@ -68,7 +76,7 @@ func (c *Cache) UpdateChanges(ctx context.Context, mode Mode) (Snapshot, bool, *
 		stats, sok := c.readTreeStats(before.Commit)
 		linksBefore = !sok || stats.links > 0
 	}
-	snap, changed, err := c.Update(ctx, mode)
+	snap, changed, err := c.updateSharing(ctx, mode, share)
 	if err != nil || !changed || !ok || linksBefore {
 		return snap, changed, nil, err
 	}

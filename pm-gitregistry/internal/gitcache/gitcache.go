@@ -378,13 +378,27 @@ func (c *Cache) collect() {
 			os.Remove(p) // abandoned atomic writes of state.json
 		}
 	}
+	// The directories the current commit shares with stay, with their
+	// sidecars (one may be asked for by id again).
+	keep := map[string]bool{}
+	if st != nil {
+		share, err := c.Shared(st.Commit)
+		if err != nil {
+			c.log.Warn("cannot tell which commit directories the current one shares; keeping them all", "commit", st.Commit, "err", err)
+			return
+		}
+		for _, h := range share.homes() {
+			keep[h] = true
+		}
+	}
 	ents, err := os.ReadDir(c.commitsDir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if st != nil && (n == st.Commit || strings.HasPrefix(n, st.Commit+".")) {
+		base, _, _ := strings.Cut(n, ".")
+		if st != nil && base == st.Commit || keep[base] {
 			continue
 		}
 		p := filepath.Join(c.commitsDir, n)
@@ -548,7 +562,7 @@ func (c *Cache) commit(ctx context.Context, commit string, network bool) (Snapsh
 	repo, err := c.openRepo(false)
 	if err == nil {
 		if _, cerr := repo.CommitObject(h); cerr == nil {
-			snap, merr := c.materialize(ctx, repo, h)
+			snap, merr := c.materialize(ctx, repo, h, nil)
 			if merr == nil || !network {
 				return snap, merr
 			}
@@ -565,21 +579,25 @@ func (c *Cache) commit(ctx context.Context, commit string, network bool) (Snapsh
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return c.materialize(ctx, repo, h)
+	return c.materialize(ctx, repo, h, nil)
 }
 
 // Update brings the cache up to date with the remote ref: Check fetches
 // only when the ref moved; Fetch always fetches. It reports the current
 // snapshot and whether its commit changed.
 func (c *Cache) Update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
-	snap, changed, err := c.update(ctx, mode)
+	return c.updateSharing(ctx, mode, nil)
+}
+
+func (c *Cache) updateSharing(ctx context.Context, mode Mode, share func(prev string) Share) (Snapshot, bool, error) {
+	snap, changed, err := c.update(ctx, mode, share)
 	if err != nil {
 		return Snapshot{}, false, err
 	}
 	return c.hand(snap), changed, nil
 }
 
-func (c *Cache) update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
+func (c *Cache) update(ctx context.Context, mode Mode, share func(prev string) Share) (Snapshot, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	unlock, err := c.updateLock(ctx)
@@ -636,7 +654,11 @@ func (c *Cache) update(ctx context.Context, mode Mode) (Snapshot, bool, error) {
 		}
 	}
 	if !inPlace {
-		if snap, err = c.materialize(ctx, repo, commit); err != nil {
+		var sh Share
+		if share != nil && old != nil && old.Commit != commit.String() {
+			sh = share(old.Commit)
+		}
+		if snap, err = c.materialize(ctx, repo, commit, sh); err != nil {
 			return Snapshot{}, false, err
 		}
 	}
@@ -693,7 +715,7 @@ func (c *Cache) commitUnlocked(ctx context.Context) (Snapshot, error) {
 	h := plumbing.NewHash(commit)
 	if repo, err := c.openRepo(false); err == nil {
 		if _, err := repo.CommitObject(h); err == nil {
-			if snap, err := c.materialize(ctx, repo, h); err == nil {
+			if snap, err := c.materialize(ctx, repo, h, nil); err == nil {
 				return snap, nil
 			}
 		}
@@ -705,7 +727,7 @@ func (c *Cache) commitUnlocked(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return c.materialize(ctx, repo, h)
+	return c.materialize(ctx, repo, h, nil)
 }
 
 // updateLock takes the cross-process update lock.

@@ -293,6 +293,9 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 	if !ok || stats.links > 0 {
 		return Snapshot{}, false, nil
 	}
+	if share, err := c.Shared(prev); err != nil || len(share) > 0 {
+		return Snapshot{}, false, nil // it does not hold its whole tree
+	}
 	if c.cfg.Reusable != nil && !c.cfg.Reusable(prev, prevDir) {
 		c.log.Debug("previous commit's directory may be damaged; materializing the new one beside it", "commit", prev)
 		return Snapshot{}, false, nil
@@ -319,11 +322,8 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 		return Snapshot{}, false, err
 	}
 	next := treeStats{files: stats.files - pl.gone.files + pl.added.files, bytes: stats.bytes - pl.gone.bytes + pl.added.bytes}
-	if next.files > MaxFiles || next.files < 0 {
-		return Snapshot{}, false, &ContentError{Commit: id, Detail: fmt.Sprintf("more than %d files", MaxFiles)}
-	}
-	if next.bytes > maxTotal || next.bytes < 0 {
-		return Snapshot{}, false, &ContentError{Commit: id, Detail: fmt.Sprintf("tree is over the %d byte limit", maxTotal)}
+	if err := checkTotals(id, next, maxTotal); err != nil {
+		return Snapshot{}, false, err
 	}
 
 	// Alone with the cache, or not at all.
@@ -375,6 +375,18 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 	}
 	c.log.Debug("updated commit in place", "commit", id, "from", prev, "changes", len(pl.ops), "written", pl.added.bytes)
 	return Snapshot{Commit: id, Dir: dir}, true, nil
+}
+
+// checkTotals refuses a commit whose tree, as totals counts it, is over the
+// limits (MaxFiles, maxTotal bytes).
+func checkTotals(commit string, totals treeStats, maxTotal int64) error {
+	if totals.files > MaxFiles || totals.files < 0 {
+		return &ContentError{Commit: commit, Detail: fmt.Sprintf("more than %d files", MaxFiles)}
+	}
+	if totals.bytes > maxTotal || totals.bytes < 0 {
+		return &ContentError{Commit: commit, Detail: fmt.Sprintf("tree is over the %d byte limit", maxTotal)}
+	}
+	return nil
 }
 
 // commitTree returns a commit's tree, or its configured subdir.

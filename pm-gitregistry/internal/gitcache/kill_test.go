@@ -265,6 +265,13 @@ func randomText(seed uint64, n int) string {
 // commit (git ls-tree -r): the same paths, modes and blob ids.
 func checkTree(t *testing.T, repoDir, commit, dir string) {
 	t.Helper()
+	checkSharedTree(t, repoDir, commit, dir, nil)
+}
+
+// checkSharedTree is checkTree for a directory that shares the directories
+// of share with other commits' directories (beside it), each read there.
+func checkSharedTree(t *testing.T, repoDir, commit, dir string, share Share) {
+	t.Helper()
 	want := map[string]string{}
 	for _, l := range strings.Split(gittest.Run(t, repoDir, "ls-tree", "-r", commit), "\n") {
 		meta, path, ok := strings.Cut(l, "\t")
@@ -275,6 +282,19 @@ func checkTree(t *testing.T, repoDir, commit, dir string) {
 		want[path] = f[0] + " " + f[2]
 	}
 	got := map[string]string{}
+	addTree(t, got, dir, "")
+	for p, home := range share {
+		addTree(t, got, filepath.Join(filepath.Dir(dir), home, filepath.FromSlash(p)), p+"/")
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("tree of %s in %s\n got %v\nwant %v", commit, dir, got, want)
+	}
+}
+
+// addTree adds to got the files below dir as git ls-tree shows them (mode
+// and blob id by path), their paths prefixed with prefix.
+func addTree(t *testing.T, got map[string]string, dir, prefix string) {
+	t.Helper()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -306,13 +326,10 @@ func checkTree(t *testing.T, repoDir, commit, dir string) {
 		h := sha1.New()
 		fmt.Fprintf(h, "blob %d\x00", len(data))
 		h.Write(data)
-		got[filepath.ToSlash(rel)] = mode + " " + hex.EncodeToString(h.Sum(nil))
+		got[prefix+filepath.ToSlash(rel)] = mode + " " + hex.EncodeToString(h.Sum(nil))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if !maps.Equal(got, want) {
-		t.Fatalf("tree of %s in %s\n got %v\nwant %v", commit, dir, got, want)
 	}
 }

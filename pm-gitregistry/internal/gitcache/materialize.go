@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"math"
 	"os"
@@ -43,12 +44,18 @@ func (c *Cache) treeLimits() (file, total int64) {
 }
 
 // materialize writes the commit's tree (or its subdir) into its own
-// directory, through a temporary directory renamed into place. The caller
-// holds the update lock.
-func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit plumbing.Hash) (Snapshot, error) {
+// directory, through a temporary directory renamed into place, leaving out
+// the directories of share whose subtree is the same in the commit served
+// before (share.go; nil shares nothing). The caller holds the update lock.
+func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit plumbing.Hash, share Share) (Snapshot, error) {
 	id := commit.String()
 	if dir, ok := c.commitDir(id); ok {
 		return Snapshot{Commit: id, Dir: dir}, nil
+	}
+	// A list of what a directory of this commit shared, left by a
+	// materialization that failed after writing it, describes nothing.
+	if err := os.Remove(c.SidecarPath(id, sharedSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Snapshot{}, &WriteError{Dir: c.dir, Err: err}
 	}
 	// Objects are read through a reader keeping the pack files open; the
 	// repository given was needed only to fetch.
@@ -84,7 +91,16 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 	}
 	maxFile, maxTotal := c.treeLimits()
 	w := &treeWriter{repo: repo, dir: tmp, commit: id, c: c}
-	res, err := archive.ExtractEntries(ctx, w.entries(tree, w.previous(tree)), root, archive.Options{
+	prevTree := w.previous(tree)
+	var total treeStats
+	if share != nil {
+		if share, total, err = c.shareable(share, repo, w.prevCommit, prevTree, id, tree); err != nil {
+			root.Close()
+			return Snapshot{}, err
+		}
+		w.share, w.shared = share, Share{}
+	}
+	res, err := archive.ExtractEntries(ctx, w.entries(tree, prevTree), root, archive.Options{
 		// Absolute caps: a pack's size says nothing of what its blobs
 		// expand to, so there is no ratio cap.
 		Limits: archive.Limits{MaxBytes: maxTotal, MaxEntries: MaxFiles, MaxFile: maxFile},
@@ -100,6 +116,15 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 	}
 	// Hand the directory out with the permissions of an ordinary checkout.
 	os.Chmod(tmp, 0o755)
+	stats := treeStats{files: res.Entries, bytes: res.Bytes, links: res.Links}
+	if len(w.shared) > 0 {
+		// Recorded before the directory is published: a published
+		// directory never lacks what it shares.
+		if err := c.WriteSidecar(id, sharedSuffix, encodeShare(w.shared)); err != nil {
+			return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: %w", id, err)}
+		}
+		stats = total
+	}
 	dir := filepath.Join(c.commitsDir, id)
 	won, err := atomicfile.PublishDir(tmp, dir)
 	if err != nil {
@@ -108,11 +133,10 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 	if !won {
 		return Snapshot{Commit: id, Dir: dir}, nil
 	}
-	stats := treeStats{files: res.Entries, bytes: res.Bytes, links: res.Links}
 	if err := c.WriteSidecar(id, treeStatsSuffix, []byte(stats.String())); err != nil {
 		c.log.Debug("cannot record the commit's tree", "commit", id, "err", err)
 	}
-	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", res.Entries, "bytes", res.Bytes, "linked", res.Reused, "written", res.Written)
+	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", res.Entries, "bytes", res.Bytes, "linked", res.Reused, "written", res.Written, "shared", len(w.shared))
 	return Snapshot{Commit: id, Dir: dir}, nil
 }
 
@@ -127,7 +151,13 @@ type treeWriter struct {
 	commit string
 	// prevDir is the directory of the commit served before this one, whose
 	// unchanged files are hard-linked instead of written; empty for none.
-	prevDir string
+	// prevCommit is that commit, and prevShared what its directory shares
+	// (the files of those directories are linked from where they are).
+	prevDir, prevCommit string
+	prevShared          Share
+	// share is what the tree may leave out of its directory (share.go),
+	// and shared what it did.
+	share, shared Share
 }
 
 // beforeWrite is Config.BeforeWrite for the files of the tree, which it
@@ -187,7 +217,11 @@ func (w *treeWriter) previous(tree *object.Tree) *object.Tree {
 			return nil
 		}
 	}
-	w.prevDir = dir
+	shared, err := w.c.Shared(st.Commit)
+	if err != nil {
+		w.c.log.Debug("cannot read what the previous commit shares; its files there are written again", "commit", st.Commit, "err", err)
+	}
+	w.prevDir, w.prevCommit, w.prevShared = dir, st.Commit, shared
 	return prev
 }
 
@@ -221,6 +255,12 @@ func (w *treeWriter) walk(t, prevTree *object.Tree, dir string, yield func(archi
 		var ent archive.Entry
 		switch e.Mode {
 		case filemode.Dir:
+			if home, ok := w.share[name]; ok {
+				if old, had := prev[e.Name]; had && old.Mode == filemode.Dir && old.Hash == e.Hash {
+					w.shared[name] = home // unchanged: stays where it is
+					continue
+				}
+			}
 			if !yield(archive.Entry{Name: name, Type: archive.Dir}, nil) {
 				return false
 			}
@@ -280,6 +320,9 @@ func (w *treeWriter) file(name string, e object.TreeEntry, prev map[string]objec
 	}
 	if old, ok := prev[e.Name]; ok && old.Hash == e.Hash && old.Mode == e.Mode {
 		from := filepath.Join(w.prevDir, filepath.FromSlash(name))
+		if home, ok := w.prevShared.Holder(name); ok {
+			from = filepath.Join(w.c.commitsDir, home, filepath.FromSlash(name))
+		}
 		if fi, err := os.Lstat(from); err == nil && fi.Mode().IsRegular() {
 			size := fi.Size()
 			open := func() (io.ReadCloser, error) {

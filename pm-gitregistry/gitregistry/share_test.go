@@ -1,0 +1,196 @@
+package gitregistry
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// TestRefreshShares is issue 19 item 3 for a refresh in a process that
+// handed out roots: the unchanged entries are offered where they were
+// handed out before, the changed ones in the new commit's directory, each
+// root holding exactly the entry's tree at the commit offered; an entry
+// read from outside itself is never shared; and a change that makes a
+// shared entry part of another (an ancestor became an entry) has the
+// commit materialized whole.
+func TestRefreshShares(t *testing.T) {
+	ctx := context.Background()
+	repo := gittest.NewRepo(t)
+	skill := func(name, desc string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\n---\nBody.\n"
+	}
+	repo.Write(map[string]string{
+		"README.md":                       "registry\n",
+		"plugins/a/SYMPOSIUM.toml":        "name = \"a\"\n\n[[skills]]\nsource.path = \"skills\"\n",
+		"plugins/a/skills/s/SKILL.md":     skill("s", "inner of a"),
+		"plugins/b/SYMPOSIUM.toml":        "name = \"b\"\n",
+		"plugins/out/SYMPOSIUM.toml":      "name = \"out\"\n\n[[skills]]\nsource.path = \"../../shared\"\n",
+		"shared/x/SKILL.md":               skill("x", "read by out"),
+		"group/one/SKILL.md":              skill("one", "first"),
+		"group/two/SKILL.md":              skill("two", "second"),
+		"group/two/references/details.md": "details\n",
+	})
+	c1 := repo.Commit("first")
+	bare := repo.Bare()
+	cache := t.TempDir()
+	p, logs := newPM(t, Config{URL: bare}, cache, nil)
+	if _, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+		t.Fatal(err)
+	}
+	before, err := p.ActivePlugins(ctx, nil) // roots of c1 are in use
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots1 := rootsByName(before)
+
+	repo.Write(map[string]string{"plugins/b/SYMPOSIUM.toml": "name = \"b\"\ndepends-on = [\"serde\"]\n"})
+	c2 := repo.Commit("change b")
+	repo.Push(bare)
+	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
+		t.Fatalf("refresh: %v %v", done, err)
+	}
+	after, err := p.ActivePlugins(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots2 := rootsByName(after)
+	dir1 := filepath.Join(p.cache.Path(), "commits", c1)
+	dir2 := filepath.Join(p.cache.Path(), "commits", c2)
+	for name, want := range map[string]string{
+		"plugins/a": roots1["plugins/a"], "group/one": roots1["group/one"], "group/two": roots1["group/two"], // shared
+		"plugins/b":   filepath.Join(dir2, "plugins", "b"),   // changed
+		"plugins/out": filepath.Join(dir2, "plugins", "out"), // reads from outside itself
+	} {
+		if roots2[name] != want {
+			t.Errorf("after the refresh, %s is offered at %s, want %s", name, roots2[name], want)
+		}
+	}
+	if !strings.HasPrefix(roots1["plugins/a"], dir1) {
+		t.Fatalf("root of plugins/a before the refresh: %s", roots1["plugins/a"])
+	}
+	for _, o := range after {
+		if o.ID.Version != c2 {
+			t.Fatalf("%s offered at version %s, want %s", o.ID.Name, o.ID.Version, c2)
+		}
+		checkRoot(t, repo, c2, o.ID.Name, o.Root)
+	}
+	// The old roots are intact, the changed one with its old content.
+	for _, o := range before {
+		checkRoot(t, repo, c1, o.ID.Name, o.Root)
+	}
+
+	// Another process on the same cache offers the same roots, from the
+	// persisted index, and again with the index lost (built from the
+	// commit's directory and the ones it shares with).
+	for _, lost := range []bool{false, true} {
+		if lost {
+			if err := os.Remove(p.cache.SidecarPath(c2, indexSuffix)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q, _ := newPM(t, Config{URL: bare}, cache, nil)
+		got, err := q.ActivePlugins(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rootsByName(got); len(r) != len(roots2) {
+			t.Fatalf("another process (index lost: %v) offers %v, want %v", lost, r, roots2)
+		} else {
+			for n, root := range roots2 {
+				if r[n] != root {
+					t.Fatalf("another process (index lost: %v) offers %s at %s, want %s", lost, n, r[n], root)
+				}
+			}
+		}
+		q.Close()
+	}
+
+	// A bare skill added above shared entries makes them part of it: the
+	// new commit cannot share them, and is materialized whole.
+	repo.Write(map[string]string{"group/SKILL.md": skill("group", "all of it")})
+	c3 := repo.Commit("group skill")
+	repo.Push(bare)
+	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
+		t.Fatalf("refresh: %v %v", done, err)
+	}
+	third, err := p.ActivePlugins(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots3 := rootsByName(third)
+	if _, ok := roots3["group/one"]; ok {
+		t.Fatalf("group/one still offered inside the group skill: %v", roots3)
+	}
+	for _, o := range third {
+		checkRoot(t, repo, c3, o.ID.Name, o.Root)
+	}
+	if s, err := p.cache.Shared(c3); err != nil || len(s) != 0 {
+		t.Fatalf("commit 3 shares %v (%v), want nothing", s, err)
+	}
+	if !strings.Contains(logs.String(), "materializing a commit that shares its entries in full") {
+		t.Fatalf("no log of the commit materialized whole:\n%s", logs)
+	}
+}
+
+// rootsByName maps offers' entry paths to their roots.
+func rootsByName(offers []protocol.Offer) map[string]string {
+	m := map[string]string{}
+	for _, o := range offers {
+		m[o.ID.Name] = o.Root
+	}
+	return m
+}
+
+// checkRoot compares the files below root with the entry's files at
+// commit, as git lists them (git's output trimmed of its final newlines,
+// so the files are compared so too).
+func checkRoot(t *testing.T, repo *gittest.Repo, commit, entry, root string) {
+	t.Helper()
+	want := map[string]string{}
+	for _, name := range strings.Fields(repo.Git("ls-tree", "-r", "--name-only", commit, "--", entry+"/")) {
+		want[strings.TrimPrefix(name, entry+"/")] = repo.Git("show", commit+":"+name)
+	}
+	got := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		got[filepath.ToSlash(rel)] = strings.TrimRight(string(b), "\n")
+		return err
+	})
+	if err != nil {
+		t.Fatalf("%s at %s: %v", entry, commit, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s at %s: root %s holds %d files, want %d (%v)", entry, commit[:8], root, len(got), len(want), want)
+	}
+	for n, w := range want {
+		if got[n] != w {
+			t.Fatalf("%s at %s: %s is %q, want %q", entry, commit[:8], n, got[n], w)
+		}
+	}
+}
+
+// TestIndexHomeChecked: the commit a persisted index names as holding an
+// entry is where that entry's root is handed out, so anything but a full
+// commit id there makes the index damaged, never a root outside the cache.
+func TestIndexHomeChecked(t *testing.T) {
+	commit := strings.Repeat("c", 40)
+	for _, home := range []string{strings.Repeat("d", 40), "../../../etc", "", strings.Repeat("d", 39)} {
+		idx := &index{Format: indexFormat, Commit: commit, Entries: []entry{{Path: "e", Kind: "skill", Problem: "broken", Home: home}}}
+		data := encodeIndex(idx, []stamp{{Dir: ""}})
+		_, _, herr := decodeHead(data, commit)
+		_, _, ierr := decodeIndex(data, commit)
+		valid := home == "" || len(home) == 40
+		if (herr == nil) != valid || (ierr == nil) != valid {
+			t.Errorf("home %q: decodeHead %v, decodeIndex %v; want an error: %v", home, herr, ierr, !valid)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package gitcache
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
+)
+
+// When roots of the commit served before may be in use, its directory
+// cannot become the new commit's (inplace.go), and materializing the new
+// commit in full costs a directory made per directory of the tree, however
+// small the change. An update given a Share instead leaves out of the new
+// commit's directory every shared directory whose subtree did not change:
+// those stay where they are, in the directory of the commit that holds
+// them (immutable, as every commit directory is), and the new commit's
+// directory holds the rest of the tree — the directories above the shared
+// ones, the files beside them, and whatever changed. The caller (which
+// knows which directories it hands out as roots: a registry's entries)
+// then hands out a shared directory's root in its holder's directory.
+//
+// What a commit's directory shares is recorded beside it (a sidecar
+// written before the directory is published, so a published directory
+// never lacks it), and the commits it names are kept by collect as long as
+// the commit served shares with them. A directory sharing with too many
+// others (maxShareHomes) is not shared again: the next commit is
+// materialized in full, linking the files of the shared directories from
+// where they are. An update in place is never made from a directory that
+// shares: its changes could fall in the directories it does not hold.
+
+// Share maps directories of the commit served before an update,
+// slash-separated and relative to the commit's directory, to the commit
+// whose directory holds each: the directories a new commit may leave out
+// of its own directory when their subtree did not change.
+type Share map[string]string
+
+// sharedSuffix names the sidecar listing what a commit's directory
+// shares.
+const sharedSuffix = "shared"
+
+// maxShareHomes bounds the commit directories one commit shares with.
+const maxShareHomes = 8
+
+// maxSharedFile bounds the shared sidecar read back: a line per shared
+// directory, at most MaxFiles of them.
+const maxSharedFile = 64 << 20
+
+// Holder returns the commit whose directory holds p (slash-separated,
+// relative to the commit's directory) when p is a shared directory or lies
+// below one; ok is false when p is in the commit's own directory.
+func (s Share) Holder(p string) (commit string, ok bool) {
+	if len(s) == 0 {
+		return "", false
+	}
+	for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
+		if h, ok := s[q]; ok {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// homes lists the commits s shares with, sorted.
+func (s Share) homes() []string {
+	set := map[string]bool{}
+	for _, h := range s {
+		set[h] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// encodeShare is the shared sidecar's content: a line "<commit> <path>"
+// per shared directory, sorted by path.
+func encodeShare(s Share) []byte {
+	var b bytes.Buffer
+	for _, p := range slices.Sorted(maps.Keys(s)) {
+		b.WriteString(s[p])
+		b.WriteByte(' ')
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// parseShare reads a shared sidecar, refusing anything encodeShare does
+// not write: a commit that is not a full id, a path that is not a clean
+// relative one.
+func parseShare(b []byte) (Share, error) {
+	s := Share{}
+	for line := range strings.Lines(string(b)) {
+		commit, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		if !ok || !strings.HasSuffix(line, "\n") || !IsCommitID(commit) || !plumbing.IsHash(commit) ||
+			p == "" || !fs.ValidPath(p) || p == "." {
+			return nil, fmt.Errorf("malformed line %q", strings.TrimSuffix(line, "\n"))
+		}
+		s[p] = commit
+	}
+	return s, nil
+}
+
+// Shared returns what commit's directory shares with other commits'
+// directories: nil when it holds its whole tree. A sidecar that cannot be
+// read or parsed is an error naming it; the caller then treats the
+// directory as damaged.
+func (c *Cache) Shared(commit string) (Share, error) {
+	p := c.SidecarPath(commit, sharedSuffix)
+	b, err := pkgfile.ReadOwnFile(p, maxSharedFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseShare(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return s, nil
+}
+
+// shareable narrows share, offered for an update from the commit prev
+// (whose tree is prevTree) to commit id (whose tree is next), to what may be
+// left out of id's directory, and returns id's totals for the limits.
+// It returns nil when the update must materialize in full: the trees hold
+// symbolic links (as for an update in place), prev's totals are unknown, or
+// share names too many commits. It fails only when id is over the limits,
+// or its tree cannot be read.
+func (c *Cache) shareable(share Share, repo *git.Repository, prev string, prevTree *object.Tree, id string, next *object.Tree) (Share, treeStats, error) {
+	if len(share) == 0 || prevTree == nil {
+		return nil, treeStats{}, nil
+	}
+	if n := len(share.homes()); n > maxShareHomes {
+		c.log.Debug("previous commit shares with too many others; materializing in full", "commit", prev, "shares_with", n)
+		return nil, treeStats{}, nil
+	}
+	stats, ok := c.readTreeStats(prev)
+	if !ok || stats.links > 0 {
+		return nil, treeStats{}, nil
+	}
+	maxFile, maxTotal := c.treeLimits()
+	pl := &planner{repo: repo, commit: id, maxFile: maxFile}
+	if err := pl.diff(prevTree, next, "."); err != nil {
+		if errors.Is(err, errNotInPlace) {
+			return nil, treeStats{}, nil
+		}
+		return nil, treeStats{}, err
+	}
+	total := treeStats{files: stats.files - pl.gone.files + pl.added.files, bytes: stats.bytes - pl.gone.bytes + pl.added.bytes}
+	if err := checkTotals(id, total, maxTotal); err != nil {
+		return nil, treeStats{}, err
+	}
+	return share, total, nil
+}
