@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,6 +104,22 @@ func (c *Cache) hand(snap Snapshot) Snapshot {
 		c.hmu.Unlock()
 	}
 	return snap
+}
+
+// handedShareWith reports whether a commit whose snapshot was handed out
+// shares entries with commit's directory (share.go), or cannot tell: roots
+// handed out then lie in that directory too.
+func (c *Cache) handedShareWith(commit string) bool {
+	c.hmu.Lock()
+	handed := slices.Collect(maps.Keys(c.handed))
+	c.hmu.Unlock()
+	for _, h := range handed {
+		share, err := c.Shared(h)
+		if err != nil || slices.Contains(share.homes(), commit) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Cache) wasHanded(commit string) bool {
@@ -295,6 +313,9 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 	}
 	if share, err := c.Shared(prev); err != nil || len(share) > 0 {
 		return Snapshot{}, false, nil // it does not hold its whole tree
+	}
+	if c.handedShareWith(prev) {
+		return Snapshot{}, false, nil // roots of another commit lie in it
 	}
 	if c.cfg.Reusable != nil && !c.cfg.Reusable(prev, prevDir) {
 		c.log.Debug("previous commit's directory may be damaged; materializing the new one beside it", "commit", prev)

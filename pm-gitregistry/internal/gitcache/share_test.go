@@ -259,3 +259,59 @@ func FuzzParseShare(f *testing.F) {
 		}
 	})
 }
+
+// TestNoUpdateInPlaceUnderSharedRoots: a process that handed out roots of
+// a commit sharing entries with an older commit's directory never updates
+// that older directory in place, even when it is the one served again (the
+// ref moved back) and the process is alone with the cache.
+func TestNoUpdateInPlaceUnderSharedRoots(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(map[string]string{"a/SKILL.md": "---\nname: a\ndescription: a\n---\n", "b/SKILL.md": "---\nname: b\ndescription: b\n---\n"})
+	c1 := repo.Commit("first")
+	bare := repo.Bare()
+	root := t.TempDir()
+	openAs := func(name string) *Cache {
+		c, err := Open(context.Background(), Config{Root: root, Name: "share", URL: bare, Logger: testLogger(t)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return c
+	}
+	// Process A serves c1 and stays: process B's update to c2 shares.
+	a := openAs("A")
+	if s, _, err := a.Update(context.Background(), Fetch); err != nil || s.Commit != c1 {
+		t.Fatalf("A: %+v %v", s, err)
+	}
+	repo.Write(map[string]string{"b/SKILL.md": "---\nname: b\ndescription: changed\n---\n"})
+	c2 := repo.Commit("change b")
+	repo.Push(bare)
+	b := openAs("B")
+	defer b.Close()
+	s2, _, _, err := b.UpdateSharing(context.Background(), Check, func(prev string) Share { return Share{"a": prev, "b": prev} })
+	if err != nil || s2.Commit != c2 {
+		t.Fatalf("B: %+v %v", s2, err)
+	}
+	share, err := b.Shared(c2)
+	if err != nil || share["a"] != c1 {
+		t.Fatalf("c2 shares %v (%v), want a with %s", share, err, c1)
+	}
+	a.Close()
+	// The ref moves back to c1 (process C serves it again), then on.
+	repo.Git("reset", "-q", "--hard", c1)
+	repo.Push(bare)
+	cc := openAs("C")
+	if s, _, err := cc.Update(context.Background(), Check); err != nil || s.Commit != c1 {
+		t.Fatalf("C: %+v %v", s, err)
+	}
+	cc.Close()
+	repo.Write(map[string]string{"a/SKILL.md": "---\nname: a\ndescription: changed\n---\n"})
+	c3 := repo.Commit("change a")
+	repo.Push(bare)
+	s3, _, err := b.Update(context.Background(), Check)
+	if err != nil || s3.Commit != c3 {
+		t.Fatalf("B again: %+v %v", s3, err)
+	}
+	// B's roots of c2 are as they were: a shared with c1, unchanged.
+	checkSharedTree(t, repo.Dir, c2, s2.Dir, share)
+	checkTree(t, repo.Dir, c3, s3.Dir)
+}
