@@ -120,3 +120,46 @@ func dirSize(t *testing.T, dir string) int64 {
 	})
 	return n
 }
+
+// TestPackCap: a remote that sends a pack over the cap on one fetch
+// (lowered here to 64 KiB, from MaxPackSize) is refused with an error
+// naming the cap, before more of the stream is written, and the cache is
+// left as it was: the same registry is fetched once the cap allows it.
+func TestPackCap(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	files := map[string]string{}
+	for i := range 4 {
+		files[fmt.Sprintf("e%d/SKILL.md", i)] = "---\nname: e\ndescription: d\n---\n" + randomText(uint64(i), 64<<10)
+	}
+	repo.Write(files)
+	commit := repo.Commit("big")
+	var count writeCounter
+	c, err := Open(context.Background(), Config{Root: t.TempDir(), Name: "pack", URL: repo.Dir, Logger: testLogger(t), BeforeWrite: count.hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.cfg.limits.pack = 64 << 10
+	_, _, err = c.Update(context.Background(), Check)
+	var re *RemoteError
+	var big *PackTooLargeError
+	if !errors.As(err, &re) || !errors.As(err, &big) || big.Max != 64<<10 || !strings.Contains(err.Error(), "65536 bytes") {
+		t.Fatalf("Update over the pack cap: %v, want a RemoteError naming the 65536-byte cap", err)
+	}
+	t.Log(err)
+	if _, repoBytes := count.take(); repoBytes > 64<<10+8<<10 {
+		t.Errorf("wrote %d bytes into the repository, past the 65536-byte cap", repoBytes)
+	}
+	if _, err := c.Current(context.Background()); !errors.Is(err, ErrNotCached) {
+		t.Fatalf("after a refused fetch: %v, want nothing cached", err)
+	}
+	if left := dirSize(t, filepath.Join(c.Path(), "repo", "objects")); left != 0 {
+		t.Errorf("a refused pack left %d bytes in the repository", left)
+	}
+	c.cfg.limits.pack = 0
+	snap, _, err := c.Update(context.Background(), Check)
+	if err != nil || snap.Commit != commit {
+		t.Fatalf("Update within the cap: %+v %v", snap, err)
+	}
+	checkTree(t, repo.Dir, commit, snap.Dir)
+}

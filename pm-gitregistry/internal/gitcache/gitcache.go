@@ -97,8 +97,9 @@ type Config struct {
 	// disk and to count the bytes an update writes.
 	BeforeWrite func(path string, n int) error
 
-	// limits, when set, lowers MaxFileSize and MaxTotalSize (tests only).
-	limits struct{ file, total int64 }
+	// limits, when set, lowers MaxFileSize, MaxTotalSize and MaxPackSize
+	// (tests only).
+	limits struct{ file, total, pack int64 }
 	// Reusable, when set, is asked before an update turns the previous
 	// commit's directory dir into the new commit's (see inplace.go):
 	// it reports whether the directory is still whole, as far as the caller
@@ -870,7 +871,8 @@ func (c *Cache) fetchRepaired(ctx context.Context, specs []config.RefSpec, depth
 		if errors.As(err, &we) {
 			return nil, err // the repository is fine; the disk is not
 		}
-		if ctx.Err() != nil {
+		var big *PackTooLargeError
+		if ctx.Err() != nil || errors.As(err, &big) {
 			return nil, &RemoteError{URL: c.remote.url, Err: err}
 		}
 		c.log.Warn("fetch into cached repository failed; cloning afresh", "url", c.remote.url, "err", err)
@@ -951,6 +953,11 @@ func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.
 	})
 	if st != nil {
 		if werr := st.end(); werr != nil {
+			c.removeTempPacks()
+			var big *PackTooLargeError
+			if errors.As(werr, &big) {
+				return werr // the remote's fault, not the disk's
+			}
 			return &WriteError{Dir: c.dir, Err: werr}
 		}
 	}
@@ -961,6 +968,19 @@ func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.
 		return &WriteError{Dir: c.dir, Err: err}
 	}
 	return c.remote.scrub(err)
+}
+
+// removeTempPacks removes what a fetch stopped before the end of its pack
+// left: go-git keeps the part it received in a temporary file when the pack
+// does not parse. The caller holds the update lock, so no other fetch is
+// writing one.
+func (c *Cache) removeTempPacks() {
+	tmps, _ := filepath.Glob(filepath.Join(c.repoDir, "objects", "pack", "tmp_pack_*"))
+	for _, p := range tmps {
+		if err := os.Remove(p); err != nil {
+			c.log.Debug("cannot remove a partial pack", "file", p, "err", err)
+		}
+	}
 }
 
 // isWriteFailure reports a local file system failure (disk full, quota,

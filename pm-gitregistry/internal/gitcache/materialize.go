@@ -30,6 +30,15 @@ const (
 	MaxFiles = 200_000
 )
 
+// packLimit is the fetched pack's cap in force: MaxPackSize unless
+// Config.limits (set by tests only) lowers it.
+func (c *Cache) packLimit() int64 {
+	if c.cfg.limits.pack > 0 {
+		return c.cfg.limits.pack
+	}
+	return MaxPackSize
+}
+
 // treeLimits are the file and commit size caps in force: MaxFileSize and
 // MaxTotalSize unless Config.limits (set by tests only) lowers them.
 func (c *Cache) treeLimits() (file, total int64) {

@@ -50,6 +50,8 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // the recorded error is what the fetch reports.
 type fetchStorage struct {
 	*filesystem.Storage
+	// maxPack bounds the pack a fetch receives (MaxPackSize).
+	maxPack int64
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the fetch in progress, or nil
@@ -109,16 +111,24 @@ func (s *fetchStorage) SetShallow(commits []plumbing.Hash) error {
 	return s.fail(s.Storage.SetShallow(commits))
 }
 
-// packWriter forwards a pack to the storage until a write fails, and then
-// swallows the rest.
+// packWriter forwards a pack to the storage until a write fails or the
+// pack passes the storage's cap, and then swallows the rest.
 type packWriter struct {
 	s      *fetchStorage
 	w      io.WriteCloser // nil when the storage could not open one
+	n      int64          // bytes received
 	failed bool
 }
 
 func (p *packWriter) Write(b []byte) (int, error) {
 	if p.failed {
+		return len(b), nil
+	}
+	if p.n += int64(len(b)); p.s.maxPack > 0 && p.n > p.s.maxPack {
+		if err := p.s.fail(&PackTooLargeError{Max: p.s.maxPack}); err != nil {
+			return 0, err
+		}
+		p.failed = true
 		return len(b), nil
 	}
 	if _, err := p.w.Write(b); err != nil {
@@ -139,6 +149,22 @@ func (p *packWriter) Close() error {
 		return nil // the recorded error is the one to report
 	}
 	return err
+}
+
+// MaxPackSize bounds the pack one fetch receives: a remote that sends more
+// (an endless stream, a pack far larger than any registry) is refused
+// before the disk fills, and the repository keeps what it had.
+const MaxPackSize = 4 << 30
+
+// PackTooLargeError reports a fetch whose pack passed MaxPackSize.
+type PackTooLargeError struct {
+	// Max is the cap in force, in bytes.
+	Max int64
+}
+
+// Error names the cap.
+func (e *PackTooLargeError) Error() string {
+	return fmt.Sprintf("the remote sent a pack of more than %d bytes (the cap on one fetch); refusing it", e.Max)
 }
 
 // repoFS returns the file system the bare repository is stored on.
@@ -162,7 +188,7 @@ func (c *Cache) openStorage() (*git.Repository, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", c.repoDir)
 	}
-	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault())}
+	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault()), maxPack: c.packLimit()}
 	return git.Open(st, nil)
 }
 
@@ -186,7 +212,7 @@ func (c *Cache) initStorage() (*git.Repository, error) {
 	if err := os.MkdirAll(c.repoDir, 0o755); err != nil {
 		return nil, err
 	}
-	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault())}
+	st := &fetchStorage{Storage: filesystem.NewStorage(c.repoFS(), cache.NewObjectLRUDefault()), maxPack: c.packLimit()}
 	return git.Init(st, nil)
 }
 
