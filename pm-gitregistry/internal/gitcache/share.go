@@ -127,15 +127,23 @@ func (c *Cache) Shared(commit string) (Share, error) {
 	return s, nil
 }
 
-// shareable narrows share, offered for an update from the commit prev
-// (whose tree is prevTree) to commit id (whose tree is next), to what may be
-// left out of id's directory, and returns id's totals for the limits.
-// It returns nil when the update must materialize in full: the trees hold
-// symbolic links (as for an update in place), prev's totals are unknown, or
-// share names too many commits. It fails only when id is over the limits,
-// or its tree cannot be read.
+// shareable decides whether share, offered for an update from the commit
+// prev (whose tree is prevTree) to commit id (whose tree is next), may be
+// used: it returns share with id's totals for the limits, or nil when the
+// update must materialize in full — the trees hold symbolic links (as for
+// an update in place), prev's totals are unknown, share names too many
+// commits, or its list would be over maxSharedFile. It fails only when id
+// is over the limits or its tree cannot be read.
 func (c *Cache) shareable(share Share, repo *git.Repository, prev string, prevTree *object.Tree, id string, next *object.Tree) (Share, treeStats, error) {
 	if len(share) == 0 || prevTree == nil {
+		return nil, treeStats{}, nil
+	}
+	size := 0
+	for p := range share {
+		size += len(p) + 42 // a line of the sidecar: the commit, a space, the path, a newline
+	}
+	if size > maxSharedFile {
+		c.log.Debug("the list of what the commit would share is over its cap; materializing in full", "commit", id, "bytes", size)
 		return nil, treeStats{}, nil
 	}
 	if n := len(share.homes()); n > maxShareHomes {
