@@ -334,3 +334,95 @@ func BenchmarkCacheSize(b *testing.B) {
 	gittest.Run(b, clone, "pull", "-q", "--ff-only")
 	b.Run(fmt.Sprintf("entries=%d/updated", n), measure)
 }
+
+// BenchmarkRefreshWhole is issue 19 item 3 for the PM as a whole: a refresh
+// after a one-entry change at 10,000 entries, in process, timed from the
+// request to the new commit's index persisted with its answer (the update,
+// the index derived from the previous one, the answer encoded, the file
+// written), beside `git fetch` + `git checkout` in a clone.
+//
+//   - pm-in-place: a PM that handed out no root, as Symposium's refresh
+//     process (`discover --refresh`) is: the previous commit's directory is
+//     updated in place.
+//   - pm-roots-in-use: a PM whose active_plugins handed out every root of
+//     the previous commit: the new commit shares the unchanged entries.
+//
+// A fresh cache is made for each run of the benchmark function, so the
+// roots-in-use PM shares with at most as many commits as b.N (under the 8
+// after which a commit is materialized whole).
+//
+//	go test -run '^$' -bench RefreshWhole -benchtime 3x ./gitregistry
+func BenchmarkRefreshWhole(b *testing.B) {
+	const n = 10000
+	repo := bigRegistry(b, n)
+	bare := repo.Bare()
+	ws := b.TempDir()
+	change := 0
+	push := func() {
+		change++
+		repo.Write(map[string]string{"groups/g00/skill-00000/SKILL.md": fmt.Sprintf("---\nname: skill-00000\ndescription: Changed %d\n---\n", change)})
+		repo.Commit("change")
+		repo.Push(bare)
+	}
+	session := func(cache string) *gitregistry.PM {
+		pm := gitregistry.New(gitregistry.Config{Name: "bench", URL: bare})
+		err := pm.Initialize(context.Background(), &pmserver.Session{ProtocolVersion: 1, Workspace: ws, CacheDir: cache, Env: pmserver.NewEnv(nil), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return pm
+	}
+	refreshed := func(pm *gitregistry.PM) {
+		if done, err := pm.Refresh(context.Background(), protocol.UpdateCheck, true); err != nil || !done {
+			b.Fatalf("refresh: %v %v", done, err)
+		}
+	}
+	for _, inUse := range []bool{false, true} {
+		name := "pm-in-place"
+		if inUse {
+			name = "pm-roots-in-use"
+		}
+		b.Run(fmt.Sprintf("entries=%d/%s", n, name), func(b *testing.B) {
+			cache := b.TempDir()
+			pm := session(cache)
+			refreshed(pm)
+			if offers, err := pm.ActivePlugins(context.Background(), nil); err != nil || len(offers) != n {
+				b.Fatal(len(offers), err)
+			}
+			if !inUse {
+				pm.Close()
+			}
+			for b.Loop() {
+				b.StopTimer()
+				push()
+				b.StartTimer()
+				if inUse {
+					refreshed(pm)
+					continue
+				}
+				pm := session(cache)
+				refreshed(pm)
+				pm.Close()
+			}
+			if inUse {
+				pm.Close()
+			}
+		})
+	}
+	b.Run(fmt.Sprintf("entries=%d/git-fetch-checkout", n), func(b *testing.B) {
+		clone := filepath.Join(b.TempDir(), "clone")
+		gittest.Run(b, filepath.Dir(clone), "clone", "-q", bare, clone)
+		for b.Loop() {
+			b.StopTimer()
+			push()
+			b.StartTimer()
+			for _, args := range [][]string{{"fetch", "-q", "origin"}, {"checkout", "-q", "--detach", "origin/main"}} {
+				cmd := exec.Command("git", args...)
+				cmd.Dir, cmd.Env = clone, gittest.Env()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+		}
+	})
+}
