@@ -383,12 +383,12 @@ func (c *Cache) collect() {
 	// sidecars (one may be asked for by id again).
 	keep := map[string]bool{}
 	if st != nil {
-		share, err := c.Shared(st.Commit)
+		homes, err := c.sharedHomes(st.Commit)
 		if err != nil {
 			c.log.Warn("cannot tell which commit directories the current one shares; keeping them all", "commit", st.Commit, "err", err)
 			return
 		}
-		for _, h := range share.homes() {
+		for _, h := range homes {
 			keep[h] = true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -78,10 +79,17 @@ func (s Share) homes() []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// encodeShare is the shared sidecar's content: a line "<commit> <path>"
-// per shared directory, sorted by path.
+// encodeShare is the shared sidecar's content: a first line "homes" and
+// the commits shared with (sorted), which collection reads alone, then a
+// line "<commit> <path>" per shared directory, sorted by path.
 func encodeShare(s Share) []byte {
 	var b bytes.Buffer
+	b.WriteString(homesTag)
+	for _, h := range s.homes() {
+		b.WriteByte(' ')
+		b.WriteString(h)
+	}
+	b.WriteByte('\n')
 	for _, p := range slices.Sorted(maps.Keys(s)) {
 		b.WriteString(s[p])
 		b.WriteByte(' ')
@@ -91,12 +99,44 @@ func encodeShare(s Share) []byte {
 	return b.Bytes()
 }
 
+// homesTag starts the shared sidecar's first line.
+const homesTag = "homes"
+
+// maxHomesLine bounds the sidecar's first line: the tag and at most
+// maxShareHomes commit ids.
+const maxHomesLine = len(homesTag) + (maxShareHomes+1)*41 + 1
+
+// parseHomes reads the sidecar's first line (without its newline): the
+// commits shared with, full ids, sorted, each once.
+func parseHomes(line string) ([]string, error) {
+	f := strings.Split(line, " ")
+	if f[0] != homesTag || len(f) < 2 {
+		return nil, fmt.Errorf("first line %q does not name the commits shared with", line)
+	}
+	homes := f[1:]
+	for i, h := range homes {
+		if !IsCommitID(h) || !plumbing.IsHash(h) || i > 0 && homes[i-1] >= h {
+			return nil, fmt.Errorf("first line %q: %q is not a full commit id in order", line, h)
+		}
+	}
+	return homes, nil
+}
+
 // parseShare reads a shared sidecar, refusing anything encodeShare does
 // not write: a commit that is not a full id, a path that is not a clean
-// relative one.
+// relative one, a first line that does not name exactly the commits the
+// other lines do.
 func parseShare(b []byte) (Share, error) {
+	head, rest, ok := strings.Cut(string(b), "\n")
+	if !ok {
+		return nil, fmt.Errorf("no first line")
+	}
+	homes, err := parseHomes(head)
+	if err != nil {
+		return nil, err
+	}
 	s := Share{}
-	for line := range strings.Lines(string(b)) {
+	for line := range strings.Lines(rest) {
 		commit, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		if !ok || !strings.HasSuffix(line, "\n") || !IsCommitID(commit) || !plumbing.IsHash(commit) ||
 			p == "" || !fs.ValidPath(p) || p == "." {
@@ -104,7 +144,40 @@ func parseShare(b []byte) (Share, error) {
 		}
 		s[p] = commit
 	}
+	if got := s.homes(); !slices.Equal(got, homes) {
+		return nil, fmt.Errorf("first line names %d commits, the lines %d", len(homes), len(got))
+	}
 	return s, nil
+}
+
+// sharedHomes returns the commits whose directories commit's directory
+// shares with, reading only the first line of its list (collection runs
+// at the start of every process alone with the cache, and the list has a
+// line per shared entry): nil when it shares nothing.
+func (c *Cache) sharedHomes(commit string) ([]string, error) {
+	p := c.SidecarPath(commit, sharedSuffix)
+	f, size, err := pkgfile.OpenOwnFile(p, maxSharedFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, min(size, int64(maxHomesLine)))
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	line, _, ok := strings.Cut(string(buf[:n]), "\n")
+	if !ok {
+		return nil, fmt.Errorf("%s: no first line within %d bytes", p, maxHomesLine)
+	}
+	homes, err := parseHomes(line)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return homes, nil
 }
 
 // Shared returns what commit's directory shares with other commits'

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,22 +216,30 @@ func sameFile(t *testing.T, a, b string) bool {
 // encodeShare does not write: it names the directories roots are handed
 // out in.
 func TestParseShare(t *testing.T) {
-	id := strings.Repeat("a", 40)
-	ok := Share{"e1": id, "g/e2": strings.Repeat("b", 40)}
+	id, id2 := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	ok := Share{"e1": id, "g/e2": id2}
 	if got, err := parseShare(encodeShare(ok)); err != nil || !maps.Equal(got, ok) {
 		t.Fatalf("round trip: %v %v", got, err)
 	}
+	head := "homes " + id + "\n"
 	for _, bad := range []string{
-		id + " ../outside\n",
-		id + " /abs\n",
-		id + " a/../b\n",
-		id + " .\n",
-		id + " \n",
-		"../../etc e1\n",
-		strings.Repeat("a", 39) + " e1\n",
-		strings.Repeat("g", 40) + " e1\n",
-		id + " e1", // no newline: cut short
-		id + "e1\n",
+		head + id + " ../outside\n",
+		head + id + " /abs\n",
+		head + id + " a/../b\n",
+		head + id + " .\n",
+		head + id + " \n",
+		head + "../../etc e1\n",
+		head + strings.Repeat("a", 39) + " e1\n",
+		head + strings.Repeat("g", 40) + " e1\n",
+		head + id + " e1", // no newline: cut short
+		head + id + "e1\n",
+		head + id2 + " e1\n",                            // a commit the first line does not name
+		"homes " + id + " " + id2 + "\n" + id + " e1\n", // one it names but no line uses
+		"homes " + id2 + " " + id + "\n" + id + " e1\n" + id2 + " e2\n", // out of order
+		"homes\n",
+		"homes " + id,
+		id + " e1\n", // no first line
+		"",
 	} {
 		if s, err := parseShare([]byte(bad)); err == nil {
 			t.Errorf("parseShare(%q) = %v, want an error", bad, s)
@@ -238,11 +247,38 @@ func TestParseShare(t *testing.T) {
 	}
 }
 
+// TestSharedHomes: collection reads only the first line of a commit's
+// list, which names the commits it shares with.
+func TestSharedHomes(t *testing.T) {
+	c := open(t, t.TempDir(), t.TempDir(), "", "")
+	commit, id, id2 := strings.Repeat("c", 40), strings.Repeat("a", 40), strings.Repeat("b", 40)
+	if h, err := c.sharedHomes(commit); err != nil || h != nil {
+		t.Fatalf("no list: %v %v", h, err)
+	}
+	// A valid first line before lines collection does not read.
+	if err := c.WriteSidecar(commit, sharedSuffix, []byte("homes "+id+" "+id2+"\nnot read\n")); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := c.sharedHomes(commit); err != nil || len(h) != 2 || h[0] != id || h[1] != id2 {
+		t.Fatalf("homes: %v %v", h, err)
+	}
+	if _, err := c.Shared(commit); err == nil {
+		t.Fatal("Shared read a malformed list")
+	}
+	// A first line that does not end within the bound is refused.
+	if err := c.WriteSidecar(commit, sharedSuffix, []byte("homes "+strings.Repeat(id+" ", maxShareHomes+2)+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := c.sharedHomes(commit); err == nil {
+		t.Fatalf("an overlong first line gave %v", h)
+	}
+}
+
 // FuzzParseShare: whatever parses names full commit ids and clean relative
 // paths, and encodes back to what parses the same.
 func FuzzParseShare(f *testing.F) {
-	f.Add([]byte(strings.Repeat("a", 40) + " e1\n"))
-	f.Add([]byte(strings.Repeat("a", 40) + " ../x\n"))
+	f.Add(encodeShare(Share{"e1": strings.Repeat("a", 40)}))
+	f.Add([]byte("homes " + strings.Repeat("a", 40) + "\n" + strings.Repeat("a", 40) + " ../x\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := parseShare(b)
 		if err != nil {
@@ -252,6 +288,10 @@ func FuzzParseShare(f *testing.F) {
 			if !IsCommitID(h) || strings.HasPrefix(p, "/") || strings.Contains("/"+p+"/", "/../") || p == "." {
 				t.Fatalf("parsed %q -> %q", p, h)
 			}
+		}
+		homes, err := parseHomes(strings.SplitN(string(b), "\n", 2)[0])
+		if err != nil || !slices.Equal(homes, s.homes()) {
+			t.Fatalf("first line of %q: %v %v, want %v", b, homes, err, s.homes())
 		}
 		again, err := parseShare(encodeShare(s))
 		if err != nil || !maps.Equal(again, s) {
