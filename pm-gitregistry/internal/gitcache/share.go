@@ -36,7 +36,9 @@ import (
 // others (maxShareHomes) is not shared again: the next commit is
 // materialized in full, linking the files of the shared directories from
 // where they are. An update in place is never made from a directory that
-// shares: its changes could fall in the directories it does not hold.
+// shares (its changes could fall in the directories it does not hold), nor
+// of a directory that a commit this process handed out shares with (its
+// roots lie there).
 
 // Share maps directories of the commit served before an update,
 // slash-separated and relative to the commit's directory, to the commit
