@@ -8,7 +8,9 @@ import (
 	"slices"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/layout"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // A refresh that cannot update the previous commit's directory in place
@@ -106,7 +108,7 @@ func buildSharedIndex(dir, commit string, share gitcache.Share) *index {
 		root := filepath.Join(filepath.Dir(dir), home)
 		kind, ok := layout.Classify(filepath.Join(root, filepath.FromSlash(p)))
 		if !ok {
-			idx.Entries = append(idx.Entries, entry{Path: p, Home: home, Problem: fmt.Sprintf("shared entry directory %s of commit %s holds no %s or %s", p, short(home), "SYMPOSIUM.toml", "SKILL.md")})
+			idx.Entries = append(idx.Entries, entry{Path: p, Home: home, Problem: fmt.Sprintf("shared entry directory %s of commit %s holds no %s or %s", p, short(home), manifest.ManifestFile, skill.File)})
 			continue
 		}
 		e := loadEntry(root, layout.Entry{Path: p, Kind: kind})

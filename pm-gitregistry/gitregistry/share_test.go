@@ -109,6 +109,30 @@ func TestRefreshShares(t *testing.T) {
 		}
 		q.Close()
 	}
+	// A shared entry whose manifest is gone from where it lies is an entry
+	// with a problem, not offered, when the index is built again.
+	if err := os.Remove(filepath.Join(roots2["group/one"], "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p.cache.SidecarPath(c2, indexSuffix)); err != nil {
+		t.Fatal(err)
+	}
+	r, rlogs := newPM(t, Config{URL: bare}, cache, nil)
+	got, err := r.ActivePlugins(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rootsByName(got); len(n) != len(roots2)-1 || n["group/one"] != "" {
+		t.Fatalf("with group/one's SKILL.md gone, offered %v", n)
+	}
+	if !strings.Contains(rlogs.String(), "holds no SYMPOSIUM.toml or SKILL.md") {
+		t.Fatalf("the entry's problem is not reported:\n%s", rlogs)
+	}
+	r.Close()
+	// Put back, for what follows.
+	if err := os.WriteFile(filepath.Join(roots2["group/one"], "SKILL.md"), []byte(skill("one", "first")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	// A bare skill added above shared entries makes them part of it: the
 	// new commit cannot share them, and is materialized whole.
