@@ -416,13 +416,7 @@ func BenchmarkRefreshWhole(b *testing.B) {
 			b.StopTimer()
 			push()
 			b.StartTimer()
-			for _, args := range [][]string{{"fetch", "-q", "origin"}, {"checkout", "-q", "--detach", "origin/main"}} {
-				cmd := exec.Command("git", args...)
-				cmd.Dir, cmd.Env = clone, gittest.Env()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("git %v: %v\n%s", args, err, out)
-				}
-			}
+			gittest.FetchCheckout(b, clone)
 		}
 	})
 }

@@ -290,8 +290,7 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 		// What the directory lacks is unknown: it is materialized whole.
 		p.log.Warn("cannot tell which entries the cached commit shares; materializing it again", "commit", snap.Commit, "err", err)
 		if err := p.unshare(ctx, c, snap); err != nil {
-			p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
-			return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
+			return p.unbuilt(snap, err)
 		}
 		share = nil
 	}
@@ -315,8 +314,7 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 				p.log.Warn("cannot remove damaged commit", "commit", snap.Commit, "err", err)
 			}
 			if _, err := c.Commit(ctx, snap.Commit, false); err != nil {
-				p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
-				return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
+				return p.unbuilt(snap, err)
 			}
 			share = nil
 		}
@@ -328,8 +326,7 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 		if !withHomes(idx, share) {
 			p.log.Warn("cached commit does not hold what it shares; materializing it again", "commit", snap.Commit)
 			if err := p.unshare(ctx, c, snap); err != nil {
-				p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
-				return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
+				return p.unbuilt(snap, err)
 			}
 			idx = nil
 		}
@@ -348,6 +345,13 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	p.indexes[snap.Commit] = idx
 	p.mu.Unlock()
 	return idx
+}
+
+// unbuilt is the index of a damaged commit that could not be materialized
+// again: no entries, and the cause as the registry's problem.
+func (p *PM) unbuilt(snap gitcache.Snapshot, err error) *index {
+	p.log.Warn("cannot rebuild damaged commit; refresh the registry", "commit", snap.Commit, "err", err)
+	return &index{Format: indexFormat, Commit: snap.Commit, Entries: []entry{}, Problem: err.Error()}
 }
 
 // persist writes idx beside the commit's directory with the stamps of its

@@ -48,16 +48,24 @@ func TestRefreshShares(t *testing.T) {
 	}
 	roots1 := rootsByName(before)
 
-	repo.Write(map[string]string{"plugins/b/SYMPOSIUM.toml": "name = \"b\"\ndepends-on = [\"serde\"]\n"})
-	c2 := repo.Commit("change b")
-	repo.Push(bare)
-	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
-		t.Fatalf("refresh: %v %v", done, err)
+	// change commits files, refreshes p and returns the commit and what p
+	// then offers.
+	change := func(files map[string]string, msg string) (string, []protocol.Offer) {
+		t.Helper()
+		repo.Write(files)
+		commit := repo.Commit(msg)
+		repo.Push(bare)
+		if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
+			t.Fatalf("refresh to %s: %v %v", msg, done, err)
+		}
+		offers, err := p.ActivePlugins(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return commit, offers
 	}
-	after, err := p.ActivePlugins(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+
+	c2, after := change(map[string]string{"plugins/b/SYMPOSIUM.toml": "name = \"b\"\ndepends-on = [\"serde\"]\n"}, "change b")
 	roots2 := rootsByName(after)
 	dir1 := filepath.Join(p.cache.Path(), "commits", c1)
 	dir2 := filepath.Join(p.cache.Path(), "commits", c2)
@@ -136,16 +144,7 @@ func TestRefreshShares(t *testing.T) {
 
 	// A bare skill added above shared entries makes them part of it: the
 	// new commit cannot share them, and is materialized whole.
-	repo.Write(map[string]string{"group/SKILL.md": skill("group", "all of it")})
-	c3 := repo.Commit("group skill")
-	repo.Push(bare)
-	if done, err := p.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !done {
-		t.Fatalf("refresh: %v %v", done, err)
-	}
-	third, err := p.ActivePlugins(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c3, third := change(map[string]string{"group/SKILL.md": skill("group", "all of it")}, "group skill")
 	roots3 := rootsByName(third)
 	if _, ok := roots3["group/one"]; ok {
 		t.Fatalf("group/one still offered inside the group skill: %v", roots3)

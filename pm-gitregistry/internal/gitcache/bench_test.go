@@ -3,7 +3,6 @@ package gitcache
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -127,13 +126,7 @@ func BenchmarkRefreshOneChange(b *testing.B) {
 				b.StopTimer()
 				push()
 				b.StartTimer()
-				for _, args := range [][]string{{"fetch", "-q", "origin"}, {"checkout", "-q", "--detach", "origin/main"}} {
-					cmd := exec.Command("git", args...)
-					cmd.Dir, cmd.Env = clone, gittest.Env()
-					if out, err := cmd.CombinedOutput(); err != nil {
-						b.Fatalf("git %v: %v\n%s", args, err, out)
-					}
-				}
+				gittest.FetchCheckout(b, clone)
 			}
 		})
 	}

@@ -114,8 +114,8 @@ func (c *Cache) handedShareWith(commit string) bool {
 	handed := slices.Collect(maps.Keys(c.handed))
 	c.hmu.Unlock()
 	for _, h := range handed {
-		share, err := c.Shared(h)
-		if err != nil || slices.Contains(share.homes(), commit) {
+		homes, err := c.sharedHomes(h)
+		if err != nil || slices.Contains(homes, commit) {
 			return true
 		}
 	}
@@ -311,7 +311,7 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 	if !ok || stats.links > 0 {
 		return Snapshot{}, false, nil
 	}
-	if share, err := c.Shared(prev); err != nil || len(share) > 0 {
+	if homes, err := c.sharedHomes(prev); err != nil || len(homes) > 0 {
 		return Snapshot{}, false, nil // it does not hold its whole tree
 	}
 	if c.handedShareWith(prev) {

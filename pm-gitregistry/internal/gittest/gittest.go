@@ -136,6 +136,16 @@ func (r *Repo) Push(bare string) {
 	r.Git("push", "-q", "--force", "--tags", bare)
 }
 
+// FetchCheckout updates clone, a git clone of a bare repository made by
+// Bare, as a user updates a work tree: git fetch, then git checkout of the
+// fetched main branch. Benchmarks time it beside the cache's own update.
+func FetchCheckout(tb testing.TB, clone string) {
+	tb.Helper()
+	for _, args := range [][]string{{"fetch", "-q", "origin"}, {"checkout", "-q", "--detach", "origin/main"}} {
+		Run(tb, clone, args...)
+	}
+}
+
 // Server serves the bare repositories below a directory over git's smart
 // HTTP protocol.
 type Server struct {
