@@ -203,20 +203,30 @@ func IDKey(id json.RawMessage) string {
 // checking them. A name that appears twice is passed twice; the caller
 // keeps the last, as decoding into a map does.
 func Members(raw []byte, f func(name string, value json.RawMessage)) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return true
+	ok := true
+	return RawMembers(raw, func(name []byte, value json.RawMessage) {
+		if !ok {
+			return // a name that did not decode ends the walk
+		}
+		var s string
+		if s, ok = DecodeString(name); ok {
+			f(s, value)
+		}
+	}) && ok
+}
+
+// RawMembers is Members with each name as written, its quotes included and
+// its escapes left in: what a caller that only looks for names it knows,
+// written plainly, compares without decoding (and without allocating) each
+// one. A name with an escape never equals such a name as written.
+func RawMembers(raw []byte, f func(name []byte, value json.RawMessage)) bool {
+	i, empty, ok := open(raw, '{', '}')
+	if !ok || empty {
+		return ok
 	}
 	for i < len(raw) && raw[i] == '"' {
 		end := stringEnd(raw, i)
-		name, ok := DecodeString(raw[i:end])
-		if !ok {
-			return false
-		}
+		name := raw[i:end]
 		i = skipSpace(raw, end)
 		if i >= len(raw) || raw[i] != ':' {
 			return false
@@ -227,19 +237,62 @@ func Members(raw []byte, f func(name string, value json.RawMessage)) bool {
 			return false
 		}
 		f(name, json.RawMessage(raw[i:end]))
-		i = skipSpace(raw, end)
-		switch {
-		case i >= len(raw):
-			return false
-		case raw[i] == '}':
-			return true
-		case raw[i] == ',':
-			i = skipSpace(raw, i+1)
-		default:
-			return false
+		var more bool
+		if i, more, ok = next(raw, end, '}'); !more {
+			return ok
 		}
 	}
 	return false
+}
+
+// Elements calls f with each element of raw, as written, in order, and
+// reports whether raw is a JSON array. As for Members, raw must be valid
+// JSON. f returning false stops the walk, and Elements then reports false.
+func Elements(raw []byte, f func(value json.RawMessage) bool) bool {
+	i, empty, ok := open(raw, '[', ']')
+	if !ok || empty {
+		return ok
+	}
+	for i < len(raw) {
+		end := valueEnd(raw, i)
+		if end <= i || !f(json.RawMessage(raw[i:end])) {
+			return false
+		}
+		var more bool
+		if i, more, ok = next(raw, end, ']'); !more {
+			return ok
+		}
+	}
+	return false
+}
+
+// open reads the start of the object or array that opener begins in b
+// (ok): the index of its first member or element, or that closer follows
+// at once (empty).
+func open(b []byte, opener, closer byte) (i int, empty, ok bool) {
+	i = skipSpace(b, 0)
+	if i >= len(b) || b[i] != opener {
+		return i, false, false
+	}
+	i = skipSpace(b, i+1)
+	return i, i < len(b) && b[i] == closer, true
+}
+
+// next reads what follows a member or an element that ends at end, in an
+// object or array that closer ends: the index of the next one when a comma
+// follows (more), or whether closer follows (ok), the container then read
+// to its end.
+func next(b []byte, end int, closer byte) (i int, more, ok bool) {
+	i = skipSpace(b, end)
+	switch {
+	case i >= len(b):
+		return i, false, false
+	case b[i] == closer:
+		return i, false, true
+	case b[i] == ',':
+		return skipSpace(b, i+1), true, true
+	}
+	return i, false, false
 }
 
 // DecodeString decodes the JSON value raw as json.Unmarshal into a string

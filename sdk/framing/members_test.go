@@ -3,6 +3,7 @@ package framing
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -105,5 +106,77 @@ func TestDecodeString(t *testing.T) {
 		if s, ok := DecodeString([]byte(in)); s != want.s || ok != want.ok {
 			t.Errorf("DecodeString(%s) = %q, %v; want %q, %v", in, s, ok, want.s, want.ok)
 		}
+	}
+}
+
+// elements collects what Elements reports.
+func elements(raw []byte) ([]string, bool) {
+	got := []string{}
+	ok := Elements(raw, func(value json.RawMessage) bool { got = append(got, string(value)); return true })
+	return got, ok
+}
+
+// TestElements: the elements of valid JSON arrays, as written, false for
+// every other valid JSON value, and false when the callback stops.
+func TestElements(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string // nil: not an array
+	}{
+		{`[]`, []string{}},
+		{" [ \n] ", []string{}},
+		{`[1, "a]", {"b":[2]} ,null,[[]]]`, []string{"1", `"a]"`, `{"b":[2]}`, "null", "[[]]"}},
+		{"[\t-1.5e3\r]", []string{"-1.5e3"}},
+		{`{"a":[1]}`, nil},
+		{`"[]"`, nil},
+		{`null`, nil},
+	} {
+		got, ok := elements([]byte(tc.in))
+		if ok != (tc.want != nil) || (ok && !slices.Equal(got, tc.want)) {
+			t.Errorf("Elements(%s) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	n := 0
+	if Elements([]byte(`[1,2,3]`), func(json.RawMessage) bool { n++; return n < 2 }) || n != 2 {
+		t.Errorf("Elements went on after its callback stopped it (%d calls), or reported an array", n)
+	}
+}
+
+// FuzzElements holds Elements to encoding/json on valid JSON: an array's
+// elements are those decoding into []json.RawMessage gives, and nothing
+// else is an array.
+func FuzzElements(f *testing.F) {
+	for _, s := range []string{`[]`, `[1]`, `[{"a":"]"},[1,[2]],"\\\""]`, `{"a":[1]}`, `"x"`, `[null,true]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return // Elements is only defined on valid JSON
+		}
+		got, ok := elements(raw)
+		var want []json.RawMessage
+		if err := json.Unmarshal(raw, &want); err != nil || want == nil {
+			if ok {
+				t.Fatalf("Elements(%q) reports an array; encoding/json: %v", raw, err)
+			}
+			return
+		}
+		if !ok || len(got) != len(want) {
+			t.Fatalf("Elements(%q) = %q, %v; encoding/json %q", raw, got, ok, want)
+		}
+		for i := range want {
+			if got[i] != string(want[i]) {
+				t.Fatalf("Elements(%q)[%d] = %q; encoding/json %q", raw, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// TestRawMembers: names come as written, quotes and escapes included.
+func TestRawMembers(t *testing.T) {
+	var names []string
+	ok := RawMembers([]byte(`{"id":1, "\u0069d" :2,"a\"b":3}`), func(name []byte, _ json.RawMessage) { names = append(names, string(name)) })
+	if want := []string{`"id"`, `"\u0069d"`, `"a\"b"`}; !ok || !slices.Equal(names, want) {
+		t.Errorf("RawMembers gave names %q, %v; want %q", names, ok, want)
 	}
 }

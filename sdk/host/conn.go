@@ -283,6 +283,7 @@ func (c *Conn) callDiag(ctx context.Context, method string, params, result any, 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var raw json.RawMessage
+	decode := json.Unmarshal
 	rsp, err := c.client.Call(cctx, method, params)
 	if err == nil {
 		// Collected even when not wanted, so that they are not kept.
@@ -291,14 +292,14 @@ func (c *Conn) callDiag(ctx context.Context, method string, params, result any, 
 			*diags = got
 		}
 		if r, ok := c.ch.takeResult(rsp.ID()); ok {
-			raw = r
+			raw, decode = r, decodeChecked // checked by the channel
 		} else {
 			err = rsp.UnmarshalResult(&raw)
 		}
 	}
 	if err == nil {
 		if result != nil {
-			if err := json.Unmarshal(raw, result); err != nil {
+			if err := decode(raw, result); err != nil {
 				return c.errorf(method, "answered with a result of the wrong shape: %v", jsonfile.ExplainValue(raw, err))
 			}
 		}
