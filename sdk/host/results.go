@@ -12,11 +12,10 @@ import (
 // does. The two results a hook's answers are made of, a list of package ids
 // (list_deps) and a list of offers (active_plugins), are read without
 // encoding/json's reflection and its second validation pass when they are
-// written plainly: every member known by its exact name, once, and every
-// id's member a string or null, and every member's name written without
-// escapes. Anything else (a member named in other
-// case, a repeat, an unknown member, a value of another type) goes to
-// json.Unmarshal, which decodes it or says why not. The offers'
+// written plainly: every member named exactly, without escapes, and once,
+// and every id's member a string or null. Anything else (a member named in
+// other case, a repeat, an unknown member, a value of another type) goes
+// to json.Unmarshal, which decodes it or says why not. The offers'
 // manifests are kept as written, sharing raw's memory.
 func decodeChecked(raw []byte, result any) error {
 	switch r := result.(type) {
