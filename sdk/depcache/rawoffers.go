@@ -1,6 +1,7 @@
 package depcache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"time"
+	"unicode/utf8"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
 )
 
 // An active_plugins answer may also be persisted already encoded, as the
@@ -58,8 +62,16 @@ func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bo
 	return nil, false
 }
 
-// rawRoots decodes the roots of the encoded offers, and nothing else.
+// rawRoots decodes the roots of the encoded offers, and nothing else. A
+// valid answer written plainly (see plainRoots), which is what StoreRawOffers
+// keeps, is read without encoding/json's reflection over every offer;
+// anything else is decoded as protocol.Offer decodes it.
 func rawRoots(encoded []byte) ([]string, error) {
+	if framing.Valid(encoded) {
+		if roots, ok := plainRoots(encoded); ok {
+			return roots, nil
+		}
+	}
 	var offers []rootOnly
 	if err := json.Unmarshal(encoded, &offers); err != nil {
 		return nil, fmt.Errorf("depcache: the cached offers do not decode: %w", err)
@@ -69,6 +81,37 @@ func rawRoots(encoded []byte) ([]string, error) {
 		roots[i] = o.Root
 	}
 	return roots, nil
+}
+
+// plainRoots reads the roots of encoded, valid JSON, when it is an array of
+// objects none of whose members but "root" could be taken for a root by
+// encoding/json, which matches names without regard to case: a name with
+// an escape or a byte outside ASCII, or "root" in other case, is left to
+// it. A repeated "root" keeps the last, and a null leaves the root as it
+// was, as encoding/json does.
+func plainRoots(encoded []byte) ([]string, bool) {
+	var roots []string
+	ok := framing.Elements(encoded, func(v json.RawMessage) bool {
+		root, good := "", true
+		isObject := framing.RawMembers(v, func(name []byte, value json.RawMessage) {
+			switch {
+			case string(name) == `"root"`:
+				if string(value) != "null" {
+					var ok bool
+					root, ok = framing.DecodeString(value)
+					good = good && ok
+				}
+			case bytes.EqualFold(name, []byte(`"root"`)) || bytes.ContainsFunc(name, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }):
+				good = false
+			}
+		})
+		roots = append(roots, root)
+		return isObject && good
+	})
+	if ok && roots == nil {
+		roots = []string{}
+	}
+	return roots, ok
 }
 
 // StoreRawOffers persists encoded, an active_plugins answer encoded

@@ -157,7 +157,7 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 // member, an id not in flight, invalid JSON) is not read here, and goes to
 // jrpc2 whole, as before.
 func (c *clientChannel) inPlace(msg []byte) ([]byte, framing.Envelope, bool) {
-	if t := bytes.TrimLeft(msg, " \t\r"); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	if t := bytes.TrimLeft(msg, " \t\r"); len(t) == 0 || t[0] != '{' || !framing.Valid(t) {
 		return nil, framing.Envelope{}, false
 	}
 	var version, id, result json.RawMessage

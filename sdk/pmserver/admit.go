@@ -87,7 +87,7 @@ func admit(line []byte) verdict {
 		return verdict{answer: marshalAnswer(newErrorResponse(nil, protocol.CodeParseError, invalidUTF8(line)))}
 	}
 	trimmed := bytes.TrimLeft(line, " \t\r\n")
-	if !json.Valid(trimmed) {
+	if !framing.Valid(trimmed) {
 		return verdict{answer: marshalAnswer(newErrorResponse(nil, protocol.CodeParseError, invalidJSON(trimmed)))}
 	}
 	if trimmed[0] == '[' {

@@ -134,7 +134,7 @@ func (s *server) rawResult(ctx context.Context, method string, res json.RawMessa
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not on one line", method)
 	case !vetted && !utf8.Valid(res):
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not valid UTF-8", method)
-	case !vetted && !json.Valid(res):
+	case !vetted && !framing.Valid(res):
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not valid JSON", method)
 	case r == nil:
 		return nil, fmt.Errorf("%s: internal error: no request to answer", method)
