@@ -1,7 +1,11 @@
 // Package framing reads newline-delimited JSON-RPC messages with a bound on
 // their size, and finds the routing part (id, method) of a message without
 // trusting it to be complete. Both ends of the PM protocol use it: the PM
-// harness in pmserver and the process manager in host.
+// harness in pmserver and the process manager in host. It also checks and
+// walks JSON without decoding it, for the large answers of the hook path:
+// Valid (json.Valid's answer, faster), then, on valid JSON, Members,
+// RawMembers and Elements (an object's members or an array's elements as
+// written) and DecodeString.
 package framing
 
 import (
