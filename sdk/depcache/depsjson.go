@@ -3,6 +3,8 @@ package depcache
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
 )
 
 // DepsJSON encodes dependency lines AppendDeps wrote as the JSON array of
@@ -26,32 +28,12 @@ func DepsJSON(lines []byte, pm string) (json.RawMessage, bool) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"pm":`...)
-		if out, ok = appendJSONString(out, []byte(pm)); !ok {
-			return nil, false
-		}
+		out = framing.AppendString(out, pm)
 		out = append(out, `,"name":`...)
-		if out, ok = appendJSONString(out, name); !ok {
-			return nil, false
-		}
+		out = framing.AppendString(out, name)
 		out = append(out, `,"version":`...)
-		if out, ok = appendJSONString(out, version); !ok {
-			return nil, false
-		}
+		out = framing.AppendString(out, version)
 		out = append(out, '}')
 	}
 	return append(out, ']'), true
-}
-
-// appendJSONString appends s as encoding/json encodes a string: quoted
-// as it is when every byte is printable ASCII that needs no escape (every
-// crate name and version), else through encoding/json itself. It reports
-// false if encoding/json fails, which it does not for a string.
-func appendJSONString(b, s []byte) ([]byte, bool) {
-	for _, c := range s {
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			enc, err := json.Marshal(string(s))
-			return append(b, enc...), err == nil
-		}
-	}
-	return append(append(append(b, '"'), s...), '"'), true
 }

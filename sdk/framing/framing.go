@@ -5,7 +5,8 @@
 // walks JSON without decoding it, for the large answers of the hook path:
 // Valid (json.Valid's answer, faster), then, on valid JSON, Members,
 // RawMembers and Elements (an object's members or an array's elements as
-// written) and DecodeString.
+// written) and DecodeString; AppendString encodes a string as json.Marshal
+// does.
 package framing
 
 import (
@@ -323,6 +324,30 @@ func DecodeString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// AppendString appends s as json.Marshal encodes a string, byte for byte:
+// quoted, with '"' and '\\' escaped by a backslash, when it holds only
+// printable ASCII besides (what names, versions, paths and messages
+// almost always are); anything else through encoding/json itself, so every
+// other escape (HTML characters, control characters, U+2028, invalid
+// UTF-8) stays exactly its. It is DecodeString's inverse.
+func AppendString[S ~string | ~[]byte](b []byte, s S) []byte {
+	n := len(b)
+	b = append(b, '"')
+	last := 0 // s[last:i] is yet to be appended
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(append(b, s[last:i]...), '\\', c)
+			last = i + 1
+		case c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&':
+			q, _ := json.Marshal(string(s)) // a string always encodes
+			return append(b[:n], q...)
+		}
+	}
+	b = append(b, s[last:]...)
+	return append(b, '"')
 }
 
 // skipSpace returns the index of the first byte at or after i in b that is

@@ -180,3 +180,23 @@ func TestRawMembers(t *testing.T) {
 		t.Errorf("RawMembers gave names %q, %v; want %q", names, ok, want)
 	}
 }
+
+// FuzzAppendString holds AppendString to json.Marshal, for strings and
+// byte slices, after whatever is already in the buffer.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "serde", `a"b\c`, "a<b>&c", "\u2028", "\xff", "tab\there", "é", "\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("AppendString(%q) = %s; json.Marshal gives %s", s, got[1:], want)
+		}
+		if got := AppendString(nil, []byte(s)); string(got) != string(want) {
+			t.Fatalf("AppendString([]byte(%q)) = %s; json.Marshal gives %s", s, got, want)
+		}
+	})
+}

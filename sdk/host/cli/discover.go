@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/symposium-dev/symposium-pm/sdk/framing"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
@@ -172,49 +173,26 @@ type pluginJSON struct {
 // encoded: those were a tenth of discover's own CPU on a thousand plugins.
 func (p *pluginJSON) appendIndented(b []byte) []byte {
 	b = append(b, "    {\n      \"id\": {\n        \"pm\": "...)
-	b = appendJSONString(b, p.ID.PM)
+	b = framing.AppendString(b, p.ID.PM)
 	b = append(b, ",\n        \"name\": "...)
-	b = appendJSONString(b, p.ID.Name)
+	b = framing.AppendString(b, p.ID.Name)
 	b = append(b, ",\n        \"version\": "...)
-	b = appendJSONString(b, p.ID.Version)
+	b = framing.AppendString(b, p.ID.Version)
 	b = append(b, "\n      },\n      \"name\": "...)
-	b = appendJSONString(b, p.Name)
+	b = framing.AppendString(b, p.Name)
 	b = append(b, ",\n      \"root\": "...)
-	b = appendJSONString(b, p.Root)
+	b = framing.AppendString(b, p.Root)
 	b = append(b, ",\n      \"source\": "...)
-	b = appendJSONString(b, string(p.Source))
+	b = framing.AppendString(b, p.Source)
 	b = append(b, ",\n      \"state\": "...)
-	b = appendJSONString(b, p.State)
+	b = framing.AppendString(b, p.State)
 	if p.Reason != "" {
 		b = append(b, ",\n      \"reason\": "...)
-		b = appendJSONString(b, p.Reason)
+		b = framing.AppendString(b, p.Reason)
 	}
 	b = append(b, ",\n      \"skills\": "...)
 	b = strconv.AppendInt(b, int64(p.Skills), 10)
 	return append(b, "\n    }"...)
-}
-
-// appendJSONString appends s as encoding/json encodes a string: quoted,
-// with '"' and '\\' escaped by a backslash, when it holds only printable
-// ASCII besides (what ids, paths, states and reasons almost always are);
-// anything else through encoding/json itself, so every other escape (HTML
-// characters, control characters, U+2028, invalid UTF-8) stays exactly its.
-func appendJSONString(b []byte, s string) []byte {
-	n := len(b)
-	b = append(b, '"')
-	last := 0 // s[last:i] is yet to be appended
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(append(b, s[last:i]...), '\\', c)
-			last = i + 1
-		case c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&':
-			q, _ := json.Marshal(s) // a string always encodes
-			return append(b[:n], q...)
-		}
-	}
-	b = append(b, s[last:]...)
-	return append(b, '"')
 }
 
 // consentChoice is a plugin waiting for consent, for the hint.
