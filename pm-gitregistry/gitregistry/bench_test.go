@@ -121,7 +121,10 @@ func indexFiles(_ testing.TB, cacheDir string) []string {
 // on the same checkout and the SDK's floors (the null PM's whole hook, a Go
 // binary that only starts) and cat-answer, cat writing the cached hook's
 // output (3.7 MiB at 10,000 entries, where the null PM sends a few hundred
-// bytes) to the same pipe. Target: cached/nullpm ≤ 2 at 10,000 entries.
+// bytes) to the same pipe, and "start", this PM started with nothing on
+// its input: its process floor, which links go-git for the fetches where
+// the null PM links the SDK alone. Target: cached/nullpm ≤ 2 at 10,000
+// entries.
 // "in-process" is the same work without spawning.
 //
 //	go test -run '^$' -bench ActivePluginsNone -benchtime 1x ./gitregistry
@@ -167,6 +170,11 @@ func BenchmarkActivePluginsNone(b *testing.B) {
 					h.Deps(b)
 					return h
 				}},
+				// start is this PM's own floor: the same binary and flags
+				// with nothing on its input, so it starts, initializes
+				// every package it links (go-git's among them), reads end
+				// of input and exits, where the null PM links the SDK alone.
+				benchkit.Variant{Name: "start", Run: func() benchkit.Hook { return benchkit.RunCmd(b, exec.Command(bin, args...), ws) }},
 				benchkit.Variant{Name: "cached", Run: func() benchkit.Hook { return check(runHook(b, bin, args, ws, cache)) }},
 				benchkit.Variant{Name: "no-index", Rounds: coldRounds, Run: func() benchkit.Hook {
 					for _, p := range indexFiles(b, cache) {
@@ -184,6 +192,7 @@ func BenchmarkActivePluginsNone(b *testing.B) {
 			b.ReportMetric(med["cached"]/med["nullpm"], "cached/nullpm")
 			b.ReportMetric(med["no-index"]/med["nullpm"], "no-index/nullpm")
 			b.ReportMetric(med["cat-answer"]/med["nullpm"], "cat-answer/nullpm")
+			b.ReportMetric(med["start"]/med["nullpm"], "start/nullpm")
 			benchkit.ReportLoad(b)
 		})
 		b.Run(fmt.Sprintf("entries=%d/in-process", n), func(b *testing.B) {
