@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -139,7 +139,7 @@ func str(r json.RawMessage) string {
 	if len(r) == 0 {
 		return ""
 	}
-	s, _ := framing.DecodeString(r)
+	s, _ := jsonscan.DecodeString(r)
 	return s
 }
 
@@ -155,7 +155,7 @@ func strMap(r json.RawMessage) map[string]string {
 	}
 	out := make(map[string]string, len(obj))
 	for k, v := range obj {
-		if s, ok := framing.DecodeString(v); ok && k != "" {
+		if s, ok := jsonscan.DecodeString(v); ok && k != "" {
 			out[k] = s
 		}
 	}

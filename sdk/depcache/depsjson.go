@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
 
 // DepsJSON encodes dependency lines AppendDeps wrote as the JSON array of
@@ -28,11 +28,11 @@ func DepsJSON(lines []byte, pm string) (json.RawMessage, bool) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"pm":`...)
-		out = framing.AppendString(out, pm)
+		out = jsonscan.AppendString(out, pm)
 		out = append(out, `,"name":`...)
-		out = framing.AppendString(out, name)
+		out = jsonscan.AppendString(out, name)
 		out = append(out, `,"version":`...)
-		out = framing.AppendString(out, version)
+		out = jsonscan.AppendString(out, version)
 		out = append(out, '}')
 	}
 	return append(out, ']'), true

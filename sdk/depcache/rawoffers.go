@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
 
 // An active_plugins answer may also be persisted already encoded, as the
@@ -67,7 +67,7 @@ func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bo
 // keeps, is read without encoding/json's reflection over every offer;
 // anything else is decoded as protocol.Offer decodes it.
 func rawRoots(encoded []byte) ([]string, error) {
-	if framing.Valid(encoded) {
+	if jsonscan.Valid(encoded) {
 		if roots, ok := plainRoots(encoded); ok {
 			return roots, nil
 		}
@@ -91,14 +91,14 @@ func rawRoots(encoded []byte) ([]string, error) {
 // was, as encoding/json does.
 func plainRoots(encoded []byte) ([]string, bool) {
 	var roots []string
-	ok := framing.Elements(encoded, func(v json.RawMessage) bool {
+	ok := jsonscan.Elements(encoded, func(v json.RawMessage) bool {
 		root, good := "", true
-		isObject := framing.RawMembers(v, func(name []byte, value json.RawMessage) {
+		isObject := jsonscan.RawMembers(v, func(name []byte, value json.RawMessage) {
 			switch {
 			case string(name) == `"root"`:
 				if string(value) != "null" {
 					var ok bool
-					root, ok = framing.DecodeString(value)
+					root, ok = jsonscan.DecodeString(value)
 					good = good && ok
 				}
 			case bytes.EqualFold(name, []byte(`"root"`)) || bytes.ContainsFunc(name, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }):

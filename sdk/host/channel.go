@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -157,12 +158,12 @@ func (c *clientChannel) recv() ([]byte, []framing.Envelope, error) {
 // member, an id not in flight, invalid JSON) is not read here, and goes to
 // jrpc2 whole, as before.
 func (c *clientChannel) inPlace(msg []byte) ([]byte, framing.Envelope, bool) {
-	if t := bytes.TrimLeft(msg, " \t\r"); len(t) == 0 || t[0] != '{' || !framing.Valid(t) {
+	if t := bytes.TrimLeft(msg, " \t\r"); len(t) == 0 || t[0] != '{' || !jsonscan.Valid(t) {
 		return nil, framing.Envelope{}, false
 	}
 	var version, id, result json.RawMessage
 	n := 0
-	framing.Members(msg, func(name string, value json.RawMessage) {
+	jsonscan.Members(msg, func(name string, value json.RawMessage) {
 		n++
 		switch name {
 		case "jsonrpc":

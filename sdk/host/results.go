@@ -3,7 +3,7 @@ package host
 import (
 	"encoding/json"
 
-	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -36,7 +36,7 @@ func decodeChecked(raw []byte, result any) error {
 // decodeIDs is decodeChecked's fast path for a list of package ids.
 func decodeIDs(raw []byte) ([]protocol.PackageID, bool) {
 	var ids []protocol.PackageID
-	ok := framing.Elements(raw, func(v json.RawMessage) bool {
+	ok := jsonscan.Elements(raw, func(v json.RawMessage) bool {
 		id, ok := decodeID(v)
 		ids = append(ids, id)
 		return ok
@@ -50,11 +50,11 @@ func decodeIDs(raw []byte) ([]protocol.PackageID, bool) {
 // decodeOffers is decodeChecked's fast path for a list of offers.
 func decodeOffers(raw []byte) ([]protocol.Offer, bool) {
 	var offers []protocol.Offer
-	ok := framing.Elements(raw, func(v json.RawMessage) bool {
+	ok := jsonscan.Elements(raw, func(v json.RawMessage) bool {
 		var of protocol.Offer
 		var seen uint8
 		good := true
-		isObject := framing.RawMembers(v, func(name []byte, value json.RawMessage) {
+		isObject := jsonscan.RawMembers(v, func(name []byte, value json.RawMessage) {
 			var bit uint8
 			switch string(name) {
 			case `"id"`:
@@ -65,7 +65,7 @@ func decodeOffers(raw []byte) ([]protocol.Offer, bool) {
 			case `"root"`:
 				bit = 2
 				var ok bool
-				of.Root, ok = framing.DecodeString(value)
+				of.Root, ok = jsonscan.DecodeString(value)
 				good = good && ok
 			case `"manifest"`:
 				bit = 4
@@ -91,7 +91,7 @@ func decodeID(raw []byte) (protocol.PackageID, bool) {
 	var id protocol.PackageID
 	var seen uint8
 	good := true
-	isObject := framing.RawMembers(raw, func(name []byte, value json.RawMessage) {
+	isObject := jsonscan.RawMembers(raw, func(name []byte, value json.RawMessage) {
 		var bit uint8
 		var dst *string
 		switch string(name) {
@@ -106,7 +106,7 @@ func decodeID(raw []byte) (protocol.PackageID, bool) {
 			return
 		}
 		var ok bool
-		*dst, ok = framing.DecodeString(value)
+		*dst, ok = jsonscan.DecodeString(value)
 		good = good && ok && seen&bit == 0
 		seen |= bit
 	})

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -87,7 +87,7 @@ func admit(line []byte) verdict {
 		return verdict{answer: marshalAnswer(newErrorResponse(nil, protocol.CodeParseError, invalidUTF8(line)))}
 	}
 	trimmed := bytes.TrimLeft(line, " \t\r\n")
-	if !framing.Valid(trimmed) {
+	if !jsonscan.Valid(trimmed) {
 		return verdict{answer: marshalAnswer(newErrorResponse(nil, protocol.CodeParseError, invalidJSON(trimmed)))}
 	}
 	if trimmed[0] == '[' {
@@ -158,13 +158,13 @@ type checked struct {
 var requestMembers = []string{"jsonrpc", "id", "method", "params"}
 
 // checkRequest checks one JSON value (known to be valid JSON) as a request.
-// It reads the object's members in place (see framing.Members) rather than
+// It reads the object's members in place (see jsonscan.Members) rather than
 // decoding them into a map, which copied the params and scanned the line
 // twice more; the outcome is the same.
 func checkRequest(raw json.RawMessage) checked {
 	var id, v, m, p json.RawMessage
 	var extra []string
-	isObject := framing.Members(raw, func(name string, value json.RawMessage) {
+	isObject := jsonscan.Members(raw, func(name string, value json.RawMessage) {
 		switch name {
 		case "id":
 			id = value

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -134,7 +135,7 @@ func (s *server) rawResult(ctx context.Context, method string, res json.RawMessa
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not on one line", method)
 	case !vetted && !utf8.Valid(res):
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not valid UTF-8", method)
-	case !vetted && !framing.Valid(res):
+	case !vetted && !jsonscan.Valid(res):
 		return nil, fmt.Errorf("%s: the PM's pre-encoded answer is not valid JSON", method)
 	case r == nil:
 		return nil, fmt.Errorf("%s: internal error: no request to answer", method)

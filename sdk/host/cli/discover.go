@@ -14,10 +14,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/symposium-dev/symposium-pm/sdk/framing"
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -173,22 +173,22 @@ type pluginJSON struct {
 // encoded: those were a tenth of discover's own CPU on a thousand plugins.
 func (p *pluginJSON) appendIndented(b []byte) []byte {
 	b = append(b, "    {\n      \"id\": {\n        \"pm\": "...)
-	b = framing.AppendString(b, p.ID.PM)
+	b = jsonscan.AppendString(b, p.ID.PM)
 	b = append(b, ",\n        \"name\": "...)
-	b = framing.AppendString(b, p.ID.Name)
+	b = jsonscan.AppendString(b, p.ID.Name)
 	b = append(b, ",\n        \"version\": "...)
-	b = framing.AppendString(b, p.ID.Version)
+	b = jsonscan.AppendString(b, p.ID.Version)
 	b = append(b, "\n      },\n      \"name\": "...)
-	b = framing.AppendString(b, p.Name)
+	b = jsonscan.AppendString(b, p.Name)
 	b = append(b, ",\n      \"root\": "...)
-	b = framing.AppendString(b, p.Root)
+	b = jsonscan.AppendString(b, p.Root)
 	b = append(b, ",\n      \"source\": "...)
-	b = framing.AppendString(b, p.Source)
+	b = jsonscan.AppendString(b, p.Source)
 	b = append(b, ",\n      \"state\": "...)
-	b = framing.AppendString(b, p.State)
+	b = jsonscan.AppendString(b, p.State)
 	if p.Reason != "" {
 		b = append(b, ",\n      \"reason\": "...)
-		b = framing.AppendString(b, p.Reason)
+		b = jsonscan.AppendString(b, p.Reason)
 	}
 	b = append(b, ",\n      \"skills\": "...)
 	b = strconv.AppendInt(b, int64(p.Skills), 10)

@@ -1,4 +1,4 @@
-package framing
+package jsonscan
 
 import (
 	"encoding/json"

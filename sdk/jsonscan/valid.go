@@ -1,4 +1,4 @@
-package framing
+package jsonscan
 
 // maxNesting is how deeply arrays and objects may nest in a document Valid
 // accepts: encoding/json's own limit.

@@ -1,4 +1,4 @@
-package framing
+package jsonscan
 
 import (
 	"encoding/json"
@@ -55,7 +55,7 @@ func BenchmarkValid(b *testing.B) {
 	}
 	sb.WriteByte(']')
 	data := []byte(sb.String())
-	for name, valid := range map[string]func([]byte) bool{"framing": Valid, "encoding-json": json.Valid} {
+	for name, valid := range map[string]func([]byte) bool{"jsonscan": Valid, "encoding-json": json.Valid} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
