@@ -300,3 +300,34 @@ func TestOpenOwnFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAllocatesOnce checks that a file is read into one buffer of its
+// size: io.ReadAll, growing from 512 bytes, allocated about 2.4 times the
+// size of a large lockfile, which set a cold hook's peak memory.
+func TestReadAllocatesOnce(t *testing.T) {
+	dir := t.TempDir()
+	const size = 4 << 20
+	want := []byte(strings.Repeat("0123456789abcdef", size/16))
+	os.WriteFile(filepath.Join(dir, "Cargo.lock"), want, 0o644)
+	for _, tc := range []struct {
+		name string
+		read func() ([]byte, error)
+	}{
+		{"ReadFile", func() ([]byte, error) { return ReadFile(dir, "Cargo.lock", 8<<20) }},
+		{"ReadUserFile", func() ([]byte, error) { return ReadUserFile(filepath.Join(dir, "Cargo.lock"), 8<<20) }},
+		{"ReadOwnFile", func() ([]byte, error) { return ReadOwnFile(filepath.Join(dir, "Cargo.lock"), 8<<20) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got, err := tc.read()
+			runtime.ReadMemStats(&after)
+			if err != nil || string(got) != string(want) {
+				t.Fatalf("read %d bytes, err %v; want the %d bytes written", len(got), err, size)
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > size*5/4 {
+				t.Errorf("reading a %d-byte file allocated %d bytes, want at most %d (one buffer of its size)", size, n, size*5/4)
+			}
+		})
+	}
+}
