@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -231,8 +232,11 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 		s.Members = append(s.Members, protocol.WorkspaceMember{Name: m.Name, Version: m.Version, Dir: m.Dir})
 	}
 	var lf *cargolock.Lockfile
-	if data, err := rec.ReadFile(ws.Lockfile, pkgfile.MaxLockfile); err == nil {
-		if lf, err = cargolock.Parse(ws.Lockfile, data); err != nil {
+	if f, size, err := rec.OpenFile(ws.Lockfile, pkgfile.MaxLockfile); err == nil {
+		// Read a table at a time: a lockfile of 50,000 packages is 13 MB.
+		lf, err = cargolock.Read(ws.Lockfile, io.NewSectionReader(f, 0, size))
+		f.Close()
+		if err != nil {
 			s.Err = err.Error()
 			return s
 		}

@@ -311,6 +311,15 @@ func (r *Recorder) ReadFile(path string, limit int64) ([]byte, error) {
 	return pkgfile.ReadUserFile(path, limit)
 }
 
+// OpenFile records path's stamp, then opens the file as ReadFile reads it
+// (pkgfile.OpenUserFile), for a caller that reads it a part at a time, a
+// large lockfile say: it returns the file and its size when opened, past
+// which the caller does not read (io.NewSectionReader).
+func (r *Recorder) OpenFile(path string, limit int64) (*os.File, int64, error) {
+	r.Observe(path)
+	return pkgfile.OpenUserFile(path, limit)
+}
+
 // ReadPackageFile records path's stamp, then reads the file as one inside
 // a package (an installed dependency's package.json, say) with
 // pkgfile.ReadFile in path's directory: besides ReadFile's bounds, the

