@@ -9,27 +9,31 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 )
 
-// TestPMNodeReadmeConfig: the configuration examples/pm-node/README.md
-// tells users to paste is valid and declares the PM a registry, so its
-// plugins are trusted rather than shown as dependencies needing consent.
-func TestPMNodeReadmeConfig(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "examples", "pm-node", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllSubmatch(data, -1)
-	if len(blocks) == 0 {
-		t.Fatal("no toml block in examples/pm-node/README.md")
-	}
-	for _, b := range blocks {
-		c, err := config.Parse("README.md", b[1], t.TempDir())
+// TestExampleReadmeConfig: the configuration the READMEs of the example
+// PMs (examples/pm-node, examples/pm-python) tell users to paste is valid
+// and declares the PM a registry, so its plugins are trusted rather than
+// shown as dependencies needing consent.
+func TestExampleReadmeConfig(t *testing.T) {
+	for _, example := range []string{"pm-node", "pm-python"} {
+		readme := filepath.Join("examples", example, "README.md")
+		data, err := os.ReadFile(filepath.Join("..", readme))
 		if err != nil {
-			t.Errorf("the README's configuration does not parse: %v\n%s", err, b[1])
-			continue
+			t.Fatal(err)
 		}
-		for _, pm := range c.PackageManagers {
-			if pm.Kind != "registry" {
-				t.Errorf("[[package-manager]] %q in the README has kind %q, want \"registry\"", pm.Name, pm.Kind)
+		blocks := regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllSubmatch(data, -1)
+		if len(blocks) == 0 {
+			t.Errorf("no toml block in %s", readme)
+		}
+		for _, b := range blocks {
+			c, err := config.Parse("README.md", b[1], t.TempDir())
+			if err != nil {
+				t.Errorf("the configuration of %s does not parse: %v\n%s", readme, err, b[1])
+				continue
+			}
+			for _, pm := range c.PackageManagers {
+				if pm.Kind != "registry" {
+					t.Errorf("[[package-manager]] %q in %s has kind %q, want \"registry\"", pm.Name, readme, pm.Kind)
+				}
 			}
 		}
 	}

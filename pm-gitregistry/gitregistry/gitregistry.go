@@ -100,7 +100,7 @@ func New(cfg Config) *PM {
 func (p *PM) RegisterFlags(fs *flag.FlagSet) {
 	p.fs = fs
 	fs.StringVar(&p.flags.Name, "name", p.flags.Name, "registry name: the pm of every id it offers (env "+EnvName+")")
-	fs.StringVar(&p.flags.URL, "url", p.flags.URL, "git repository: https://, ssh://, file:// URL, user@host:path or local path (env "+EnvURL+")")
+	fs.StringVar(&p.flags.URL, "url", p.flags.URL, "git repository: https://, http://, ssh://, git://, file:// URL, user@host:path or local path (env "+EnvURL+")")
 	fs.StringVar(&p.flags.Ref, "ref", p.flags.Ref, "branch, tag, full ref or commit id to follow; default the remote HEAD (env "+EnvRef+")")
 	fs.StringVar(&p.flags.Subdir, "subdir", p.flags.Subdir, "directory of the repository holding the registry (env "+EnvSubdir+")")
 	fs.BoolVar(&p.flags.NoAutoUpdate, "no-auto-update", p.flags.NoAutoUpdate, "refresh only when forced (env "+EnvNoAutoUpdate+"=1)")

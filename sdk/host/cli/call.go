@@ -139,12 +139,13 @@ func userEnv(key string) string {
 const callUsage = `Usage: symposium-pm call [flags] METHOD [PARAMS-JSON] -- COMMAND [ARGS...]
 
 Spawns COMMAND as a PM, initializes it, sends one METHOD request with
-PARAMS-JSON (default {}), prints the result as JSON on stdout (the PM's
-answer as is) and shuts the PM down. The diagnostics the PM sent about the
-request go to stderr ("warning: PM: FILE:LINE: message"). On failure the
-reason, with the PM's last stderr lines, goes to stderr and the exit code is
-1. Flags go anywhere before the --; a relative COMMAND path is resolved from
-the current directory, though the PM runs in the workspace.
+PARAMS-JSON (default {}), prints the PM's result on stdout, indented (<, >,
+&, U+2028 and U+2029 in strings written as \u escapes), and shuts the PM
+down. The diagnostics the PM sent about the request go to stderr
+("warning: PM: FILE:LINE: message"). On failure the reason, with the PM's
+last stderr lines, goes to stderr and the exit code is 1. Flags go anywhere
+before the --; a relative COMMAND path is resolved from the current
+directory, though the PM runs in the workspace.
 
 With --json prints {"version":1,"method","result","warnings":[{"pm",
 "message","file","line"}],"notes":[...]}: the PM's answer under "result",

@@ -679,6 +679,29 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// The built-in user-plugins registry is ignored while its directory does
+// not exist (docs/configuration.md §2.1): status notes it, not as a
+// problem, and exits 0; --json keeps the reason in the row's error.
+func TestStatusUserPluginsNotMade(t *testing.T) {
+	symHome := isolate(t, "")
+	t.Setenv("PATH", "/usr/bin:/bin")
+	if err := os.WriteFile(filepath.Join(symHome, "config.toml"), []byte("[defaults]\nsymposium-recommendations = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--workspace", t.TempDir(), "--cache-dir", filepath.Join(symHome, "cache")}
+	code, out, _ := runMain(t, append([]string{"status", "--no-start"}, common...)...)
+	want := "Registry notes: - registry user-plugins: no directory yet (put plugins there to use it)"
+	if code != ExitOK || !strings.Contains(regexpSpaces(out), want) || strings.Contains(out, "Registry problems") {
+		t.Errorf("status --no-start: exit %d, want 0 and %q, no problems:\n%s", code, want, out)
+	}
+	code, out, _ = runMain(t, append([]string{"status", "--no-start", "--json"}, common...)...)
+	doc := decode[statusDoc](t, "status --json", out)
+	if code != ExitOK || len(doc.Registries) != 1 || doc.Registries[0].Name != "user-plugins" ||
+		doc.Registries[0].Error != "no directory yet (put plugins there to use it)" {
+		t.Errorf("status --json: exit %d\n%s", code, out)
+	}
+}
+
 // A registry's cache is found under its name; one cached under another
 // URL (as the registry PM may record it) is it when it is the only one.
 func TestRegistryCache(t *testing.T) {

@@ -31,7 +31,8 @@ are not acquired here: run symposium-pm sync.
 Then lists each plugin registry: the built-in ones that are on and every
 [[registry]] entry, with, for a git registry, the commit cached and how old
 it is (symposium-pm discover --refresh fetches it), and for a path
-registry whether the directory exists.
+registry whether the directory exists. The built-in user-plugins registry
+is ignored until its directory is made: that is a note, not a problem.
 
 Exit code 0 when every configured PM (and every built-in one installed)
 answers and every configured registry path exists, 1 otherwise or when the
@@ -75,6 +76,9 @@ type registryStatus struct {
 	Error        string     `json:"error,omitempty"`
 	// failed marks a problem that fails the command.
 	failed bool
+	// note marks an Error that is no problem: the built-in user-plugins
+	// directory not made yet, which the registry is ignored without.
+	note bool
 }
 
 // statusDoc is the --json output of status.
@@ -172,7 +176,7 @@ func registryRows(s *session, now time.Time) []registryStatus {
 			row.Kind, row.Location = "path", r.Path
 			if fi, err := os.Stat(r.Path); err != nil || !fi.IsDir() {
 				if r.Builtin {
-					row.Error = "no directory yet (put plugins there to use it)"
+					row.Error, row.note = "no directory yet (put plugins there to use it)", true
 				} else {
 					row.Error, row.failed = fmt.Sprintf("%s is not a directory", r.Path), true
 				}
@@ -203,7 +207,7 @@ func printRegistries(w io.Writer, regs []registryStatus, now time.Time) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "REGISTRY\tKIND\tLOCATION\tCOMMIT\tFETCHED")
-	var problems []string
+	var problems, notes []string
 	for _, r := range regs {
 		commit, fetched := "-", "-"
 		if r.Commit != "" {
@@ -217,16 +221,27 @@ func printRegistries(w io.Writer, regs []registryStatus, now time.Time) {
 			name += " (built in)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, r.Kind, r.Location, commit, fetched)
-		if r.Error != "" {
+		switch {
+		case r.note:
+			notes = append(notes, fmt.Sprintf("registry %s: %s", r.Name, r.Error))
+		case r.Error != "":
 			problems = append(problems, fmt.Sprintf("registry %s: %s", r.Name, r.Error))
 		}
 	}
 	tw.Flush()
-	if len(problems) > 0 {
-		fmt.Fprintln(w, "\nRegistry problems:")
-		for _, p := range problems {
-			fmt.Fprintf(w, "  - %s\n", p)
-		}
+	printItems(w, "Registry problems:", problems)
+	printItems(w, "Registry notes:", notes)
+}
+
+// printItems prints items as a list under heading, after a blank line;
+// nothing when there are none.
+func printItems(w io.Writer, heading string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", heading)
+	for _, it := range items {
+		fmt.Fprintf(w, "  - %s\n", it)
 	}
 }
 
