@@ -37,8 +37,8 @@ func Build(tb testing.TB, pkg, dir string) string {
 
 // goBuild returns the go build command compiling the main package pkg into
 // out, with cgo off as in releases and make build: a statically linked
-// binary, which starts without the dynamic loader (2.5 ms of the null PM's
-// 14.4 ms hook on this project's 2-core benchmark machine). It builds with
+// binary, which starts without the dynamic loader (1.3-2.5 ms of the null
+// PM's 10.5-14.4 ms hook on this project's 2-core benchmark machine). It builds with
 // -trimpath, as make test does: the compiled packages then do not depend on
 // where the checkout is, so a fresh clone reuses the build cache instead of
 // compiling the whole workspace again for each binary.
