@@ -16,7 +16,6 @@
 package pkgfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -222,12 +221,21 @@ func readBounded(f *os.File, full string, size, limit int64) ([]byte, error) {
 	if size > limit {
 		return nil, tooLarge(full, size, limit)
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(size) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, readErr(full, err)
+	data := make([]byte, 0, size+512)
+	r := io.LimitReader(f, limit+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew: a larger buffer
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readErr(full, err)
+		}
 	}
-	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, &Error{Path: full, Cause: fmt.Sprintf("grew past %d bytes while read, %v", limit, ErrTooLarge), Err: ErrTooLarge}
 	}
