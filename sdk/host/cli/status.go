@@ -334,14 +334,9 @@ func printStatus(w io.Writer, rows []pmStatus, noStart bool) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Origin, acquired, answers, version, caps)
 		if r.Error != "" {
-			problems = append(problems, fmt.Sprintf("%s: %s", r.Name, strings.ReplaceAll(r.Error, "\n", "\n    ")))
+			problems = append(problems, fmt.Sprintf("%s: %s", r.Name, indentTail(r.Error)))
 		}
 	}
 	tw.Flush()
-	if len(problems) > 0 {
-		fmt.Fprintln(w, "\nProblems:")
-		for _, p := range problems {
-			fmt.Fprintf(w, "  - %s\n", p)
-		}
-	}
+	printItems(w, "Problems:", problems)
 }
