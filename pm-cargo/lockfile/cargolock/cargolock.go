@@ -199,12 +199,11 @@ func (lf *Lockfile) add(p Package) {
 // checks it; on a problem it returns its message and the path of the
 // value it is at below the package.
 func newPackage(i int, rp rawPackage) (Package, string, []string) {
-	where := fmt.Sprintf("[[package]] #%d", i+1)
 	if rp.Name == "" {
-		return Package{}, where + ": missing name", nil
+		return Package{}, fmt.Sprintf("[[package]] #%d: missing name", i+1), nil
 	}
 	if rp.Version == "" {
-		return Package{}, fmt.Sprintf("%s (%s): missing version", where, rp.Name), nil
+		return Package{}, fmt.Sprintf("[[package]] #%d (%s): missing version", i+1, rp.Name), nil
 	}
 	p := Package{Name: rp.Name, Version: rp.Version, Source: rp.Source, Checksum: rp.Checksum}
 	if len(rp.Dependencies) > 0 {
