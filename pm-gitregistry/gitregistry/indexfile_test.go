@@ -83,9 +83,9 @@ func TestIndexFileRefusesImpossibleCounts(t *testing.T) {
 	file := func(head, entries []byte) []byte {
 		b := append([]byte(indexMagic), binary.BigEndian.AppendUint64(nil, uint64(len(head)))...)
 		b = append(b, head...)
-		b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+		b = binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 		b = append(b, entries...)
-		return binary.BigEndian.AppendUint32(b, crc32.Checksum(entries, castagnoli))
+		return binary.BigEndian.AppendUint32(b, crc32.Checksum(entries, castagnoli()))
 	}
 	// head has stamps and flagged counts, then an empty answer.
 	head := func(stamps, flagged uint64) []byte {

@@ -31,7 +31,7 @@ func TestIndexHeadRefusesDamage(t *testing.T) {
 	idx, data, end := indexWithAnswer(t)
 	got, _, err := decodeHead(data[:end], idx.Commit)
 	if err != nil || got.Answer.JSON != nil || got.Answer.Size != int64(len(idx.Answer.JSON)) ||
-		got.Answer.Sum != crc32.Checksum(idx.Answer.JSON, castagnoli) || len(got.Entries) != 2 {
+		got.Answer.Sum != crc32.Checksum(idx.Answer.JSON, castagnoli()) || len(got.Entries) != 2 {
 		t.Fatalf("head: %+v %v", got, err)
 	}
 	for n := range end {
