@@ -22,12 +22,14 @@ import (
 // it (pmserver.StreamedActivePlugins): no entry is decoded, no offer
 // encoded, and the answer, megabytes at 10,000 entries, is never held in
 // memory. The harness reads it through one 64 KiB buffer, checks it whole
-// against that checksum and its framing before it answers, then reads it
-// again as it writes it, each chunk matched against the first read's
-// checksum, so a damaged answer is never sent; once the first read holds,
-// the PM sends the diagnostics of the entries not offered
-// (VettedStream.Diagnose). Index files are replaced by rename, never
-// rewritten in place, so the descriptor reads the same bytes both times. The
+// against that checksum and its framing before it answers, then sends it:
+// to the host's pipe on Linux by splice(2) from the index file, without
+// reading it again, elsewhere by reading it again as it writes it, each
+// chunk matched against the first read's checksum; a damaged answer is
+// never sent. Once the first read holds, the PM sends the diagnostics of
+// the entries not offered (VettedStream.Diagnose). Index files are
+// replaced by rename, never rewritten in place, so the descriptor gives
+// the same bytes to the check and to the host. The
 // answer came from pmserver.EncodeOffers when it was kept, so it is valid
 // JSON: the harness checks its framing but does not scan it for JSON
 // validity. Anything else (no answer kept, another name or directory, a

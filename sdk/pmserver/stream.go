@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"syscall"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
 )
@@ -17,8 +18,8 @@ import (
 // stored it in, rather than from memory: a hook never holds the whole
 // answer, however large, only one buffer of streamChunk bytes.
 //
-// Nothing unverified is sent. The harness reads the region twice, through
-// that one buffer:
+// The harness checks the region before it sends any of it, and reads it
+// twice through that one buffer (once only where it splices, below):
 //
 //   - Before answering, it reads the region whole and checks its framing
 //     (it starts with '[', ends with ']' and holds no newline) and that its
@@ -40,6 +41,19 @@ import (
 // JSON parser takes the line for an answer, logs an error, and stops
 // serving (the answer to that request can no longer be sent). The stream
 // stays line-framed throughout.
+//
+// On Linux, when From is an *os.File and the response goes to a pipe (as
+// it does when a host spawns the PM), the second read is left to the
+// kernel: once the region is checked, the harness hands it to the pipe
+// with splice(2), which moves the file's cached pages into the pipe
+// without copying them through the process (at 3.6 MiB, 1.3 ms of a 7 ms
+// hook on the 2-core benchmark machine). The bytes sent are then those of
+// the file as it is while they are spliced, unchecked a second time: a
+// region rewritten in place in that window reaches the host as it was
+// rewritten, where the host's own checks refuse it. A file that ends
+// before the region does cuts the line short as above. Anywhere else (a
+// buffer, a regular file, a socket, another system) the harness reads and
+// checks the region again as described.
 type VettedStream struct {
 	// From holds the answer; it is read only at Offset..Offset+Length.
 	From io.ReaderAt
@@ -176,6 +190,7 @@ func (st *answerStream) close() {
 var errCutShort = errors.New("the response line was cut short")
 
 // writeStream writes the response line head + st's answer + tail to w,
+// splicing the answer from its file when w is a pipe (spliceRegion), else
 // reading the answer again chunk by chunk and writing each only once its
 // running checksum matches the first read's and it holds no newline. On a
 // mismatch or a read error it ends the line at once, short of the answer's
@@ -185,6 +200,19 @@ func writeStream(w io.Writer, head []byte, st *answerStream, tail []byte) error 
 	defer st.close()
 	growPipe(w, st.Length)
 	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if sent, ok, err := spliceRegion(w, st.From, st.Offset, st.Length); ok {
+		switch {
+		case errors.Is(err, syscall.EPIPE):
+			return err // the host is gone, as with a failed write
+		case err != nil:
+			if _, werr := w.Write([]byte("\n")); werr != nil {
+				err = errors.Join(err, werr)
+			}
+			return fmt.Errorf("sending the kept active_plugins answer: splicing %d bytes at offset %d: %w; %w", st.Length-sent, st.Offset+sent, err, errCutShort)
+		}
+		_, err := w.Write(tail)
 		return err
 	}
 	var sum uint32
