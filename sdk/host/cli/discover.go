@@ -346,18 +346,16 @@ func printDiscovery(w io.Writer, doc discoverDoc) {
 		}
 		tw.Flush()
 	}
-	if len(doc.Warnings) > 0 {
-		fmt.Fprintf(w, "\nWarnings (%d):\n", len(doc.Warnings))
-		for _, x := range doc.Warnings {
-			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(x.Message, "\n", "\n    "))
-		}
+	warnings := make([]string, len(doc.Warnings))
+	for i, x := range doc.Warnings {
+		warnings[i] = indentTail(x.Message)
 	}
-	if len(doc.Notes) > 0 {
-		fmt.Fprintln(w, "\nNotes:")
-		for _, n := range doc.Notes {
-			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(n, "\n", "\n      "))
-		}
+	printItems(w, fmt.Sprintf("Warnings (%d):", len(warnings)), warnings)
+	notes := make([]string, len(doc.Notes))
+	for i, n := range doc.Notes {
+		notes[i] = strings.ReplaceAll(n, "\n", "\n      ") // a note's later lines are a block to paste
 	}
+	printItems(w, "Notes:", notes)
 }
 
 // shortVersion abbreviates git commit ids for the table.

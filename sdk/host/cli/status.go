@@ -144,12 +144,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		printStatus(stdout, rows, *noStart)
 		printRegistries(stdout, regs, time.Now())
 		// The set-up's warnings are the rows' problems already.
-		if len(s.cfgWarnings) > 0 {
-			fmt.Fprintf(stdout, "\nWarnings (%d):\n", len(s.cfgWarnings))
-			for _, w := range s.cfgWarnings {
-				fmt.Fprintf(stdout, "  - %s\n", indentTail(w.Message))
-			}
+		warnings := make([]string, len(s.cfgWarnings))
+		for i, w := range s.cfgWarnings {
+			warnings[i] = indentTail(w.Message)
 		}
+		printItems(stdout, fmt.Sprintf("Warnings (%d):", len(warnings)), warnings)
 	}
 	if slices.ContainsFunc(regs, func(r registryStatus) bool { return r.failed }) {
 		return ExitFailure
