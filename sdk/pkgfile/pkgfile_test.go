@@ -308,7 +308,9 @@ func TestReadAllocatesOnce(t *testing.T) {
 	dir := t.TempDir()
 	const size = 4 << 20
 	want := []byte(strings.Repeat("0123456789abcdef", size/16))
-	os.WriteFile(filepath.Join(dir, "Cargo.lock"), want, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "Cargo.lock"), want, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		read func() ([]byte, error)

@@ -53,10 +53,11 @@ func TestSpliceRegion(t *testing.T) {
 		}
 	})
 	t.Run("from memory", func(t *testing.T) {
-		_, w, err := os.Pipe()
+		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer r.Close()
 		defer w.Close()
 		if sent, ok, err := spliceRegion(w, strings.NewReader(string(region)), 0, 10); ok || sent != 0 || err != nil {
 			t.Errorf("ok %v, sent %d, %v; want it declined", ok, sent, err)
