@@ -3,6 +3,8 @@
 package discovery
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -33,7 +35,15 @@ const combinedSkill = "---\nname: s\ndescription: d\n---\n"
 // a Python project with combinedPyPI in its virtualenv, every dependency
 // embedding a plugin with one skill. It returns each PM's dependencies as
 // its list_deps reports them.
-func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
+//
+// installed lays the workspace out as the installers leave it: npm's
+// package-lock.json and its record of the install,
+// node_modules/.package-lock.json; a .cargo-checksum.json in every vendored
+// crate, as `cargo vendor` writes it and cargo requires; pip's RECORD in
+// every .dist-info. Otherwise the npm and cargo trees are hand-made
+// (no lockfile, no record, no checksums): the PMs then stamp every file
+// they read, as they must for content a user may edit.
+func genCombined(tb testing.TB, ws string, installed bool) map[string][]protocol.PackageID {
 	tb.Helper()
 	files := map[string]string{
 		".cargo/config.toml": "[source.crates-io]\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"vendor\"\n",
@@ -49,19 +59,29 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 		fmt.Fprintf(&clock, "\n[[package]]\nname = %q\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n", n)
 		files["vendor/"+n+"/Cargo.toml"] = fmt.Sprintf("[package]\nname = %q\nversion = \"1.0.0\"\n", n)
 		files["vendor/"+n+"/skills/s/SKILL.md"] = combinedSkill
+		if installed {
+			files["vendor/"+n+"/.cargo-checksum.json"] = fmt.Sprintf(`{"files":{"Cargo.toml":%q,"skills/s/SKILL.md":%q},"package":%q}`,
+				sha256Hex(files["vendor/"+n+"/Cargo.toml"]), sha256Hex(combinedSkill), sha256Hex(n))
+		}
 		deps["cargo"] = append(deps["cargo"], protocol.PackageID{PM: "cargo", Name: n, Version: "1.0.0"})
 	}
 	files["Cargo.toml"] = "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\n" + cdecl.String()
 	files["Cargo.lock"] = "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [" + strings.TrimSuffix(cnames.String(), ",") + "]\n" + clock.String()
-	var ndecl []string
+	var ndecl, nlock []string
 	for i := range combinedNPM {
 		n := fmt.Sprintf("pkg-%04d", i)
+		nlock = append(nlock, fmt.Sprintf(`"node_modules/%s":{"version":"1.0.0","resolved":"https://registry.npmjs.org/%s/-/%s-1.0.0.tgz","integrity":"sha512-%s"}`, n, n, n, sha256Hex(n)))
 		files["node_modules/"+n+"/package.json"] = fmt.Sprintf(`{"name":%q,"version":"1.0.0"}`, n)
 		files["node_modules/"+n+"/skills/s/SKILL.md"] = combinedSkill
 		ndecl = append(ndecl, fmt.Sprintf("%q:\"^1\"", n))
 		deps["npm"] = append(deps["npm"], protocol.PackageID{PM: "npm", Name: n, Version: "1.0.0"})
 	}
 	files["package.json"] = `{"name":"app","version":"1.0.0","dependencies":{` + strings.Join(ndecl, ",") + `}}`
+	if installed {
+		head := `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{`
+		files["package-lock.json"] = head + `"":{"name":"app","version":"1.0.0","dependencies":{` + strings.Join(ndecl, ",") + `}},` + strings.Join(nlock, ",") + `}}`
+		files["node_modules/.package-lock.json"] = head + strings.Join(nlock, ",") + `}}`
+	}
 	site := ".venv/lib/python3.12/site-packages/"
 	var pdecl []string
 	for i := range combinedPyPI {
@@ -88,8 +108,16 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 	return deps
 }
 
+// sha256Hex is the hex SHA-256 of s, for the checksums and integrities the
+// installers write.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
 // BenchmarkDiscoverCombined measures discover on a combined workspace of
-// 1,000 plugins (300 cargo, 400 npm, 300 pypi) against its slowest PM:
+// 1,000 plugins (300 cargo, 400 npm, 300 pypi), laid out as the installers
+// leave it (see genCombined), against its slowest PM:
 // each round runs discover (spawning the three PMs, all answering from
 // their persisted caches), each PM alone answering what discover asks of
 // it (its whole hook, then its workspace), and "validate": the
@@ -121,14 +149,21 @@ func genCombined(tb testing.TB, ws string) map[string][]protocol.PackageID {
 // Run with -cpu 1,2 to compare the host on one core with two (the PMs,
 // separate processes, keep their own GOMAXPROCS, and so does the cli
 // variant), and under taskset to pin everything to fewer cores.
-func BenchmarkDiscoverCombined(b *testing.B) {
+func BenchmarkDiscoverCombined(b *testing.B) { benchDiscoverCombined(b, true) }
+
+// BenchmarkDiscoverCombinedHandMade is BenchmarkDiscoverCombined on
+// hand-made npm and cargo trees (no lockfile, no installer's record, no
+// checksums), where the PMs stamp every file they read.
+func BenchmarkDiscoverCombinedHandMade(b *testing.B) { benchDiscoverCombined(b, false) }
+
+func benchDiscoverCombined(b *testing.B, installed bool) {
 	bins := b.TempDir()
 	for _, pm := range BuiltinPMs {
 		benchkit.Build(b, "github.com/symposium-dev/symposium-pm/pm-"+pm+"/cmd/symposium-pm-"+pm, bins)
 	}
 	cliBin := benchkit.Build(b, "github.com/symposium-dev/symposium-pm/sdk/cmd/symposium-pm", bins)
 	ws, cache, home := b.TempDir(), b.TempDir(), b.TempDir()
-	deps := genCombined(b, ws)
+	deps := genCombined(b, ws, installed)
 	env := map[string]string{"CARGO_HOME": home, "HOME": home, "VIRTUAL_ENV": ""}
 	set := Setup(&config.Config{}, bins, cache)
 	if len(set.Specs) != 3 {
