@@ -92,7 +92,7 @@ func TestDiscoverWriteJSONIsMarshalIndent(t *testing.T) {
 		"empty":          {Version: JSONVersion, Plugins: []pluginJSON{}, Notes: []string{}},
 		"nil lists":      {Version: JSONVersion},
 		"one plugin":     {Version: JSONVersion, Plugins: plugins[:1], Warnings: []Warning{}, Notes: []string{"n"}},
-		"full":           {Version: JSONVersion, Plugins: plugins, Warnings: warnings, Notes: []string{"a\tb", "to consent, add:\nauto-enable = [\n  {pm = \"npm\"}\n]"}},
+		"full":           {Version: JSONVersion, Plugins: plugins, Warnings: warnings, Notes: []string{"a\tb", "<b> & \u2028", "to consent, add:\nauto-enable = [\n  {pm = \"npm\"}\n]"}},
 		"warnings only":  {Version: 7, Plugins: []pluginJSON{}, Warnings: warnings},
 		"consent hidden": {Version: JSONVersion, Plugins: plugins[2:], Consent: []consentChoice{{"pypi", "e"}}},
 	} {

@@ -149,8 +149,24 @@ func (d discoverDoc) writeJSON(w io.Writer) error {
 	if err := put(`  "warnings": `, d.Warnings, false); err != nil {
 		return err
 	}
-	if err := put(`  "notes": `, d.Notes, true); err != nil {
-		return err
+	// The notes are written here too: one of them is the consent hint, a
+	// line per plugin waiting for consent, that the encoder would encode
+	// and then indent again as a whole.
+	if len(d.Notes) == 0 {
+		if err := put(`  "notes": `, d.Notes, true); err != nil {
+			return err
+		}
+	} else {
+		bw.WriteString(`  "notes": [` + "\n")
+		var buf []byte
+		for i, n := range d.Notes {
+			buf = jsonscan.AppendString(append(buf[:0], "    "...), n)
+			if i < len(d.Notes)-1 {
+				buf = append(buf, ',')
+			}
+			bw.Write(append(buf, '\n'))
+		}
+		bw.WriteString("  ]\n")
 	}
 	bw.WriteString("}\n")
 	return bw.Flush()
@@ -289,8 +305,13 @@ func consentHint(choices []consentChoice, cfg *config.Config) []string {
 		fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s:\n", file)
 		b.WriteString("[plugins]\nauto-enable = [\n")
 	}
+	var line []byte
 	for _, c := range choices {
-		fmt.Fprintf(&b, "  { pm = %q, name = %q },\n", c.pm, c.name)
+		line = append(line[:0], "  { pm = "...)
+		line = strconv.AppendQuote(line, c.pm)
+		line = append(line, ", name = "...)
+		line = strconv.AppendQuote(line, c.name)
+		b.Write(append(line, " },\n"...))
 	}
 	if list > 0 {
 		return []string{strings.TrimSuffix(b.String(), "\n")}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -41,17 +42,21 @@ func FuzzPluginAppendIndented(f *testing.F) {
 }
 
 // BenchmarkDiscoverWriteJSON measures discover --json's printing of a
-// thousand plugins, what follows the last PM's answer.
+// thousand plugins waiting for consent, what follows the last PM's answer:
+// the consent hint, then the document.
 func BenchmarkDiscoverWriteJSON(b *testing.B) {
-	doc := discoverDoc{Version: JSONVersion, Notes: []string{"n"}}
+	doc := discoverDoc{Version: JSONVersion}
 	for i := range 1000 {
 		n := fmt.Sprintf("pkg-%04d", i)
 		doc.Plugins = append(doc.Plugins, pluginJSON{ID: protocol.PackageID{PM: "npm", Name: n, Version: "1.0.0"}, Name: n,
 			Root: "/home/user/project/node_modules/" + n, Source: "dependency", State: "needs-consent",
 			Reason: `embedded in a dependency; consent with auto-enable = [{pm = "npm", name = "` + n + `"}] in [plugins]`})
+		doc.Consent = append(doc.Consent, consentChoice{"npm", n})
 	}
+	cfg := &config.Config{Dir: b.TempDir()}
 	b.ReportAllocs()
 	for b.Loop() {
+		doc.Notes = consentHint(doc.Consent, cfg)
 		if err := doc.writeJSON(io.Discard); err != nil {
 			b.Fatal(err)
 		}

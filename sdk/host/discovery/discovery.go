@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -626,7 +627,9 @@ func (d *discoverer) decide(ctx context.Context, p Plugin, via *Plugin) (State, 
 		case auto != nil:
 			reason = fmt.Sprintf("auto-enable %s (%s)", auto, auto.Pos)
 		default:
-			return NeedsConsent, fmt.Sprintf("embedded in a dependency; consent with auto-enable = [{pm = %q, name = %q}] in [plugins]", p.ID.PM, p.Name)
+			// Most plugins of a large workspace end here: the reason is
+			// built without fmt (the same text as %q would quote).
+			return NeedsConsent, "embedded in a dependency; consent with auto-enable = [{pm = " + strconv.Quote(p.ID.PM) + ", name = " + strconv.Quote(p.Name) + "}] in [plugins]"
 		}
 	}
 	if gate := p.plugin.Predicates; len(gate) > 0 && !d.evaluator(p.Source).Holds(ctx, gate) {
