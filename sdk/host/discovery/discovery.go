@@ -359,8 +359,10 @@ func (d *discoverer) judgeAll(ctx context.Context, pm string, offers []protocol.
 	}
 	out := make([]judged, len(uniq))
 	judgeRange := func(lo, hi int) {
+		var ps pathStats
+		defer ps.close()
 		for i := lo; i < hi; i++ {
-			p, warns := d.judge(ctx, uniq[i], src, pm, nil, nil)
+			p, warns := d.judge(ctx, uniq[i], src, pm, nil, nil, &ps)
 			out[i] = judged{p, warns}
 		}
 	}
@@ -393,7 +395,7 @@ func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm 
 		}
 		return // duplicates collapse
 	}
-	p, warns := d.judge(ctx, of, src, pm, via, root)
+	p, warns := d.judge(ctx, of, src, pm, via, root, nil)
 	d.res.Warnings = append(d.res.Warnings, warns...)
 	if dup {
 		d.res.Plugins[at] = p
@@ -413,7 +415,7 @@ func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm 
 // closed here); otherwise the offer is checked by checkOffer, and the root
 // of a plugin enabled is opened once, for its walk, which goes through it. judge changes nothing in d but the
 // walk budget, so several may run at once.
-func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root) (Plugin, []Warning) {
+func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root, ps *pathStats) (Plugin, []Warning) {
 	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
 	var plugin *manifest.Plugin
 	var reason string
@@ -421,7 +423,7 @@ func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, p
 		defer root.Close()
 		plugin, reason = validateIn(root, of, src)
 	} else {
-		plugin, reason = checkOffer(of, src, pm, d.openRoot)
+		plugin, reason = checkOffer(of, src, pm, d.openRoot, ps)
 	}
 	if plugin == nil {
 		p.State, p.Reason = Invalid, reason
@@ -462,7 +464,7 @@ func origin(src Source) manifest.Origin {
 // valid for the source's origin, and every source.path inside the root even
 // through symlinks. It returns the validated plugin, or nil and the reason.
 func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {
-	return checkOffer(of, src, pm, os.OpenRoot)
+	return checkOffer(of, src, pm, os.OpenRoot, nil)
 }
 
 // hasGroups reports whether the plugin has a local skill group to walk.

@@ -19,13 +19,14 @@ import (
 // never walked, so most offers need only know that the root is a directory
 // and that each source.path stays inside it. A source.path of one component
 // that is not a symbolic link is settled by one lstat of root/<component>
-// (which also shows the root to be a directory); any other path (several
+// (which also shows the root to be a directory), through ps (nil: of the
+// whole path); any other path (several
 // components, a link, an error other than absence) is resolved inside the
 // root opened as an os.Root (by openRoot, os.OpenRoot but in tests), once
 // per offer. The reasons, and the order in
 // which they win, are those of checking inside an opened root: the root
 // first, then the manifest, then each skill group in turn.
-func checkOffer(of protocol.Offer, src Source, pm string, openRoot func(string) (*os.Root, error)) (*manifest.Plugin, string) {
+func checkOffer(of protocol.Offer, src Source, pm string, openRoot func(string) (*os.Root, error), ps *pathStats) (*manifest.Plugin, string) {
 	if of.ID.PM != pm {
 		return nil, fmt.Sprintf("offered by pm %s under another pm's name %q", pm, of.ID.PM)
 	}
@@ -56,9 +57,9 @@ func checkOffer(of protocol.Offer, src Source, pm string, openRoot func(string) 
 			continue // the root itself
 		}
 		if !strings.Contains(c, "/") && pr.root == nil {
-			fi, err := os.Lstat(filepath.Join(of.Root, c))
+			link, err := ps.lstat(filepath.Join(of.Root, c))
 			switch {
-			case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+			case err == nil && !link:
 				pr.known, pr.dir0 = true, true
 				continue
 			case errors.Is(err, fs.ErrNotExist):
@@ -140,4 +141,13 @@ func validateManifest(of protocol.Offer, src Source) (*manifest.Plugin, string) 
 		return nil, "manifest is invalid"
 	}
 	return plugin, ""
+}
+
+// lstatWhole reports whether path is a symbolic link, by os.Lstat.
+func lstatWhole(path string) (bool, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false, err
+	}
+	return fi.Mode()&fs.ModeSymlink != 0, nil
 }

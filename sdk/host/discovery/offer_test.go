@@ -76,16 +76,23 @@ func TestCheckOfferAgreesWithRoot(t *testing.T) {
 	}
 	roots := []string{"plain", "multi", "dot", "file-skills", "both", "links", "root-link", "root-file-link", "a-file", "absent", "absent/deeper"}
 	valid := 0
+	// Each offer is checked with its paths looked at whole (nil), and
+	// through one pathStats for all, which soon looks at them relative to
+	// base, opened.
+	var ps pathStats
+	defer ps.close()
 	for _, r := range roots {
 		for mname, m := range manifests {
 			of := protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p", Version: "1"}, Root: filepath.Join(base, r), Manifest: json.RawMessage(m)}
 			wantP, want := checkInRoot(of, SourceDependency)
-			gotP, got := checkOffer(of, SourceDependency, "eco", os.OpenRoot)
-			if got != want || (gotP == nil) != (wantP == nil) {
-				t.Errorf("root %s, manifest %s: checkOffer = %v, %q; inside the opened root: %v, %q", r, mname, gotP != nil, got, wantP != nil, want)
-			}
-			if gotP != nil {
-				valid++
+			for _, ps := range []*pathStats{nil, &ps} {
+				gotP, got := checkOffer(of, SourceDependency, "eco", os.OpenRoot, ps)
+				if got != want || (gotP == nil) != (wantP == nil) {
+					t.Errorf("root %s, manifest %s (pathStats %v): checkOffer = %v, %q; inside the opened root: %v, %q", r, mname, ps != nil, gotP != nil, got, wantP != nil, want)
+				}
+				if gotP != nil {
+					valid++
+				}
 			}
 		}
 	}
@@ -99,7 +106,7 @@ func TestCheckOfferAgreesWithRoot(t *testing.T) {
 		{protocol.Offer{ID: protocol.PackageID{PM: "other", Name: "p"}, Root: base}, `offered by pm eco under another pm's name "other"`},
 		{protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p"}, Root: "relative"}, `root "relative" is not an absolute path`},
 	} {
-		if p, got := checkOffer(tc.of, SourceDependency, "eco", os.OpenRoot); p != nil || got != tc.want {
+		if p, got := checkOffer(tc.of, SourceDependency, "eco", os.OpenRoot, nil); p != nil || got != tc.want {
 			t.Errorf("checkOffer(%+v) = %v, %q; want %q", tc.of, p, got, tc.want)
 		}
 	}
