@@ -313,10 +313,12 @@ func Write(w io.Writer, info Info, groups []*Group) error {
 	for _, c := range curves {
 		curved[c.Group] = true
 	}
-	var hooks, harness, others []*Group
+	var hooks, harness, hosts, others []*Group
 	for _, g := range groups {
 		switch {
 		case curved[g]:
+		case strings.HasPrefix(g.Bench, "DiscoverCombined"):
+			hosts = append(hosts, g)
 		case g.IsHookPath() && g.PM() != "":
 			hooks = append(hooks, g)
 		case g.Module() == "sdk" && strings.HasSuffix(g.Pkg, "/benchkit"):
@@ -419,6 +421,10 @@ func Write(w io.Writer, info Info, groups []*Group) error {
 		}
 	}
 
+	if len(hosts) > 0 {
+		writeHosts(&b, hosts)
+	}
+
 	if len(harness) > 0 {
 		p("## SDK harness (`sdk/benchkit`)\n\n")
 		p("| benchmark | time/op | other |\n|---|---:|---|\n")
@@ -462,6 +468,40 @@ func Write(w io.Writer, info Info, groups []*Group) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHosts writes the section on what discover adds to its PMs: one row
+// per DiscoverCombined benchmark (a workspace layout), from its variants
+// and ratios.
+func writeHosts(b *strings.Builder, hosts []*Group) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("## Host: `discover` over its PMs (`sdk/host/discovery`)\n\n")
+	p("`symposium-pm discover` on a workspace of 1,000 plugins (300 cargo, 400 npm, 300 pypi,\n")
+	p("every PM answering from its persisted cache), interleaved with each PM alone answering\n")
+	p("what discover asks of it, the three PMs spawned together with no host, and the host's\n")
+	p("judging of the same offers in process (*validate*). *cli* is the `symposium-pm` binary;\n")
+	p("*library* is `discovery.Discover` in the benchmark's process (no process start, no\n")
+	p("printing). The PMs run side by side, so on a machine with fewer cores than PMs plus host\n")
+	p("they cannot take less than their CPU time spread over the cores: *PMs together* is that\n")
+	p("cost with no host at all.\n\n")
+	p("| benchmark | cli | library | slowest PM | PMs together | validate | cli ÷ (1.2 × slowest + validate) | cli ÷ (1.2 × together + validate) | library ÷ CPU floor | load |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, g := range hosts {
+		ns := map[string]float64{}
+		for _, v := range g.Variants {
+			ns[v.Name] = v.Ns
+		}
+		slowest := max(ns["cargo"], ns["npm"], ns["pypi"])
+		metric := func(unit string) string {
+			if x, ok := g.Metric(unit); ok {
+				return fmt.Sprintf("%.2f", x)
+			}
+			return "—"
+		}
+		p("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", g.Bench, dur(ns["cli"]), dur(ns["discover"]), dur(slowest), dur(ns["together"]), dur(ns["validate"]),
+			metric("cli/(1.2*slowest+validate)"), metric("cli/(1.2*together+validate)"), metric("discover/cpu-floor"), metric("load1"))
+	}
+	p("\n")
 }
 
 // harnessSummary is one sentence on the SDK harness's own figures: the
