@@ -23,10 +23,11 @@ type HookCallbacks struct {
 	// called: a PM's list_deps step always ends before its Offers call.
 	Offers func(pm string, offers []protocol.Offer)
 	// Workspace, when not nil, makes Hook also ask each PM announcing the
-	// workspace capability for its workspace, in that PM's goroutine right
-	// after its active_plugins step (whether or not that answered; a PM
-	// given up on is not asked), rather than in a round of its own once
-	// every PM is done. It is called with each answer as it arrives, and
+	// workspace capability for its workspace right after its
+	// active_plugins step (whether or not that answered; a PM given up on
+	// is not asked), while its offers are with Offers, rather than in a
+	// round of its own once every PM is done. It is called with each
+	// answer as it arrives (before or after that PM's Offers call), and
 	// may be called for several PMs at once; HookResult.WorkspaceWarnings
 	// holds the warnings. Together they are what Registry.WorkspaceAnswers
 	// returns (once sorted with SortWorkspaceAnswers).
@@ -108,31 +109,36 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 				return err
 			})
 			listed.Done()
+			var offers []protocol.Offer
+			answered := false
 			activeWarns[i] = r.step(ctx, s.Name, protocol.MethodActivePlugins, func(c *Conn) error {
 				own := perPM[i]
 				if own == nil {
 					own = []protocol.PackageID{}
 				}
-				offers, m, err := activePlugins(ctx, c, own, &activeSink)
-				if err != nil {
-					return err
-				}
-				minted[i] = m
-				if cb.Offers != nil {
-					cb.Offers(s.Name, offers)
-				}
-				return nil
-			})
-			if cb.Workspace == nil {
-				return
-			}
-			workWarns[i] = r.step(ctx, s.Name, protocol.MethodWorkspace, func(c *Conn) error {
-				a, ok, err := workspaceAnswer(ctx, c, &workSink)
-				if ok {
-					cb.Workspace(a)
-				}
+				var err error
+				offers, minted[i], err = activePlugins(ctx, c, own, &activeSink)
+				answered = err == nil
 				return err
 			})
+			// The workspace question goes out before the offers are handed
+			// over: the PM answers it while they are judged.
+			var asked sync.WaitGroup
+			if cb.Workspace != nil {
+				asked.Go(func() {
+					workWarns[i] = r.step(ctx, s.Name, protocol.MethodWorkspace, func(c *Conn) error {
+						a, ok, err := workspaceAnswer(ctx, c, &workSink)
+						if ok {
+							cb.Workspace(a)
+						}
+						return err
+					})
+				})
+			}
+			if answered && cb.Offers != nil {
+				cb.Offers(s.Name, offers)
+			}
+			asked.Wait()
 		})
 	}
 	wg.Wait()
