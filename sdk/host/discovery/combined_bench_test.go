@@ -138,7 +138,13 @@ func sha256Hex(s string) string {
 // Two variants put that in numbers. "cli" is discover as a user runs it,
 // the symposium-pm binary: a fresh process, with its own start, a heap it
 // faults in as it grows, and the JSON it prints, where "discover" is the
-// library call in this warm benchmark process. "together" is the three
+// library call in this warm benchmark process. The library call's time
+// depends on what ran before it in this process: on 2 cores about 20 ms
+// right after validate, 27 to 34 ms right after a variant that spawns
+// processes (a cause not pinned down: neither a collection nor the heap
+// handed back to the system before it changes that); Interleave's
+// rotation spreads that over the rounds. The cli, a fresh process each
+// run, does not move so. "together" is the three
 // PMs spawned at once with no host, each asked what discover asks of it:
 // what running them side by
 // side costs on this machine's cores, which no host can beat. The ratios
