@@ -48,8 +48,13 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 // known keys holding a value of the wrong type. A JSON null is treated as an
 // absent key.
 func DecodeJSON(data []byte) (*Manifest, error) {
-	// The fast path; what it gives up on, and a document that is not an
-	// object, go through encoding/json, which words the error.
+	// The fast paths: the plain manifest most offers carry, then any
+	// document parseJSONTree takes. What they give up on, and a document
+	// that is not an object, go through encoding/json, which words the
+	// error.
+	if m, ok := decodePlain(data); ok {
+		return m, nil
+	}
 	if tree, ok := parseJSONTree(data); ok {
 		if t, ok := tree.(map[string]any); ok {
 			return decodeTree(t)
@@ -273,7 +278,7 @@ func tableList[T any](d *decoder, v any, path string, each func(t map[string]any
 
 // keys yields the table's keys in a stable order. The keys of a table of
 // up to 16 are sorted on the stack, not in a slice of their own.
-func keys(t map[string]any) iter.Seq[string] {
+func keys[V any](t map[string]V) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		var buf [16]string
 		out := buf[:0]

@@ -88,6 +88,9 @@ func parseProblems(m *Manifest) Problems {
 		c.gate(p, DependsOn{}, h.Predicates)
 	}
 	for i, g := range m.Skills {
+		if len(g.Extra) == 0 && (g.Source == nil || len(g.Source.Extra) == 0) && len(g.DependsOn.Atoms) == 0 && len(g.Predicates) == 0 {
+			continue // nothing to check: no path to spell out
+		}
 		p := indexPath(keySkills, i)
 		c.unknown(p, g.Extra, keyRetiredCrates)
 		if g.Source != nil {
@@ -119,7 +122,7 @@ func parseProblems(m *Manifest) Problems {
 		}
 		c.gate(p, s.DependsOn, s.Predicates)
 	}
-	for name := range keys(anyMap(m.Subcommand)) {
+	for name := range keys(m.Subcommand) {
 		s := m.Subcommand[name]
 		p := joinPath(keySubcommand, name)
 		c.unknown(p, s.Extra, keyRetiredCrates)
@@ -158,14 +161,6 @@ func parseProblems(m *Manifest) Problems {
 	}
 	sortProblemsByLine(c.problems)
 	return c.problems
-}
-
-func anyMap[V any](m map[string]V) map[string]any {
-	out := make(map[string]any, len(m))
-	for k := range m {
-		out[k] = nil
-	}
-	return out
 }
 
 // unknown reports keys of a strict table other than the allowed retired

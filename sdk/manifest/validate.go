@@ -298,7 +298,7 @@ func (v *validator) run() {
 		}
 	}
 	// 2. origin defaults
-	groups := slices.Clone(m.Skills)
+	groups := slices.Clip(m.Skills) // appended to below without touching m
 	switch v.opts.Origin {
 	case OriginRegistry:
 		if m.Defaults != nil {
@@ -313,7 +313,6 @@ func (v *validator) run() {
 		}
 	}
 	// 3. duplicate installation names
-	v.names = map[string]int{}
 	seen := map[string]bool{}
 	for i, in := range m.Installations {
 		if seen[in.Name] {
@@ -323,7 +322,7 @@ func (v *validator) run() {
 	}
 	for _, in := range m.Installations {
 		if _, ok := v.names[in.Name]; !ok {
-			v.names[in.Name] = len(p.Installations)
+			v.name(in.Name, len(p.Installations))
 			p.Installations = append(p.Installations, ValidInstallation{Name: in.Name})
 		}
 	}
@@ -339,7 +338,7 @@ func (v *validator) run() {
 		v.hook(i, h)
 	}
 	// 6. subcommands in key order
-	for name := range keys(anyMap(m.Subcommand)) {
+	for name := range keys(m.Subcommand) {
 		v.subcommand(name, m.Subcommand[name])
 	}
 	// 7. custom predicates
@@ -494,6 +493,15 @@ func (v *validator) requirements(idx int, owner string, reqs []InstallRef, path 
 	v.p.Installations[idx].Requirements = names
 }
 
+// name records that the installation named name is p.Installations[idx].
+// The map is made at the first name: most plugins name none.
+func (v *validator) name(name string, idx int) {
+	if v.names == nil {
+		v.names = map[string]int{}
+	}
+	v.names[name] = idx
+}
+
 // resolve turns a reference into an installation name: a string must name an
 // existing installation; an inline table is promoted under synthetic.
 func (v *validator) resolve(r InstallRef, synthetic, path string) (string, bool) {
@@ -509,7 +517,7 @@ func (v *validator) resolve(r InstallRef, synthetic, path string) (string, bool)
 		return "", false
 	}
 	idx := len(v.p.Installations)
-	v.names[synthetic] = idx
+	v.name(synthetic, idx)
 	v.p.Installations = append(v.p.Installations, ValidInstallation{Name: synthetic})
 	v.fillInstallation(idx, r.Inline, path)
 	v.requirements(idx, synthetic, r.Inline.Requirements, path)
@@ -657,36 +665,37 @@ func (v *validator) customPredicate(i int, pd PredicateDef) {
 const pluginsHint = "reference a crate's plugin with [[plugins]] source.cargo = \"<crate>\" instead"
 
 func (v *validator) skillGroup(i int, g SkillGroup) {
-	path := indexPath(keySkills, i)
+	// The group's path is spelled out only for a problem.
+	path := func() string { return indexPath(keySkills, i) }
 	if c, ok := g.Extra[keyRetiredCrates]; ok {
-		v.add(joinPath(path, keyRetiredCrates), "crates was renamed: write depends-on = %s", tomlInline(c))
+		v.add(joinPath(path(), keyRetiredCrates), "crates was renamed: write depends-on = %s", tomlInline(c))
 		return
 	}
 	s := g.Source
 	switch {
 	case s == nil:
-		v.add(path, "a skills group must set source.path or source.git")
+		v.add(path(), "a skills group must set source.path or source.git")
 		return
 	case s.Scalar != "":
-		v.add(joinPath(path, keySource), "source = %q: string sources are no longer supported; %s, or set source.path for a directory", s.Scalar, pluginsHint)
+		v.add(joinPath(path(), keySource), "source = %q: string sources are no longer supported; %s, or set source.path for a directory", s.Scalar, pluginsHint)
 		return
 	}
 	for _, k := range []string{keyCrate, keyRetiredCratePath} {
 		if _, ok := s.Extra[k]; ok {
-			v.add(joinPath(joinPath(path, keySource), k), "source.%s is no longer supported; %s", k, pluginsHint)
+			v.add(joinPath(joinPath(path(), keySource), k), "source.%s is no longer supported; %s", k, pluginsHint)
 			return
 		}
 	}
 	switch {
 	case s.Path != "" && s.Git != "":
-		v.add(joinPath(path, keySource), "source.path and source.git are mutually exclusive")
+		v.add(joinPath(path(), keySource), "source.path and source.git are mutually exclusive")
 		return
 	case s.Path == "" && s.Git == "":
-		v.add(joinPath(path, keySource), "source must set path or git")
+		v.add(joinPath(path(), keySource), "source must set path or git")
 		return
 	}
 	if s.Git != "" && !isGitHubURL(s.Git) {
-		v.warn(joinPath(joinPath(path, keySource), keyGit), "%q is not a https://github.com/ URL; Symposium can only fetch skill groups from GitHub and will skip this group", s.Git)
+		v.warn(joinPath(joinPath(path(), keySource), keyGit), "%q is not a https://github.com/ URL; Symposium can only fetch skill groups from GitHub and will skip this group", s.Git)
 	}
 	v.p.Skills = append(v.p.Skills, ValidSkillGroup{Predicates: v.gate(g.DependsOn, g.Predicates), Path: s.Path, Git: s.Git})
 }
