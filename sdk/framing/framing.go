@@ -13,7 +13,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
 
 // DefaultMaxMessage is the default bound on one message: 64 MiB.
@@ -177,11 +181,84 @@ func Envelopes(msg []byte) []Envelope {
 		}
 		return batch
 	}
+	if e, ok := plainEnvelope(trimmed); ok {
+		return []Envelope{e}
+	}
 	var e Envelope
 	if json.Unmarshal(trimmed, &e) != nil {
 		return nil
 	}
 	return []Envelope{e}
+}
+
+// plainEnvelope is Envelopes' fast path for one message written plainly,
+// as every message this project's own ends write is: a valid JSON object
+// whose "jsonrpc" and "method" members, if there, are strings or null, and
+// where no name is written with an escape or outside ASCII, nor names one
+// of the three members in other case, nor names one of them twice. For
+// such a message it gives what json.Unmarshal gives, in one pass with
+// jsonscan rather than encoding/json's two (a check, then a decode that
+// skips over the params), which on a request carrying a workspace's
+// dependencies is most of the cost of sending it. Anything else is left
+// to json.Unmarshal (ok false).
+func plainEnvelope(msg []byte) (e Envelope, ok bool) {
+	if !jsonscan.Valid(msg) {
+		return Envelope{}, false
+	}
+	ok = true
+	var seen uint8
+	isObject := jsonscan.RawMembers(msg, func(name []byte, v json.RawMessage) {
+		if !ok {
+			return
+		}
+		var bit uint8
+		switch string(name) {
+		case `"jsonrpc"`:
+			bit = 1
+			e.JSONRPC, ok = envelopeString(v)
+		case `"id"`:
+			bit = 2
+			e.ID = bytes.Clone(v)
+		case `"method"`:
+			bit = 4
+			e.Method, ok = envelopeString(v)
+		default:
+			ok = plainOtherName(name)
+		}
+		ok = ok && seen&bit == 0
+		seen |= bit
+	})
+	return e, ok && isObject
+}
+
+// envelopeString decodes a "jsonrpc" or "method" value as json.Unmarshal
+// does into a string field, reporting false for a value of another kind
+// (which json.Unmarshal refuses, and Envelopes leaves to it).
+func envelopeString(v json.RawMessage) (string, bool) {
+	if v[0] != '"' && string(v) != "null" {
+		return "", false
+	}
+	return jsonscan.DecodeString(v)
+}
+
+// plainOtherName reports whether name, a member name as written (quotes
+// included), is plain and none of the envelope's: encoding/json matches a
+// struct field's name without regard to case, Unicode's included, so a
+// name written with an escape or a byte outside ASCII, or equal to one of
+// them in other case, is left to it.
+func plainOtherName(name []byte) bool {
+	inner := name[1 : len(name)-1]
+	for _, b := range inner {
+		if b == '\\' || b >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for _, known := range [...]string{"jsonrpc", "id", "method"} {
+		if strings.EqualFold(string(inner), known) {
+			return false
+		}
+	}
+	return true
 }
 
 // IDKey returns a map key for a raw id; null and absent ids give "".
