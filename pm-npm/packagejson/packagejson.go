@@ -146,18 +146,18 @@ func str(r json.RawMessage) string {
 // strMap decodes an object of strings, keeping only the string members (npm
 // ignores non-string specs too). Anything but an object yields nil.
 func strMap(r json.RawMessage) map[string]string {
-	if len(r) == 0 {
-		return nil
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(r, &obj) != nil {
-		return nil
-	}
-	out := make(map[string]string, len(obj))
-	for k, v := range obj {
+	// r is a member of a document json.Unmarshal has checked, as
+	// jsonscan.Members requires. Of a name given twice the last value
+	// counts, as decoding into a map keeps it; a null is "".
+	out := map[string]string{}
+	if !jsonscan.Members(r, func(k string, v json.RawMessage) {
 		if s, ok := jsonscan.DecodeString(v); ok && k != "" {
 			out[k] = s
+		} else {
+			delete(out, k)
 		}
+	}) {
+		return nil
 	}
 	return out
 }
