@@ -1,7 +1,6 @@
 package depcache
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"time"
-	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
@@ -101,7 +99,7 @@ func plainRoots(encoded []byte) ([]string, bool) {
 					root, ok = jsonscan.DecodeString(value)
 					good = good && ok
 				}
-			case bytes.EqualFold(name, []byte(`"root"`)) || bytes.ContainsFunc(name, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }):
+			case jsonscan.MayBeField(name, "root"):
 				good = false
 			}
 		})

@@ -13,9 +13,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
@@ -194,8 +192,8 @@ func Envelopes(msg []byte) []Envelope {
 // plainEnvelope is Envelopes' fast path for one message written plainly,
 // as every message this project's own ends write is: a valid JSON object
 // whose "jsonrpc" and "method" members, if there, are strings or null, and
-// where no name is written with an escape or outside ASCII, nor names one
-// of the three members in other case, nor names one of them twice. For
+// where no other name could be taken for one of the three (see
+// jsonscan.MayBeField), nor one of them is named twice. For
 // such a message it gives what json.Unmarshal gives, in one pass with
 // jsonscan rather than encoding/json's two (a check, then a decode that
 // skips over the params), which on a request carrying a workspace's
@@ -241,20 +239,11 @@ func envelopeString(v json.RawMessage) (string, bool) {
 	return jsonscan.DecodeString(v)
 }
 
-// plainOtherName reports whether name, a member name as written (quotes
-// included), is plain and none of the envelope's: encoding/json matches a
-// struct field's name without regard to case, Unicode's included, so a
-// name written with an escape or a byte outside ASCII, or equal to one of
-// them in other case, is left to it.
+// plainOtherName reports whether name, a member name as written, is none
+// of the envelope's, however encoding/json might match it.
 func plainOtherName(name []byte) bool {
-	inner := name[1 : len(name)-1]
-	for _, b := range inner {
-		if b == '\\' || b >= utf8.RuneSelf {
-			return false
-		}
-	}
-	for _, known := range [...]string{"jsonrpc", "id", "method"} {
-		if strings.EqualFold(string(inner), known) {
+	for _, field := range [...]string{"jsonrpc", "id", "method"} {
+		if jsonscan.MayBeField(name, field) {
 			return false
 		}
 	}

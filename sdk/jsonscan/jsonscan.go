@@ -20,6 +20,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -145,6 +146,26 @@ func DecodeString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// MayBeField reports whether encoding/json could decode the member whose
+// name is written as name (quotes included, as RawMembers passes it) into
+// a struct field named field (plain ASCII): when name is field in any
+// case, or is written with an escape or a byte outside ASCII, which
+// encoding/json decodes and folds (Unicode's folding included) before it
+// matches. A caller that reads only the members it names exactly leaves
+// a document with such a name to encoding/json.
+func MayBeField(name []byte, field string) bool {
+	if len(name) < 2 {
+		return true
+	}
+	inner := name[1 : len(name)-1]
+	for _, b := range inner {
+		if b == '\\' || b >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return strings.EqualFold(string(inner), field)
 }
 
 // AppendString appends s as json.Marshal encodes a string, byte for byte:
