@@ -4,7 +4,8 @@
 // elements as written, in place, without decoding them; DecodeString
 // decodes one JSON string as json.Unmarshal does, and AppendString encodes
 // one as json.Marshal does, both without encoding/json when the string is
-// plain.
+// plain; MayBeField says whether encoding/json could take a member's name
+// for a struct field's, for a reader that takes only exact names.
 //
 // Use it instead of encoding/json for large answers read once, where time
 // and allocations count (the list_deps and active_plugins answers of the
