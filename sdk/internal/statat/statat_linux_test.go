@@ -1,12 +1,11 @@
 package statat
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/internal/statat/statattest"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,43 +53,13 @@ func TestBase(t *testing.T) {
 }
 
 // TestMatchesWhole: Stat and Lstat give what unix.Stat and unix.Lstat give
-// on the whole path (the same file, or the same error), for files,
-// directories, absent paths, links to each and dangling links, below a
-// base reached through a link, with ".." in the path, and twice over, the
-// second time through the directories opened the first.
+// on the whole path (the same file, or the same error), on the paths of
+// statattest.Tree (files, directories, absent paths, links to each and
+// dangling links, below a base reached through a link, with ".." in the
+// path), twice over, the second time through the directories opened the
+// first.
 func TestMatchesWhole(t *testing.T) {
-	dir := t.TempDir()
-	nm := filepath.Join(dir, "real", "node_modules")
-	var paths []string
-	for _, pkg := range []string{"a", "b", "c", "d", "e"} {
-		p := filepath.Join(nm, pkg)
-		// A package: a directory of skills and a file beside it.
-		err := errors.Join(os.MkdirAll(p+"/skills/s", 0o755), os.WriteFile(p+"/package.json", []byte(pkg), 0o644))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rel := range []string{"", "/package.json", "/skills", "/skills/s", "/absent", "/package.json/x", "/skills/../package.json"} {
-			paths = append(paths, p+rel)
-		}
-	}
-	for link, target := range map[string]string{
-		filepath.Join(nm, "a", "file-link"): "package.json",
-		filepath.Join(nm, "a", "dir-link"):  "skills",
-		filepath.Join(nm, "b", "skills2"):   "../a/skills",
-		filepath.Join(nm, "a", "dangling"):  "nowhere",
-		filepath.Join(dir, "ws"):            filepath.Join(dir, "real"),
-		filepath.Join(nm, "linked"):         filepath.Join(nm, "b"),
-	} {
-		if err := os.Symlink(target, link); err != nil {
-			t.Skip("no symbolic links:", err)
-		}
-		paths = append(paths, link, link+"/package.json")
-	}
-	for _, pkg := range []string{"a", "b", "c", "d", "linked"} {
-		p := filepath.Join(dir, "ws", "node_modules", pkg)
-		paths = append(paths, p, filepath.Join(p, "skills"), filepath.Join(p, "dir-link"))
-	}
-	paths = append(paths, "/", "/tmp", "relative/x/y", "relative/x/z", "relative/x/w", "relative/x/v")
+	nm, paths := statattest.Tree(t)
 	same := func(a, b unix.Stat_t) bool {
 		return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Size == b.Size
 	}
