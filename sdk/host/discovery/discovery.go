@@ -412,9 +412,11 @@ func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm 
 // judge validates an offer and decides its state; only a plugin that ends
 // up enabled has its skill groups walked, and the warnings of that walk are
 // returned. root, when not nil, is the offer's root already opened (and is
-// closed here); otherwise the offer is checked by checkOffer, and the root
-// of a plugin enabled is opened once, for its walk, which goes through it. judge changes nothing in d but the
-// walk budget, so several may run at once.
+// closed here); otherwise the offer is checked by checkOffer, looking at
+// its paths through ps (the calling goroutine's own, or nil), and the root
+// of a plugin enabled is opened once, for its walk, which goes through it.
+// judge changes nothing in d but the walk budget, so several may run at
+// once.
 func (d *discoverer) judge(ctx context.Context, of protocol.Offer, src Source, pm string, via *Plugin, root *os.Root, ps *pathStats) (Plugin, []Warning) {
 	p := Plugin{ID: of.ID, Name: of.ID.Name, Root: of.Root, Source: src}
 	var plugin *manifest.Plugin
