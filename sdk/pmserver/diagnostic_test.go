@@ -1,9 +1,11 @@
 package pmserver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -75,15 +77,41 @@ func TestWarnBoundsAndOrder(t *testing.T) {
 	}
 
 	// A context kept past its handler sends nothing; nor does a context
-	// that never was a handler's.
+	// that never was a handler's. Requests are handled concurrently, so
+	// the second list_deps is sent only once the first is answered: its
+	// handler then warns with a context whose handler has surely returned.
 	pm2 := &chattyPM{}
-	in2 := in + "\n" + `{"jsonrpc":"2.0","id":3,"method":"list_deps"}`
-	out.Reset()
-	if err := pmserver.Serve(context.Background(), pm2, strings.NewReader(in2), &out); err != nil {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- pmserver.Serve(context.Background(), pm2, inR, outW)
+		outW.Close()
+	}()
+	var got strings.Builder
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<20)
+	// send writes one request and reads up to the line answering id.
+	send := func(req, id string) {
+		t.Helper()
+		go io.WriteString(inW, req+"\n")
+		for sc.Scan() {
+			got.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), `"id":`+id+`,"result"`) {
+				return
+			}
+		}
+		t.Fatalf("no answer to id %s: %v\n%s", id, sc.Err(), got.String())
+	}
+	send(strings.Split(in, "\n")[0], "1")
+	send(strings.Split(in, "\n")[1], `"a"`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"list_deps"}`, "3")
+	inW.Close()
+	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if pm2.after || strings.Contains(out.String(), "late") {
-		t.Errorf("a diagnostic was sent for a request already answered: %s", out.String())
+	if pm2.after || strings.Contains(got.String(), "late") {
+		t.Errorf("a diagnostic was sent for a request already answered: %s", got.String())
 	}
 	if pmserver.Warn(context.Background(), pmserver.Diagnostic{Message: "x"}) {
 		t.Error("Warn outside a handler reported a diagnostic sent")
