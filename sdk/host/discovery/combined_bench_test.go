@@ -244,8 +244,17 @@ func benchDiscoverCombined(b *testing.B, installed bool) {
 		}
 		return h
 	}
+	// start is the symposium-pm binary starting and exiting (--version):
+	// the CPU any run of the cli spends before it can spawn a PM.
+	start := func() benchkit.Hook {
+		h := benchkit.RunCmd(b, exec.Command(cliBin, "--version"), ws)
+		if len(h.Out) == 0 {
+			b.Fatal("symposium-pm --version printed nothing")
+		}
+		return h
+	}
 	var hooks []benchkit.WholeHook
-	variants := []benchkit.Variant{{Name: "discover", Run: discover}, {Name: "cli", Run: cli}, {Name: "validate", Run: validate}}
+	variants := []benchkit.Variant{{Name: "discover", Run: discover}, {Name: "cli", Run: cli}, {Name: "validate", Run: validate}, {Name: "start", Run: start}}
 	checkOffers := func(pm string, h benchkit.Hook) {
 		if _, o := h.Counts(b); o != len(deps[pm]) {
 			b.Fatalf("%s offered %d plugins, want %d", pm, o, len(deps[pm]))
@@ -292,6 +301,15 @@ func benchDiscoverCombined(b *testing.B, installed bool) {
 	b.ReportMetric(pmCPU, "pm-cpu-sum-ms")
 	b.ReportMetric(floor, "cpu-floor-ms")
 	b.ReportMetric(med["discover"]/floor, "discover/cpu-floor")
+	// least is the least wall time the cli could take on these cores if
+	// it spent no CPU beyond starting and judging: the PMs' CPU, the host
+	// binary's start and validate's CPU, spread perfectly over the cores.
+	// A target below it (target/least < 1) cannot be met on this machine
+	// by any host, however little it adds.
+	least := (pmCPU + cpuMed("start") + cpuMed("validate")) / float64(runtime.NumCPU())
+	b.ReportMetric(least, "cli-least-ms")
+	b.ReportMetric((1.2*slowest+med["validate"])/least, "target/least")
+	b.ReportMetric(med["cli"]/least, "cli/least")
 	benchkit.ReportLoad(b)
 }
 
