@@ -1,11 +1,9 @@
 package pmserver_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 
@@ -81,33 +79,24 @@ func TestWarnBoundsAndOrder(t *testing.T) {
 	// the second list_deps is sent only once the first is answered: its
 	// handler then warns with a context whose handler has surely returned.
 	pm2 := &chattyPM{}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- pmserver.Serve(context.Background(), pm2, inR, outW)
-		outW.Close()
-	}()
+	c := pipeServe(pm2)
 	var got strings.Builder
-	sc := bufio.NewScanner(outR)
-	sc.Buffer(nil, 1<<20)
 	// send writes one request and reads up to the line answering id.
 	send := func(req, id string) {
 		t.Helper()
-		go io.WriteString(inW, req+"\n")
-		for sc.Scan() {
-			got.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), `"id":`+id+`,"result"`) {
+		c.write(req)
+		for c.out.Scan() {
+			got.WriteString(c.out.Text() + "\n")
+			if strings.Contains(c.out.Text(), `"id":`+id+`,"result"`) {
 				return
 			}
 		}
-		t.Fatalf("no answer to id %s: %v\n%s", id, sc.Err(), got.String())
+		t.Fatalf("no answer to id %s: %v\n%s", id, c.out.Err(), got.String())
 	}
 	send(strings.Split(in, "\n")[0], "1")
 	send(strings.Split(in, "\n")[1], `"a"`)
 	send(`{"jsonrpc":"2.0","id":3,"method":"list_deps"}`, "3")
-	inW.Close()
-	if err := <-served; err != nil {
+	if err := c.end(); err != nil {
 		t.Fatal(err)
 	}
 	if pm2.after || strings.Contains(got.String(), "late") {

@@ -18,6 +18,42 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
+// pipeConn is the harness serving one PM over pipes, for tests that must
+// read an answer before they send the next request.
+type pipeConn struct {
+	in     *io.PipeWriter
+	out    *bufio.Scanner // the harness's output, line by line
+	writes sync.WaitGroup
+	served chan error
+}
+
+// pipeServe starts the harness for pm on pipes.
+func pipeServe(pm pmserver.PM) *pipeConn {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &pipeConn{in: inW, out: bufio.NewScanner(outR), served: make(chan error, 1)}
+	c.out.Buffer(nil, 1<<20)
+	go func() {
+		c.served <- pmserver.Serve(context.Background(), pm, inR, outW)
+		outW.Close()
+	}()
+	return c
+}
+
+// write sends one line without waiting for the harness to read it (it
+// may be busy writing an answer nobody reads yet).
+func (c *pipeConn) write(line string) {
+	c.writes.Go(func() { io.WriteString(c.in, line+"\n") })
+}
+
+// end closes the input once every write is through and returns what Serve
+// returned.
+func (c *pipeConn) end() error {
+	c.writes.Wait()
+	c.in.Close()
+	return <-c.served
+}
+
 // rawServe runs the harness over input and returns its output lines.
 func rawServe(t *testing.T, pm pmserver.PM, input string) []string {
 	t.Helper()
@@ -270,33 +306,21 @@ func (p *gatedPM) Fetch(ctx context.Context, id protocol.PackageID, u protocol.U
 // answered (before, the first's answer was lost).
 func TestDuplicateIDInFlight(t *testing.T) {
 	pm := &gatedPM{gate: make(chan struct{}), started: make(chan struct{})}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- pmserver.Serve(context.Background(), pm, inR, outW)
-		outW.Close()
-	}()
-	out := bufio.NewScanner(outR)
+	c := pipeServe(pm)
 	next := func() rsp {
 		t.Helper()
-		if !out.Scan() {
-			t.Fatalf("no answer: %v", out.Err())
+		if !c.out.Scan() {
+			t.Fatalf("no answer: %v", c.out.Err())
 		}
-		return decodeRsp(t, out.Text())
+		return decodeRsp(t, c.out.Text())
 	}
-	var werr sync.WaitGroup
-	write := func(s string) {
-		werr.Add(1)
-		go func() { defer werr.Done(); io.WriteString(inW, s+"\n") }()
-	}
-	write(initReq)
+	c.write(initReq)
 	if r := next(); r.code() != 0 {
 		t.Fatalf("initialize: %+v", r.Error)
 	}
-	write(req(2, "fetch", `{"id":{"pm":"test","name":"a","version":"*"},"update":"fetch"}`))
+	c.write(req(2, "fetch", `{"id":{"pm":"test","name":"a","version":"*"},"update":"fetch"}`))
 	<-pm.started
-	write(req(2, "list_deps", ""))
+	c.write(req(2, "list_deps", ""))
 	r := next()
 	if r.code() != -32600 || string(r.ID) != "2" || !strings.Contains(r.Error.Message, "id 2 is already in use") {
 		t.Fatalf("second request with id 2 while the first runs: %+v %s; want -32600 under id 2", r.Error, r.Result)
@@ -307,13 +331,11 @@ func TestDuplicateIDInFlight(t *testing.T) {
 		t.Fatalf("the first request with id 2: %+v %s; want the fetch result", r.Error, r.Result)
 	}
 	// Once answered, the id may be used again.
-	write(req(2, "list_deps", ""))
+	c.write(req(2, "list_deps", ""))
 	if r := next(); r.code() != 0 {
 		t.Fatalf("id 2 reused after its answer: %+v", r.Error)
 	}
-	werr.Wait()
-	inW.Close()
-	if err := <-done; err != nil {
+	if err := c.end(); err != nil {
 		t.Fatal(err)
 	}
 }
