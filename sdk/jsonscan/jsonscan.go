@@ -4,8 +4,9 @@
 // elements as written, in place, without decoding them; DecodeString
 // decodes one JSON string as json.Unmarshal does, and AppendString encodes
 // one as json.Marshal does, both without encoding/json when the string is
-// plain; MayBeField says whether encoding/json could take a member's name
-// for a struct field's, for a reader that takes only exact names.
+// plain (PlainString says whether it is); MayBeField says whether
+// encoding/json could take a member's name for a struct field's, for a
+// reader that takes only exact names.
 //
 // Use it instead of encoding/json for large answers read once, where time
 // and allocations count (the list_deps and active_plugins answers of the
@@ -130,23 +131,36 @@ func next(b []byte, end int, closer byte) (i int, more, ok bool) {
 // without encoding/json's validation pass and allocations: nearly every
 // member name, package name and version is such a string.
 func DecodeString(raw []byte) (string, bool) {
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
-		body, plain := raw[1:n-1], true
-		for _, b := range body {
-			if b == '\\' || b == '"' || b < 0x20 {
-				plain = false
-				break
-			}
-		}
-		if plain && utf8.Valid(body) {
-			return string(body), true
-		}
+	if body, ok := PlainString(raw); ok {
+		return string(body), true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// PlainString reports whether raw is a JSON string written plainly:
+// quoted, with no escape, quote or control character inside, in valid
+// UTF-8 (no space around it). Such a string decodes to exactly what is
+// written between its quotes, which PlainString returns, a slice of raw.
+// Anything else, even a string json.Unmarshal decodes, gives false.
+func PlainString(raw []byte) (body []byte, ok bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return nil, false
+	}
+	body = raw[1 : n-1]
+	for _, b := range body {
+		if b == '\\' || b == '"' || b < 0x20 {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(body) {
+		return nil, false
+	}
+	return body, true
 }
 
 // MayBeField reports whether encoding/json could decode the member whose

@@ -109,6 +109,48 @@ func TestDecodeString(t *testing.T) {
 	}
 }
 
+// TestPlainString: a string written as it decodes is handed over in
+// place; one with an escape, a control character, invalid UTF-8 or space
+// around it, and anything but a string, is not plain.
+func TestPlainString(t *testing.T) {
+	for in, want := range map[string]bool{
+		`"^1.2.3"`: true, `"é"`: true, `""`: true, `"skills/a b"`: true,
+		`"a\"b"`: false, `"\u00e9"`: false, "\"\xff\"": false, "\"a\tb\"": false, ` "x" `: false,
+		`"a"b"`: false, `"`: false, `null`: false, `1`: false, `{}`: false,
+	} {
+		raw := []byte(in)
+		body, ok := PlainString(raw)
+		if ok != want {
+			t.Errorf("PlainString(%s) ok = %v, want %v", in, ok, want)
+			continue
+		}
+		if ok && string(body) != in[1:len(in)-1] {
+			t.Errorf("PlainString(%s) = %q, not the text between the quotes", in, body)
+		}
+		if ok && len(body) > 0 && &body[0] != &raw[1] {
+			t.Errorf("PlainString(%s) returned a copy, not a slice of its input", in)
+		}
+	}
+}
+
+// FuzzPlainString holds PlainString to json.Unmarshal: what it calls
+// plain decodes without error to exactly the body it returns.
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"^1.2.3"`, `"é"`, `""`, `"a\"b"`, "\"\xff\"", "\"\x7f\"", `"a"b"`, `"\/"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		body, ok := PlainString(raw)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil || string(body) != want {
+			t.Fatalf("PlainString(%q) = %q; json.Unmarshal gives %q, %v", raw, body, want, err)
+		}
+	})
+}
+
 // elements collects what Elements reports.
 func elements(raw []byte) ([]string, bool) {
 	got := []string{}

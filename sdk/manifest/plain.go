@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
@@ -71,23 +70,12 @@ func (p *plainDecoder) once(seen *uint8, bit uint8) {
 // str returns v, a value inside data, as a string: a slice of p.text
 // when v is a plain string, else "" with the document marked not plain.
 func (p *plainDecoder) str(data []byte, v json.RawMessage) string {
-	n := len(v)
-	if n < 2 || v[0] != '"' {
+	body, ok := jsonscan.PlainString(v)
+	if !ok {
 		p.ok = false
 		return ""
 	}
-	body := v[1 : n-1]
-	for _, b := range body {
-		if b == '\\' || b < 0x20 {
-			p.ok = false
-			return ""
-		}
-	}
-	if !utf8.Valid(body) {
-		p.ok = false
-		return ""
-	}
-	if start := offset(data, v) + 1; start > 0 && start+len(body) <= len(p.text) {
+	if start := offset(data, body); start > 0 && start+len(body) <= len(p.text) {
 		return p.text[start : start+len(body)]
 	}
 	return string(body)
