@@ -81,7 +81,7 @@ func embedsPlugin(dir string, rec *depcache.Recorder) bool {
 	rec.ObserveDir(dir)
 	rec.Observe(filepath.Join(dir, fileLayer))
 	rec.Observe(filepath.Join(dir, "Cargo.toml"))
-	rec.ObserveTree(filepath.Join(dir, "skills"))
+	rec.ObserveTree(dir, "skills")
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return false

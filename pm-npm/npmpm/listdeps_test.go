@@ -1,6 +1,7 @@
 package npmpm
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -233,8 +235,12 @@ func TestListDepsCache(t *testing.T) {
 	}
 	// A poisoned cache with fresh stamps is served as is: proof of a hit.
 	data, _ := os.ReadFile(files[0])
-	poisoned := strings.Replace(string(data), "\nright ", "\ncached-right ", 1)
-	os.WriteFile(files[0], []byte(poisoned), 0o644)
+	entry, err := depcache.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry.Value = bytes.Replace(entry.Value, []byte("\nright "), []byte("\ncached-right "), 1)
+	os.WriteFile(files[0], entry.Encode(), 0o644)
 	hit, _ := p.ListDeps(ctx)
 	if !slices.Contains(ids(hit), "cached-right@2.0.0") {
 		t.Fatalf("cache not used: %v", ids(hit))

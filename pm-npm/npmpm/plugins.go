@@ -174,7 +174,7 @@ func (p *PM) manifest(ctx context.Context, rec *depcache.Recorder, name, version
 		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("SYMPOSIUM.toml: layer ignored: %v", err), File: tomlPath, Package: id},
 			"SYMPOSIUM.toml: layer ignored", "package", name, "err", err)
 	}
-	rec.ObserveTree(filepath.Join(root, manifest.DefaultSkillsPath))
+	rec.ObserveTree(root, manifest.DefaultSkillsPath)
 	if !embeds && skilltree.Embeds(root) {
 		embeds = true
 	}

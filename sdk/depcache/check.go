@@ -24,11 +24,17 @@ import (
 // once.
 
 // splitEntry splits the stored form of an entry into its header (the key
-// line, then the stamp lines) and its value, both aliasing data.
+// line, then the stamp lines) and its value, both aliasing data, checking
+// that the value has the length the first line gives.
 func splitEntry(data []byte) (header, value []byte, err error) {
 	rest, ok := bytes.CutPrefix(data, magic)
 	if !ok {
 		return nil, nil, errors.New("depcache: not an entry of format " + strconv.Itoa(format))
+	}
+	length, rest, _ := bytes.Cut(rest, []byte("\n"))
+	n, err := strconv.ParseUint(string(length), 10, 63)
+	if err != nil {
+		return nil, nil, fmt.Errorf("depcache: bad value length %q", length)
 	}
 	// Quoting keeps line breaks out of the key and paths, so the first empty
 	// line ends the header.
@@ -36,7 +42,11 @@ func splitEntry(data []byte) (header, value []byte, err error) {
 	if end < 0 {
 		return nil, nil, errors.New("depcache: truncated entry")
 	}
-	return rest[:end], rest[end+2:], nil
+	header, value = rest[:end], rest[end+2:]
+	if uint64(len(value)) != n {
+		return nil, nil, fmt.Errorf("depcache: the value holds %d bytes, not the %d its entry gives: cut short or added to", len(value), n)
+	}
+	return header, value, nil
 }
 
 // splitHeader returns the key a header names and its stamp lines.

@@ -27,7 +27,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add(Entry{Key: "k", Stamps: stamps[1:], Value: []byte(`[{"root":` + strconv.Quote(pkg) + `}]`)}.Encode())
 	f.Add(Entry{Key: "k", Value: []byte("[]")}.Encode())
 	f.Add(Entry{Key: "other", Stamps: stamps, Value: []byte("x")}.Encode())
-	f.Add([]byte("symposium-depcache 2\n\"k\"\n0 0 0 0:0 d \"/\"\n\n[]"))
+	f.Add([]byte("symposium-depcache 3 2\n\"k\"\n0 0 0 0:0 d \"/\"\n\n[]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := New(t.TempDir())
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {

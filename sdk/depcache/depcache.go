@@ -22,14 +22,16 @@
 //
 // The entry layout is
 //
-//	symposium-depcache <format>
+//	symposium-depcache <format> <value length>
 //	<key, Go-quoted>
 //	<size> <mtime-ns> <ctime-ns> <dev>:<ino> <f|d> <path, Go-quoted>   (one line per input)
 //	<empty line>
 //	<value bytes>
 //
 // where size is -1 for an input that did not exist. On systems without change
-// times and inode numbers those fields are 0.
+// times and inode numbers those fields are 0. The value's length in the
+// first line makes an entry cut short anywhere (on a line boundary of a
+// value that is itself lines, say) unusable rather than a shorter answer.
 package depcache
 
 import (
@@ -49,9 +51,10 @@ import (
 
 // format is bumped whenever the entry layout changes. Callers version what
 // their values mean through their keys.
-const format = 2
+const format = 3
 
-var magic = []byte("symposium-depcache " + strconv.Itoa(format) + "\n")
+// magic opens every entry; the value's length follows it on the first line.
+var magic = []byte("symposium-depcache " + strconv.Itoa(format) + " ")
 
 // Stamp is the observed state of one input path.
 type Stamp struct {
@@ -73,8 +76,22 @@ type Stamp struct {
 
 // Take stats path (following symbolic links) and returns its stamp.
 func Take(path string) Stamp {
-	fi, err := os.Stat(path)
+	fi, err, _ := stat(path)
 	return stampOf(path, fi, err)
+}
+
+// stat is os.Stat that also reports a symbolic link leading nowhere (its
+// stamp is an absent path's): unlike an absent path, such a link is not
+// created by adding an entry to its directory, so its stamp may not be
+// left to the directory's (see Recorder.record). It costs an lstat, and a
+// stat more for a link.
+func stat(path string) (fi fs.FileInfo, err error, dangling bool) {
+	fi, err = os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return fi, err, false
+	}
+	fi, err = os.Stat(path)
+	return fi, err, err != nil
 }
 
 func stampOf(path string, fi fs.FileInfo, err error) Stamp {
@@ -150,8 +167,10 @@ type Entry struct {
 
 // Encode returns the stored form of e.
 func (e Entry) Encode() []byte {
-	b := make([]byte, 0, len(magic)+len(e.Key)+3+len(e.Stamps)*128+1+len(e.Value))
+	b := make([]byte, 0, len(magic)+21+len(e.Key)+3+len(e.Stamps)*128+1+len(e.Value))
 	b = append(b, magic...)
+	b = strconv.AppendInt(b, int64(len(e.Value)), 10)
+	b = append(b, '\n')
 	b = strconv.AppendQuote(b, e.Key)
 	b = append(b, '\n')
 	for _, s := range e.Stamps {
@@ -252,9 +271,10 @@ func parseStamp(line string) (Stamp, error) {
 // *Recorder records nothing: code shared by cached and uncached paths takes
 // one and passes nil where nothing is persisted.
 type Recorder struct {
-	seen    map[string]int // path → index in stamps
-	stamps  []Stamp
-	tainted bool
+	seen     map[string]int  // path → index in stamps
+	dangling map[string]bool // recorded links leading nowhere
+	stamps   []Stamp
+	tainted  bool
 }
 
 // Observe records path's current stamp, unless it was recorded already.
@@ -265,10 +285,11 @@ func (r *Recorder) Observe(path string) {
 	if _, ok := r.seen[path]; ok {
 		return
 	}
-	r.record(Take(path))
+	fi, err, dangling := stat(path)
+	r.record(stampOf(path, fi, err), dangling)
 }
 
-func (r *Recorder) record(s Stamp) {
+func (r *Recorder) record(s Stamp, dangling bool) {
 	if r == nil {
 		return
 	}
@@ -278,16 +299,24 @@ func (r *Recorder) record(s Stamp) {
 	if _, ok := r.seen[s.Path]; ok {
 		return
 	}
-	if s.Size < 0 {
+	if s.Size < 0 && !dangling {
 		// An absent path whose parent directory was recorded before it
 		// needs no stamp of its own: creating it changes the parent's
 		// modification time (or, for a parent that was absent or a file,
 		// the parent's whole stamp). It halves what a hit validates for
-		// packages that lack most optional files.
+		// packages that lack most optional files. A link leading nowhere
+		// is not absent: its target can appear elsewhere, leaving its
+		// directory as it was, so it keeps its stamp.
 		if _, ok := r.seen[filepath.Dir(s.Path)]; ok {
 			r.seen[s.Path] = -1
 			return
 		}
+	}
+	if dangling {
+		if r.dangling == nil {
+			r.dangling = map[string]bool{}
+		}
+		r.dangling[s.Path] = true
 	}
 	r.seen[s.Path] = len(r.stamps)
 	r.stamps = append(r.stamps, s)
@@ -295,8 +324,8 @@ func (r *Recorder) record(s Stamp) {
 
 // Stat is os.Stat that records path's stamp.
 func (r *Recorder) Stat(path string) (fs.FileInfo, error) {
-	fi, err := os.Stat(path)
-	r.record(stampOf(path, fi, err))
+	fi, err, dangling := stat(path)
+	r.record(stampOf(path, fi, err), dangling)
 	return fi, err
 }
 

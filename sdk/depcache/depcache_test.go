@@ -149,7 +149,7 @@ func TestMisses(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("cache holds %v, want one entry and no temporary file", entries)
 	}
-	for _, garbage := range []string{"", "symposium-depcache 2\n", "symposium-depcache 2\n\"k\"\n1 2 3 4:5 x \"p\"\n\nv", "symposium-depcache 2\n\"k\"\n1 2 3 45 f \"p\"\n\nv", "symposium-depcache 1\n\"k\"\n\nv"} {
+	for _, garbage := range []string{"", "symposium-depcache 3 1\n", "symposium-depcache 3 1\n\"k\"\n1 2 3 4:5 x \"p\"\n\nv", "symposium-depcache 3 1\n\"k\"\n1 2 3 45 f \"p\"\n\nv", "symposium-depcache 2\n\"k\"\n\nv", "symposium-depcache 3 x\n\"k\"\n\nv", "symposium-depcache 3 2\n\"k\"\n\nv", "symposium-depcache 3 0\n\"k\"\n\nv"} {
 		write(t, entries[0], garbage)
 		if v, ok := c.Load("k"); ok {
 			t.Errorf("corrupt entry %q hit with %q", garbage, v)
@@ -233,7 +233,7 @@ func TestEncodeDecode(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	f.Add(depcache.Entry{Key: "k", Stamps: []depcache.Stamp{{Path: "/p", Size: 3, Mod: 4}, {Path: "/d", Dir: true}}, Value: []byte("[]")}.Encode())
-	f.Add([]byte("symposium-depcache 2\n\"k\"\n-1 0 0 0:0 f \"\\x00\"\n\n"))
+	f.Add([]byte("symposium-depcache 3 0\n\"k\"\n-1 0 0 0:0 f \"\\x00\"\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := depcache.Decode(data)
 		if err != nil {

@@ -39,7 +39,7 @@ func BenchmarkCachedHook(b *testing.B) {
 		list.Observe(filepath.Join(o.Root, "package.json"))
 		offers.Observe(filepath.Join(o.Root, "package.json"))
 		offers.ObserveDir(o.Root)
-		offers.ObserveTree(filepath.Join(o.Root, "skills"))
+		offers.ObserveTree(o.Root, "skills")
 	}
 	enc, err := json.Marshal(answer)
 	if err != nil {

@@ -272,21 +272,34 @@ func (r *Recorder) ObserveDir(dir string) bool {
 	if i, ok := r.seen[dir]; ok {
 		return i >= 0 && r.stamps[i].Dir
 	}
-	fi, err := os.Stat(dir)
-	r.record(stampOf(dir, fi, err))
+	fi, err, dangling := stat(dir)
+	r.record(stampOf(dir, fi, err), dangling)
 	return err == nil && fi.IsDir()
 }
 
-// ObserveTree records dir and every directory below it, not following
-// symbolic links, so that an entry added or removed anywhere in the tree
-// (a SKILL.md in skills/a/b) invalidates the answer. The walk stops after
-// maxTreeDirs directories; the answer is then marked unstorable, as its
-// inputs could not all be recorded.
-func (r *Recorder) ObserveTree(dir string) {
-	if r == nil || !r.ObserveDir(dir) {
+// ObserveTree records root/rel and every directory below it, so that an
+// entry added or removed anywhere in the tree (a SKILL.md in skills/a/b)
+// invalidates the answer. It walks the tree as skilltree.Walk does, inside
+// root opened as an os.Root: a symbolic link to a directory is followed,
+// and recorded by its own path, while it stays inside root; one leading
+// out of root is not (the walk does not read it either). The walk stops
+// after maxTreeDirs directories; the answer is then marked unstorable, as
+// its inputs could not all be recorded.
+func (r *Recorder) ObserveTree(root, rel string) {
+	if r == nil || !r.ObserveDir(filepath.Join(root, rel)) {
 		return
 	}
-	queue := []string{dir}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		r.Taint()
+		return
+	}
+	defer rt.Close()
+	// Directories are told apart by device and inode, so that links
+	// looping back into the tree end the walk there.
+	type fileID struct{ dev, ino uint64 }
+	walked := map[fileID]bool{}
+	queue := []string{rel}
 	for n := 0; len(queue) > 0; n++ {
 		if n >= maxTreeDirs {
 			r.Taint()
@@ -294,16 +307,33 @@ func (r *Recorder) ObserveTree(dir string) {
 		}
 		d := queue[0]
 		queue = queue[1:]
-		ents, err := os.ReadDir(d)
+		f, err := rt.Open(d)
 		if err != nil {
 			continue
 		}
-		for _, e := range ents {
-			if e.IsDir() { // DirEntry.IsDir does not follow links
-				sub := filepath.Join(d, e.Name())
-				r.ObserveDir(sub)
-				queue = append(queue, sub)
+		fi, err := f.Stat()
+		var ents []fs.DirEntry
+		if err == nil {
+			_, dev, ino := sysStamp(fi)
+			if id := (fileID{dev, ino}); ino == 0 || !walked[id] {
+				walked[id] = true
+				ents, _ = f.ReadDir(-1)
 			}
+		}
+		f.Close()
+		for _, e := range ents {
+			sub := filepath.Join(d, e.Name())
+			switch {
+			case e.IsDir(): // DirEntry.IsDir does not follow links
+			case e.Type()&fs.ModeSymlink != 0:
+				if fi, err := rt.Stat(sub); err != nil || !fi.IsDir() {
+					continue // leads out of root, nowhere, or to a file
+				}
+			default:
+				continue
+			}
+			r.ObserveDir(filepath.Join(root, sub))
+			queue = append(queue, sub)
 		}
 	}
 }
@@ -316,7 +346,7 @@ func (r *Recorder) Merge(o *Recorder) {
 		return
 	}
 	for _, s := range o.stamps {
-		r.record(s)
+		r.record(s, o.dangling[s.Path])
 	}
 	if o.tainted {
 		r.tainted = true

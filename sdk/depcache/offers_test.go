@@ -30,7 +30,7 @@ func offersFixture(t *testing.T) (string, []depcache.Stamp, []protocol.Offer) {
 	rec.ObserveDir(filepath.Join(dir, "node_modules"))
 	rec.ObserveDir(pkg)
 	rec.Observe(filepath.Join(pkg, "package.json"))
-	rec.ObserveTree(filepath.Join(pkg, "skills"))
+	rec.ObserveTree(pkg, "skills")
 	offers := []protocol.Offer{{ID: protocol.PackageID{PM: "npm", Name: "a", Version: "1.0.0"}, Root: pkg, Manifest: json.RawMessage(`{"name":"a"}`)}}
 	return dir, rec.Stamps(), offers
 }
@@ -107,7 +107,7 @@ func TestOffersSkillsTree(t *testing.T) {
 	write(t, filepath.Join(dir, "skills", "a", "b", "notes.txt"), "")
 	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
 	var rec depcache.Recorder
-	rec.ObserveTree(filepath.Join(dir, "skills"))
+	rec.ObserveTree(dir, "skills")
 	c := depcache.New(t.TempDir())
 	if err := c.StoreOffers("k", rec.Stamps(), nil); err != nil {
 		t.Fatal(err)
@@ -118,6 +118,74 @@ func TestOffersSkillsTree(t *testing.T) {
 	write(t, filepath.Join(dir, "skills", "a", "b", "SKILL.md"), "")
 	if _, ok := c.LoadOffers("k", nil); ok {
 		t.Fatal("entry survived a SKILL.md added under skills/a/b")
+	}
+}
+
+// TestObserveTreeLinks: ObserveTree follows a link to a directory while
+// it stays inside the root, recording it by the link's path; a link out
+// of the root is neither followed nor recorded, and a link looping back
+// into the tree ends the walk there.
+func TestObserveTreeLinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(dir, "docs", "x", "README"), "")
+	write(t, filepath.Join(outside, "y", "README"), "")
+	for link, target := range map[string]string{
+		"skills/common": filepath.Join("..", "docs"),
+		"skills/out":    outside,
+		"skills/loop":   ".",
+		"skills/file":   filepath.Join("..", "docs", "x", "README"),
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, "skills"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skip(err)
+		}
+	}
+	var rec depcache.Recorder
+	rec.ObserveTree(dir, "skills")
+	var got []string
+	for _, s := range rec.Stamps() {
+		rel, _ := filepath.Rel(dir, s.Path)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	slices.Sort(got)
+	want := []string{"skills", "skills/common", "skills/common/x", "skills/loop"}
+	if !slices.Equal(got, want) || rec.Tainted() {
+		t.Errorf("ObserveTree recorded %q (tainted %v), want %q", got, rec.Tainted(), want)
+	}
+}
+
+// TestRecorderDanglingLink: a link leading nowhere keeps a stamp of its
+// own even when its directory is recorded (an absent path's is left to its
+// directory), and keeps it when merged into a recorder that has the
+// directory too: its target appearing elsewhere changes nothing else the
+// answer recorded.
+func TestRecorderDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "SYMPOSIUM.toml")
+	if err := os.Symlink(filepath.Join("conf", "SYMPOSIUM.toml"), link); err != nil {
+		t.Skip(err)
+	}
+	var rec, part depcache.Recorder
+	rec.ObserveDir(dir)
+	rec.Observe(link)
+	rec.Observe(filepath.Join(dir, "absent"))
+	part.Observe(link)
+	var merged depcache.Recorder
+	merged.ObserveDir(dir)
+	merged.Merge(&part)
+	for name, r := range map[string]*depcache.Recorder{"recorded": &rec, "merged": &merged} {
+		if got := len(r.Stamps()); got != 2 || r.Stamps()[1].Path != link || r.Stamps()[1].Size != -1 {
+			t.Errorf("%s: stamps %+v, want the directory's and the link's (absent)", name, r.Stamps())
+		}
+	}
+	write(t, filepath.Join(dir, "conf", "SYMPOSIUM.toml"), "name = \"x\"\n")
+	if rec.Stamps()[1].Fresh() {
+		t.Error("the link's stamp is fresh after its target appeared")
 	}
 }
 
@@ -148,6 +216,19 @@ func entryFile(t *testing.T, dir string) string {
 	return files[0]
 }
 
+// relength gives the stored entry data the length of the value it now
+// holds, as a forger would, so that what follows the length check is
+// what refuses it.
+func relength(data []byte) []byte {
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	i := bytes.Index(rest, []byte("\n\n"))
+	magic := first[:bytes.LastIndexByte(first, ' ')+1]
+	out := append([]byte(nil), magic...)
+	out = strconv.AppendInt(out, int64(len(rest)-i-2), 10)
+	out = append(out, '\n')
+	return append(out, rest...)
+}
+
 // TestOffersUnusableEntries: a corrupt, truncated or forged entry is a
 // miss, reported at debug level, never a partial answer; the next store
 // replaces it whole.
@@ -161,16 +242,16 @@ func TestOffersUnusableEntries(t *testing.T) {
 	}{
 		{"garbage", func([]byte) []byte { return []byte("\x00\x01not an entry") }, "not an entry"},
 		{"truncated in the header", func(d []byte) []byte { return d[:len(d)/3] }, "truncated"},
-		{"truncated in the value", func(d []byte) []byte { return d[:len(d)-5] }, "do not decode"},
+		{"truncated in the value", func(d []byte) []byte { return d[:len(d)-5] }, "cut short"},
 		{"value not offers", func(d []byte) []byte {
 			i := bytes.Index(d, []byte("\n\n"))
-			return append(d[:i+2:i+2], `{"x":1}`...)
+			return relength(append(d[:i+2:i+2], `{"x":1}`...))
 		}, "do not decode"},
 		{"root not a recorded input", func(d []byte) []byte {
-			return bytes.Replace(d, []byte(`"root":"`+offers[0].Root), []byte(`"root":"`+elsewhere), 1)
+			return relength(bytes.Replace(d, []byte(`"root":"`+offers[0].Root), []byte(`"root":"`+elsewhere), 1))
 		}, "not a directory the answer was read from"},
 		{"relative root", func(d []byte) []byte {
-			return bytes.Replace(d, []byte(`"root":"`+offers[0].Root), []byte(`"root":"../../etc`), 1)
+			return relength(bytes.Replace(d, []byte(`"root":"`+offers[0].Root), []byte(`"root":"../../etc`), 1))
 		}, "not a directory the answer was read from"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package depcache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
@@ -48,9 +50,11 @@ type rootOnly struct {
 // LoadRawOffers returns the encoded answer stored under key when every
 // input it was read from is unchanged and every offer's root is a
 // directory among those inputs, absolute and clean (see LoadOffers, which
-// it follows in everything but decoding the answer). log may be nil.
+// it follows in everything but decoding the answer), and the answer is
+// one line of UTF-8 holding a JSON array, as the PM harness sends an
+// answer encoded in advance. log may be nil.
 func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bool) {
-	value, err := c.loadEntry(key, rawRoots)
+	value, err := c.loadEntry(key, sendableRoots)
 	if err == nil {
 		return json.RawMessage(value), true
 	}
@@ -58,6 +62,21 @@ func (c *Cache) LoadRawOffers(key string, log *slog.Logger) (json.RawMessage, bo
 		log.Debug("ignoring an unusable cached active_plugins answer", "file", c.file(key), "err", err)
 	}
 	return nil, false
+}
+
+// sendableRoots is rawRoots for offers the PM harness will send as they
+// are: an answer encoded in advance must be one line of valid UTF-8
+// holding a JSON array, or the harness refuses it. Anything else is
+// neither stored nor, when found in the cache directory, loaded, so that
+// the answer is computed again rather than refused on every hook.
+func sendableRoots(encoded []byte) ([]string, error) {
+	if len(encoded) < 2 || encoded[0] != '[' || encoded[len(encoded)-1] != ']' {
+		return nil, errors.New("depcache: the cached offers are not a JSON array")
+	}
+	if bytes.IndexByte(encoded, '\n') >= 0 || !utf8.Valid(encoded) {
+		return nil, errors.New("depcache: the cached offers are not one line of UTF-8")
+	}
+	return rawRoots(encoded)
 }
 
 // rawRoots decodes the roots of the encoded offers, and nothing else. A
@@ -121,7 +140,7 @@ func (c *Cache) StoreRawOffers(key string, stamps []Stamp, encoded json.RawMessa
 	if c == nil || c.dir == "" {
 		return nil
 	}
-	roots, err := rawRoots(encoded)
+	roots, err := sendableRoots(encoded)
 	if err != nil {
 		return err
 	}

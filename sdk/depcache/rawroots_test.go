@@ -83,3 +83,25 @@ func BenchmarkRawRoots(b *testing.B) {
 		}
 	})
 }
+
+// TestSendableRoots: offers the harness would refuse to send as they are
+// (not an array first to last, more than one line, not UTF-8) are
+// unusable, however well they decode.
+func TestSendableRoots(t *testing.T) {
+	for _, tc := range []struct {
+		encoded string
+		ok      bool
+	}{
+		{`[{"root":"/a"}]`, true},
+		{`[]`, true},
+		{"[{\"root\":\"/a\"},\n{\"root\":\"/b\"}]", false},
+		{` [{"root":"/a"}]`, false},
+		{`null`, false},
+		{"[{\"root\":\"/a\",\"name\":\"\xff\"}]", false},
+	} {
+		_, err := sendableRoots([]byte(tc.encoded))
+		if (err == nil) != tc.ok {
+			t.Errorf("sendableRoots(%q): %v, want usable %v", tc.encoded, err, tc.ok)
+		}
+	}
+}
