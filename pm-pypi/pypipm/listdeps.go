@@ -70,8 +70,11 @@ func (p *PM) localTrees(ctx context.Context) map[string]string {
 // meaning and layout (see encodeDeps); the workspace directory follows it.
 // It also names the answer persisted as sent (listdepsraw.go), which is
 // written only when the answer is computed: version 6 has every cache
-// compute it once more, to write that one too.
-const depsCacheKey = "pypi list_deps 6\x00"
+// compute it once more, to write that one too. Version 7 records the
+// python3 candidates on PATH before the one found (all of them when none
+// is) and the .dist-info directories passed over: answers persisted
+// without them are not trusted.
+const depsCacheKey = "pypi list_deps 7\x00"
 
 // depsCache is where list_deps answers are persisted: nil, which stores
 // nothing, when the host gave no cache directory.
@@ -685,8 +688,17 @@ func (r *resolver) fromVenv() {
 		}
 	}
 	found := map[string]string{}
-	for n, d := range env.LookupAll(missing) {
+	dists, passed := env.LookupAll(missing)
+	for n, d := range dists {
 		r.offer(found, n, d.Version)
+	}
+	// A .dist-info named for a dependency whose METADATA cannot be read
+	// (yet: an installer or a hook still writing it) or names another
+	// project is passed over; METADATA written or fixed later changes the
+	// answer.
+	for _, pd := range passed {
+		r.watchDir(pd.DistInfo)
+		r.rec.Observe(filepath.Join(pd.DistInfo, "METADATA"))
 	}
 	r.commit(found)
 }

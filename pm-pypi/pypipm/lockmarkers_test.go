@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 )
 
 // uvLockSplit locks numpy at two versions split by Python version, the way
@@ -211,5 +214,84 @@ func TestHostPlatformEnv(t *testing.T) {
 		if env["sys_platform"] != tc.platform || env["platform_machine"] != tc.machine || env["platform_system"] != tc.system {
 			t.Errorf("%s/%s: %v", tc.goos, tc.goarch, env)
 		}
+	}
+}
+
+// TestListDepsSeesPythonAddedEarlierOnPath: without a virtualenv, list_deps
+// evaluates lock markers with the first python3 on PATH. A python3 that
+// becomes usable in a PATH directory before the one found (installed there,
+// a pyenv shim, ~/.local/bin; or made executable), or in any PATH directory
+// when none was found, changes the cold answer: the persisted answer
+// records every candidate examined, so a warm list_deps agrees with a cold
+// one.
+func TestListDepsSeesPythonAddedEarlierOnPath(t *testing.T) {
+	install := func(t *testing.T, dir, full string, mode os.FileMode) {
+		data, err := os.ReadFile(filepath.Join(fakePython(t, full, "linux"), "python3"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "python3"), data, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name        string
+		later       bool // a python3 3.8.10 in a PATH directory after the early one
+		setup       func(t *testing.T, early string)
+		change      func(t *testing.T, early string)
+		first, then string
+	}{
+		{"absent before the one found", true, nil, func(t *testing.T, early string) {
+			install(t, early, "3.12.1", 0o755)
+		}, "numpy 1.24.4\n", "numpy 2.0.2\n"},
+		{"not executable before the one found", true, func(t *testing.T, early string) {
+			install(t, early, "3.12.1", 0o644)
+		}, func(t *testing.T, early string) {
+			if err := os.Chmod(filepath.Join(early, "python3"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "numpy 1.24.4\n", "numpy 2.0.2\n"},
+		{"none found", false, nil, func(t *testing.T, early string) {
+			install(t, early, "3.8.10", 0o755)
+		}, "numpy 2.0.2\n", "numpy 1.24.4\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			uvWS, _ := splitWorkspace(t, "")
+			early := t.TempDir()
+			path := early
+			if tc.later {
+				path += string(os.PathListSeparator) + fakePython(t, "3.8.10", "linux")
+			}
+			if tc.setup != nil {
+				tc.setup(t, early)
+			}
+			env := map[string]string{"PATH": path}
+			cache := t.TempDir()
+			ctx := context.Background()
+			time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+			first, err := newPM(t, uvWS, cache, env).ListDeps(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if render(first) != tc.first {
+				t.Fatalf("first answer %q, want %q", render(first), tc.first)
+			}
+			time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+			tc.change(t, early)
+			cold, err := newPM(t, uvWS, t.TempDir(), env).ListDeps(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if render(cold) != tc.then {
+				t.Fatalf("cold answer after the change %q, want %q", render(cold), tc.then)
+			}
+			warm, err := newPM(t, uvWS, cache, env).ListDeps(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if render(cold) != render(warm) {
+				t.Errorf("cached list_deps %q, cold %q", render(warm), render(cold))
+			}
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -107,22 +106,25 @@ func (r *resolver) markerEnv(ctx context.Context) marker.Env {
 }
 
 // findPython looks python3 up on the session's PATH, recording the
-// variable and the interpreter found as inputs of the answer.
+// variable and every candidate examined as inputs of the answer: the
+// interpreter found (and, for a link, what it leads to), and each absent,
+// non-executable or directory python3 in a PATH directory before it (all of
+// them when none is found), so that a python3 installed there later is
+// seen.
 func (r *resolver) findPython() string {
+	name := "python3"
+	if runtime.GOOS == "windows" {
+		name = "python3.exe"
+	}
 	for _, dir := range filepath.SplitList(r.getenv("PATH")) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		name := "python3"
-		if runtime.GOOS == "windows" {
-			name = "python3.exe"
-		}
 		p := filepath.Join(dir, name)
-		st, err := os.Stat(p)
+		st, err := r.rec.Stat(p) // recorded as an input, found or not
 		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 && runtime.GOOS != "windows" {
 			continue
 		}
-		r.rec.Observe(p)
 		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
 			r.rec.Observe(real)
 		}

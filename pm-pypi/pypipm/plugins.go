@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/symposium-dev/symposium-pm/pm-pypi/pyproject"
+	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/skilltree"
@@ -61,6 +62,7 @@ type installed struct {
 func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local map[string]string, rec *depcache.Recorder) ([]protocol.Offer, error) {
 	var names []string
 	reqs := map[string]string{}
+	ids := map[string]protocol.PackageID{}
 	for _, d := range deps {
 		name, req, err := checkID(d)
 		if err != nil {
@@ -69,15 +71,18 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local
 		}
 		names = append(names, name)
 		reqs[name] = req
+		ids[name] = d
 	}
 	env := p.environment()
 	p.recordEnvironment(rec, env)
 	var inst map[string]installed
 	if env != nil {
 		inst = map[string]installed{}
-		for n, d := range env.LookupAll(names) {
+		found, passed := env.LookupAll(names)
+		for n, d := range found {
 			inst[n] = installed{id: pkgID(d.Name, canon(d.Version)), site: d.Site, distInfo: d.DistInfo}
 		}
+		p.passedDistInfos(ctx, passed, found, ids, rec)
 	}
 	// Each dependency is a handful of small file reads: overlap them, each
 	// recorded apart and merged after.
@@ -111,6 +116,31 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, local
 		rec.Merge(&recs[i])
 	}
 	return offers, nil
+}
+
+// passedDistInfos records the .dist-info directories venv.LookupAll
+// passed over (named for a dependency, but whose METADATA cannot be read or
+// names another project), and their METADATA, so that METADATA written or
+// fixed later (an installer or a hook still running) invalidates the
+// answer. One for a dependency no other .dist-info answers is warned
+// about: the dependency is not seen as installed.
+func (p *PM) passedDistInfos(ctx context.Context, passed []venv.Passed, found map[string]venv.Dist, ids map[string]protocol.PackageID, rec *depcache.Recorder) {
+	for _, pd := range passed {
+		rec.ObserveDir(pd.DistInfo)
+		meta := filepath.Join(pd.DistInfo, "METADATA")
+		rec.Observe(meta)
+		if _, ok := found[pd.Name]; ok {
+			continue
+		}
+		cause := strings.TrimPrefix(pkgfile.Cause(pd.Err), pd.DistInfo+": ")
+		var pkg *protocol.PackageID
+		if id, ok := ids[pd.Name]; ok {
+			pkg = idRef(id)
+		}
+		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("the installed distribution cannot be read (%s); its plugins are not offered from the virtualenv", cause),
+			File: meta, Package: pkg},
+			"passing over a .dist-info whose METADATA cannot be read", "name", pd.Name, "dist_info", pd.DistInfo, "err", pd.Err)
+	}
 }
 
 // readTreeProject reads the pyproject.toml of a source tree (a path

@@ -15,8 +15,9 @@ import (
 
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
-// changes.
-const offersCacheKey = "pypi active_plugins 3"
+// changes. Version 4 records the .dist-info directories passed over (see
+// venv.Passed).
+const offersCacheKey = "pypi active_plugins 4"
 
 // offersCache is where active_plugins answers are persisted: nil, which
 // stores nothing, when the host gave no cache directory.
@@ -42,7 +43,9 @@ func (p *PM) offersCache() *depcache.Cache {
 // for any other distribution (an editable install, a dist-info without
 // RECORD) its .dist-info directory and the files read in it (METADATA,
 // direct_url.json, entry_points.txt, RECORD, top_level.txt), its top-level
-// package directories and their SYMPOSIUM.toml; source trees and their
+// package directories and their SYMPOSIUM.toml; a .dist-info directory
+// named for a dependency but passed over (its METADATA cannot be read or
+// names another project) and its METADATA; source trees and their
 // pyproject.toml; and cached copies. A hit costs one stat per input. An
 // answer whose computation logged a warning or sent the host a diagnostic
 // is not persisted, so the next hook computes it again and sends the same

@@ -270,3 +270,67 @@ func checkUnseen(t *testing.T, first, cached, fresh []protocol.Offer) {
 		t.Errorf("the change did not change the answer: the case tests nothing")
 	}
 }
+
+// TestActivePluginsSeesDistInfoCompleted: a dist-info directory named for
+// a dependency whose METADATA is missing when active_plugins answers (an
+// installer or a hook has not finished it) is passed over and recorded, so
+// that once METADATA is written a warm active_plugins agrees with a cold
+// one. Alone, it is warned about (the dependency's plugins are not
+// offered), which keeps the answer from being persisted; shadowing a
+// later, complete dist-info of the same name, it is not, and the persisted
+// answer must see it completed.
+func TestActivePluginsSeesDistInfoCompleted(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		files    map[string]string
+		dep      protocol.PackageID
+		warned   bool
+		persists int
+	}{
+		{"alone", map[string]string{
+			"late-1.0.dist-info/top_level.txt": "late\n",
+			"late/SYMPOSIUM.toml":              "name = \"late-plugin\"\n",
+			"late/__init__.py":                 "",
+		}, pkgID("late", "1.0"), true, 0},
+		{"shadowing a complete one", map[string]string{
+			"late-1.0.dist-info/top_level.txt": "late\n",
+			"late-2.0.dist-info/METADATA":      "Metadata-Version: 2.1\nName: late\nVersion: 2.0\n\n",
+			"late-2.0.dist-info/top_level.txt": "late\n",
+			"late/SYMPOSIUM.toml":              "name = \"late-plugin\"\n",
+			"late/__init__.py":                 "",
+		}, pkgID("late", "*"), false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own workspace and cache
+			ws := t.TempDir()
+			deps := append(cacheProject(t, ws), tc.dep)
+			site := filepath.Join(ws, cacheSite)
+			writeTree(t, site, tc.files)
+			time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+			cache := t.TempDir()
+			ctx := context.Background()
+			pm := newPM(t, ws, cache, nil)
+			first, err := pm.ActivePlugins(ctx, deps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if warned := pm.warnings.Count() != 0; warned != tc.warned {
+				t.Errorf("warned %v, want %v", warned, tc.warned)
+			}
+			if files, _ := filepath.Glob(filepath.Join(cache, Name, "active_plugins", "*.cache")); len(files) != tc.persists {
+				t.Fatalf("persisted entries %v, want %d", files, tc.persists)
+			}
+			// The installer (or the user) finishes the dist-info.
+			writeTree(t, site, map[string]string{"late-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: late\nVersion: 1.0\n\n"})
+			got, err := newPM(t, ws, cache, nil).ActivePlugins(ctx, deps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := newPM(t, ws, "", nil).ActivePlugins(ctx, deps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pmtest.CheckInvalidation(t, true, first, got, want)
+		})
+	}
+}

@@ -169,19 +169,39 @@ func (e *Env) Dists() ([]Dist, error) {
 
 // Lookup returns the installed distribution named name (any spelling).
 func (e *Env) Lookup(name string) (Dist, bool) {
-	d, ok := e.LookupAll([]string{name})[pyname.Normalize(name)]
+	found, _ := e.LookupAll([]string{name})
+	d, ok := found[pyname.Normalize(name)]
 	return d, ok
+}
+
+// Passed is a candidate .dist-info directory LookupAll passed over: its
+// directory name matches a wanted distribution, but its METADATA cannot be
+// read (absent while an installer is still writing it, say) or names
+// another project.
+type Passed struct {
+	// Name is the wanted distribution the directory name matched,
+	// normalized.
+	Name string
+	// DistInfo is the .dist-info directory.
+	DistInfo string
+	// Err says why it was passed over: the error reading METADATA, or
+	// that METADATA names another project.
+	Err error
 }
 
 // LookupAll finds the installed distributions among names, reading each
 // site-packages directory once and only the METADATA of candidates. The
-// result is keyed by normalized name.
-func (e *Env) LookupAll(names []string) map[string]Dist {
+// result is keyed by normalized name. It also returns the candidates it
+// passed over (nil when none), in the order met: a caller recording its
+// inputs records them, since a METADATA written or fixed later changes
+// the answer.
+func (e *Env) LookupAll(names []string) (map[string]Dist, []Passed) {
 	want := make(map[string]bool, len(names))
 	for _, n := range names {
 		want[pyname.Normalize(n)] = true
 	}
 	out := map[string]Dist{}
+	var passed []Passed
 	for _, site := range e.SitePackages {
 		ents, err := os.ReadDir(site)
 		if err != nil {
@@ -209,13 +229,17 @@ func (e *Env) LookupAll(names []string) map[string]Dist {
 			}
 			di := filepath.Join(site, ent.Name())
 			m, err := ReadMetadata(di)
-			if err != nil || m.Normalized() != n {
+			if err == nil && m.Normalized() != n {
+				err = fmt.Errorf("METADATA names %q", m.Name)
+			}
+			if err != nil {
+				passed = append(passed, Passed{Name: n, DistInfo: di, Err: err})
 				continue
 			}
 			out[n] = Dist{Name: n, Version: m.Version, Summary: m.Summary, Site: site, DistInfo: di}
 		}
 	}
-	return out
+	return out, passed
 }
 
 // maxMetadataHeader bounds how much of a METADATA file is read.

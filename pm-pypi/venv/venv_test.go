@@ -27,10 +27,22 @@ func TestFindAndLookup(t *testing.T) {
 	if env == nil || len(env.SitePackages) != 1 {
 		t.Fatalf("Find: %+v", env)
 	}
-	got := env.LookupAll([]string{"Zope_Interface", "old.style.name", "foo-bar", "liar", "broken", "absent"})
+	got, passed := env.LookupAll([]string{"Zope_Interface", "old.style.name", "foo-bar", "liar", "broken", "absent"})
 	if len(got) != 3 || got["zope-interface"].Version != "6.0" || got["zope-interface"].Summary != "Interfaces" ||
 		got["old-style-name"].Version != "1.0" || got["foo-bar"].Version != "2.0" {
 		t.Errorf("LookupAll: %+v", got)
+	}
+	// The candidates whose METADATA does not name them are passed over,
+	// and said so.
+	sp := env.SitePackages[0]
+	if len(passed) != 2 ||
+		passed[0].Name != "broken" || passed[0].DistInfo != filepath.Join(sp, "broken-1.0.dist-info") || passed[0].Err == nil ||
+		passed[1].Name != "liar" || passed[1].DistInfo != filepath.Join(sp, "liar-1.0.dist-info") ||
+		passed[1].Err == nil || passed[1].Err.Error() != `METADATA names "somebody-else"` {
+		t.Errorf("LookupAll passed over %+v", passed)
+	}
+	if _, passed := env.LookupAll([]string{"zope-interface"}); passed != nil {
+		t.Errorf("LookupAll passed over %+v, want nil", passed)
 	}
 	d := got["foo-bar"]
 	if d.SourceTree() != filepath.FromSlash("/src/foo") {
