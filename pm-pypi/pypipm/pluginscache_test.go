@@ -241,14 +241,7 @@ func TestActivePluginsCache(t *testing.T) {
 				t.Fatalf("persisted entries %v", files)
 			}
 			tc.change(t, ws)
-			got, err := newPM(t, ws, cache, nil).ActivePlugins(ctx, deps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := newPM(t, ws, "", nil).ActivePlugins(ctx, deps)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want := cachedAndCold(t, ws, cache, deps)
 			if tc.unseen {
 				checkUnseen(t, first, got, want)
 				return
@@ -256,6 +249,22 @@ func TestActivePluginsCache(t *testing.T) {
 			pmtest.CheckInvalidation(t, tc.name != "nothing", first, got, want)
 		})
 	}
+}
+
+// cachedAndCold returns what active_plugins answers for deps in ws from
+// cache, and what a PM with no cache answers.
+func cachedAndCold(t *testing.T, ws, cache string, deps []protocol.PackageID) (cached, cold []protocol.Offer) {
+	t.Helper()
+	ctx := context.Background()
+	cached, err := newPM(t, ws, cache, nil).ActivePlugins(ctx, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, err = newPM(t, ws, "", nil).ActivePlugins(ctx, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cached, cold
 }
 
 // checkUnseen checks a change the cache deliberately does not see: the
@@ -322,14 +331,7 @@ func TestActivePluginsSeesDistInfoCompleted(t *testing.T) {
 			}
 			// The installer (or the user) finishes the dist-info.
 			writeTree(t, site, map[string]string{"late-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: late\nVersion: 1.0\n\n"})
-			got, err := newPM(t, ws, cache, nil).ActivePlugins(ctx, deps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := newPM(t, ws, "", nil).ActivePlugins(ctx, deps)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want := cachedAndCold(t, ws, cache, deps)
 			pmtest.CheckInvalidation(t, true, first, got, want)
 		})
 	}
