@@ -24,10 +24,12 @@ import (
 //
 //   - whether a directory is an entry depends on the SYMPOSIUM.toml and
 //     SKILL.md directly in it and on its ancestors (no entry is looked for
-//     inside an entry): a change to a file of either name (in any case, for
-//     file systems that ignore it), or a directory added or removed, makes
-//     the directory holding it be enumerated again, unless an entry holds
-//     that directory;
+//     inside an entry): a change to a path of either name (in any case,
+//     for file systems that ignore it) — a file changed, added or removed,
+//     or turned into a directory or from one — makes the directory holding
+//     it be enumerated again, and a directory added or removed (or turned
+//     into a file or from one) is enumerated again itself, unless an entry
+//     holds the directory enumerated;
 //   - an entry's fields depend on the files below its directory and below
 //     the directories its skill groups were read from (entry.Groups): a
 //     change below either makes it be read again.
@@ -39,14 +41,18 @@ func deriveIndex(old *index, dir, commit string, changes []gitcache.ChangedPath)
 	if old == nil || old.Problem != "" {
 		return nil, 0, false
 	}
-	// The directories to enumerate again, outermost only.
+	// The directories to enumerate again, outermost only. Both rules apply
+	// to a path: a SKILL.md or SYMPOSIUM.toml that turned from a directory
+	// into a file, or back, changes whether its parent is an entry (and the
+	// parent's enumeration covers the path), and a directory's content may
+	// hold entries.
 	var again []string
 	for _, c := range changes {
-		switch base := path.Base(c.Path); {
-		case c.Dir:
-			again = append(again, c.Path)
-		case strings.EqualFold(base, manifest.ManifestFile), strings.EqualFold(base, skill.File):
+		if base := path.Base(c.Path); strings.EqualFold(base, manifest.ManifestFile) || strings.EqualFold(base, skill.File) {
 			again = append(again, parentDir(c.Path))
+		}
+		if c.Dir {
+			again = append(again, c.Path)
 		}
 	}
 	slices.Sort(again)

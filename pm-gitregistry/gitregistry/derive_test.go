@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gitcache"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest"
+	"github.com/symposium-dev/symposium-pm/sdk/manifest/skill"
 )
 
 // writeTree writes files (slash paths to contents) below dir.
@@ -127,9 +130,11 @@ func listFiles(t *testing.T, dir string) (files, dirs []string) {
 // TestDeriveIndexMatchesBuild: for random registries and random changes
 // (entries added, removed, edited, made unreadable; manifests added above
 // or removed from around other entries; files changed inside skill groups
-// inside, beside and above plugins; directories replaced by files), the
-// index derived from the previous commit's index and the changed paths is
-// the index built from the new tree, entry for entry.
+// inside, beside and above plugins; directories replaced by files; a
+// SKILL.md or SYMPOSIUM.toml turned from a file into a directory or from a
+// directory into a file), the index derived from the previous commit's
+// index and the changed paths is the index built from the new tree, entry
+// for entry.
 func TestDeriveIndexMatchesBuild(t *testing.T) {
 	const commit = "0123456789012345678901234567890123456789"
 	rounds := 300
@@ -145,11 +150,18 @@ func TestDeriveIndexMatchesBuild(t *testing.T) {
 			name, body := randomRegistryFile(r, i)
 			files[path.Join(randomDir(r), name)] = body
 		}
+		if r.IntN(3) == 0 { // a directory named as an entry's file
+			d := path.Join(randomDir(r), markerName(r))
+			name, body := randomRegistryFile(r, 50)
+			if _, isFile := files[d]; !isFile {
+				files[path.Join(d, name)] = body
+			}
+		}
 		writeTree(t, a, files)
 		writeTree(t, b, files)
 		for i := range 1 + r.IntN(3) {
 			all, dirs := listFiles(t, b)
-			switch op := r.IntN(5); {
+			switch op := r.IntN(7); {
 			case op <= 1 || len(all) == 0:
 				name, body := randomRegistryFile(r, 100+i)
 				p := path.Join(randomDir(r), name)
@@ -172,6 +184,26 @@ func TestDeriveIndexMatchesBuild(t *testing.T) {
 				d := filepath.Join(b, filepath.FromSlash(dirs[r.IntN(len(dirs))]))
 				os.RemoveAll(d)
 				os.WriteFile(d, []byte("now a file\n"), 0o644)
+			case op == 5: // an entry's file becomes a directory
+				if markers := slices.DeleteFunc(slices.Clone(all), func(p string) bool { return !isMarker(p) }); len(markers) > 0 {
+					all = markers
+				}
+				f := filepath.Join(b, filepath.FromSlash(all[r.IntN(len(all))]))
+				name, body := randomRegistryFile(r, 100+i)
+				os.Remove(f)
+				os.Mkdir(f, 0o755)
+				os.WriteFile(filepath.Join(f, name), []byte(body), 0o644)
+			case op == 6: // a directory named as an entry's file becomes one
+				if dirs = slices.DeleteFunc(dirs, func(p string) bool { return !isMarker(p) }); len(dirs) > 0 {
+					d := filepath.Join(b, filepath.FromSlash(dirs[r.IntN(len(dirs))]))
+					os.RemoveAll(d)
+					name := filepath.Base(d)
+					body := "name = \"flipped\"\n"
+					if !strings.EqualFold(name, manifest.ManifestFile) {
+						body = "---\nname: flipped\ndescription: was a directory\n---\n"
+					}
+					os.WriteFile(d, []byte(body), 0o644)
+				}
 			}
 		}
 		built := buildIndex(a, commit)
@@ -199,6 +231,19 @@ func TestDeriveIndexMatchesBuild(t *testing.T) {
 	if derived < rounds/2 {
 		t.Errorf("only %d of %d changes were derived", derived, rounds)
 	}
+}
+
+// markerName returns a name of the files that make a directory an entry,
+// in some case.
+func markerName(r *rand.Rand) string {
+	return []string{"SKILL.md", "SYMPOSIUM.toml", "skill.md"}[r.IntN(3)]
+}
+
+// isMarker reports whether the last component of p names a file that
+// makes a directory an entry (in any case).
+func isMarker(p string) bool {
+	base := path.Base(p)
+	return strings.EqualFold(base, skill.File) || strings.EqualFold(base, manifest.ManifestFile)
 }
 
 func showEntries(idx *index) string {

@@ -45,31 +45,61 @@ func refreshed(t *testing.T, bare, cache string) string {
 // the registry by a one-entry change, the first hook does not build the
 // index (the refresh derived it from the previous commit's, reading only
 // the changed entry), and what the hook answers, searches and loads is
-// what an index built from the new commit's tree gives.
+// what an index built from the new commit's tree gives. That holds too when
+// a SKILL.md or SYMPOSIUM.toml turns from a directory into a file (its
+// parent becomes an entry) or from a file into a directory (its parent is
+// no longer one, and what the directory holds may be).
 func TestRefreshDerivesIndex(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name   string
+		name string
+		// before, when set, changes the registry before the first refresh.
+		before func(*gittest.Repo)
 		change func(*gittest.Repo)
 		read   int
 	}{
-		{"skill edited", func(r *gittest.Repo) {
+		{"skill edited", nil, func(r *gittest.Repo) {
 			r.Write(map[string]string{"groups/g1/skill-05/SKILL.md": "---\nname: skill-05\ndescription: Changed\n---\n"})
 		}, 1},
-		{"skill inside a plugin edited", func(r *gittest.Repo) {
+		{"skill inside a plugin edited", nil, func(r *gittest.Repo) {
 			r.Write(map[string]string{"plugins/p07/skills/s/SKILL.md": "---\nname: s\ndescription: now findable\n---\n"})
 		}, 1},
-		{"entry added", func(r *gittest.Repo) {
+		{"entry added", nil, func(r *gittest.Repo) {
 			r.Write(map[string]string{"groups/g9/new/SKILL.md": "---\nname: new\ndescription: New\n---\n"})
 		}, 1},
-		{"entry removed", func(r *gittest.Repo) { r.Remove("plugins/p03") }, 0},
-		{"plugin made unreadable", func(r *gittest.Repo) {
+		{"entry removed", nil, func(r *gittest.Repo) { r.Remove("plugins/p03") }, 0},
+		{"plugin made unreadable", nil, func(r *gittest.Repo) {
 			r.Write(map[string]string{"plugins/p11/SYMPOSIUM.toml": "name = \n"})
 		}, 1},
+		{"SKILL.md directory becomes a file", func(r *gittest.Repo) {
+			r.Write(map[string]string{"groups/g0/odd/SKILL.md/README": "a directory named SKILL.md\n"})
+		}, func(r *gittest.Repo) {
+			r.Remove("groups/g0/odd/SKILL.md")
+			r.Write(map[string]string{"groups/g0/odd/SKILL.md": "---\nname: odd\ndescription: now a skill\n---\n"})
+		}, 1},
+		{"SYMPOSIUM.toml directory becomes a file", func(r *gittest.Repo) {
+			r.Write(map[string]string{"plugins/odd/SYMPOSIUM.toml/README": "a directory named SYMPOSIUM.toml\n"})
+		}, func(r *gittest.Repo) {
+			r.Remove("plugins/odd/SYMPOSIUM.toml")
+			r.Write(map[string]string{"plugins/odd/SYMPOSIUM.toml": "name = \"odd\"\n"})
+		}, 1},
+		{"SKILL.md file becomes a directory", nil, func(r *gittest.Repo) {
+			r.Remove("groups/g1/skill-05/SKILL.md")
+			r.Write(map[string]string{"groups/g1/skill-05/SKILL.md/SKILL.md": "---\nname: inner\ndescription: one level down\n---\n"})
+		}, 1},
+		{"SYMPOSIUM.toml file becomes a directory", nil, func(r *gittest.Repo) {
+			r.Remove("plugins/p05/SYMPOSIUM.toml")
+			r.Write(map[string]string{"plugins/p05/SYMPOSIUM.toml/README": "no longer a manifest\n"})
+		}, 1}, // the skill group plugins/p05/skills/s becomes a bare skill
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each case has its own registry, cache and PMs
 			repo, bare := derivedRegistry(t)
+			if tc.before != nil {
+				tc.before(repo)
+				repo.Commit("before")
+				repo.Push(bare)
+			}
 			cache := t.TempDir()
 			if logs := refreshed(t, bare, cache); !strings.Contains(logs, "built registry index") {
 				t.Fatalf("the first refresh did not build the index:\n%s", logs)

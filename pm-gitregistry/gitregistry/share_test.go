@@ -217,3 +217,109 @@ func TestIndexHomeChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestNoStaleSharedListAfterKilledRefresh: a refresh that shares writes the
+// list of what the new commit's directory shares before publishing the
+// directory; one killed between the two leaves the list behind, describing
+// no directory. When a later refresh then turns the previous commit's
+// directory into the new commit's in place (alone with the cache, after a
+// start that could not collect), the directory it publishes holds the
+// whole tree: that list must not be taken for it, or the roots would be
+// handed out in the previous commit's directory, which the update renamed
+// away. Every root offered, by the refresh's process and by a later one,
+// exists and holds the entry's tree at the commit offered.
+func TestNoStaleSharedListAfterKilledRefresh(t *testing.T) {
+	ctx := context.Background()
+	repo := gittest.NewRepo(t)
+	repo.Write(map[string]string{
+		"README.md":                "registry\n",
+		"plugins/a/SYMPOSIUM.toml": "name = \"a\"\n",
+		"plugins/b/SYMPOSIUM.toml": "name = \"b\"\n",
+		"group/one/SKILL.md":       "---\nname: one\ndescription: first\n---\n",
+	})
+	c1 := repo.Commit("first")
+	bare := repo.Bare()
+	cache := t.TempDir()
+	refreshed(t, bare, cache) // c1 materialized, its index persisted
+
+	repo.Write(map[string]string{"plugins/b/SYMPOSIUM.toml": "name = \"b\"\ndepends-on = [\"serde\"]\n"})
+	c2 := repo.Commit("change b")
+	repo.Push(bare)
+
+	// R1: a connection with roots of c1 in use refreshes: c2 shares.
+	p1, _ := newPM(t, Config{URL: bare}, cache, nil)
+	if _, err := p1.ActivePlugins(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	stateFile := filepath.Join(p1.cache.Path(), "state.json")
+	stateC1, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p1.Refresh(ctx, protocol.UpdateCheck, false); err != nil {
+		t.Fatal(err)
+	}
+	shared := p1.cache.SidecarPath(c2, "shared")
+	if _, err := os.Stat(shared); err != nil {
+		t.Fatalf("test setup: c2 does not share: %v", err)
+	}
+	commits := filepath.Join(p1.cache.Path(), "commits")
+	p1.Close()
+	// A hook process h opens the cache (and collects, being alone).
+	h, _ := newPM(t, Config{URL: bare}, cache, nil)
+	if _, err := h.open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What R1 leaves when killed after writing c2.shared, before
+	// publishing c2's directory (and so before state.json moved).
+	os.RemoveAll(filepath.Join(commits, c2))
+	os.Remove(filepath.Join(commits, c2+".index"))
+	os.Remove(filepath.Join(commits, c2+".tree"))
+	if err := os.WriteFile(stateFile, stateC1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// R2 starts while h holds the cache (so it collects nothing), h
+	// exits, R2 refreshes: alone with the cache, it updates in place.
+	p2, logs := newPM(t, Config{URL: bare}, cache, nil)
+	if _, err := p2.open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	if changed, err := p2.Refresh(ctx, protocol.UpdateCheck, false); err != nil || !changed {
+		t.Fatalf("refresh: %v %v", changed, err)
+	}
+	if !strings.Contains(logs.String(), "updated commit in place") {
+		t.Fatalf("test setup: R2 did not update in place:\n%s", logs)
+	}
+	if _, err := os.Stat(filepath.Join(commits, c1)); err == nil {
+		t.Fatalf("test setup: c1's directory is still there")
+	}
+	if _, err := os.Stat(shared); err == nil {
+		t.Errorf("the list of what c2 shared, left by the killed refresh, is still beside the directory updated in place")
+	}
+	offers, err := p2.ActivePlugins(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2.Close()
+	// A later process on the cache (the next hook) too.
+	q, _ := newPM(t, Config{URL: bare}, cache, nil)
+	later, err := q.ActivePlugins(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(offers) == 0 || len(later) != len(offers) {
+		t.Fatalf("the refresh's process offered %d entries, a later one %d", len(offers), len(later))
+	}
+	for _, o := range append(offers, later...) {
+		if o.ID.Version != c2 {
+			t.Fatalf("%s offered at %s, want %s", o.ID.Name, o.ID.Version, c2)
+		}
+		if _, err := os.Stat(o.Root); err != nil {
+			t.Errorf("%s@%s offered at a root that does not exist: %v", o.ID.Name, o.ID.Version[:12], err)
+			continue
+		}
+		checkRoot(t, repo, c2, o.ID.Name, o.Root)
+	}
+}

@@ -340,7 +340,7 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 		return nil, err
 	}
 	if excl {
-		c.collect()
+		c.collectIfNotUpdating()
 	}
 	// Changing the mode is not atomic; another process may slip in
 	// between, which is harmless: nothing has been handed out yet.
@@ -369,9 +369,32 @@ func (c *Cache) SidecarPath(commit, suffix string) string {
 	return filepath.Join(c.commitsDir, commit+"."+suffix)
 }
 
+// collectIfNotUpdating collects unless a process holds the update lock. A
+// process alone with the cache updating in place (updateInPlace) changes
+// its shared life lock to an exclusive one and back, which is not atomic
+// (on Linux, flock(2) removes the lock held before taking the new one, and
+// a non-blocking attempt that fails leaves none): for that moment this
+// Open can take the life lock exclusively although that process is alive
+// and may have handed out roots, which a collection would remove. It holds
+// the update lock throughout, so a collection that cannot take the update
+// lock at once is left to a later start. The caller holds the life lock
+// exclusively.
+func (c *Cache) collectIfNotUpdating() {
+	l, err := filelock.Open(filepath.Join(c.dir, "update.lock"))
+	if err != nil {
+		return
+	}
+	defer l.Close()
+	if ok, err := l.TryLock(filelock.Exclusive); err != nil || !ok {
+		c.log.Debug("another process is updating the cache; not collecting", "err", err)
+		return
+	}
+	c.collect()
+}
+
 // collect removes commit directories and sidecars other than the current
 // commit's, and abandoned temporary directories. The caller holds the life
-// lock exclusively.
+// lock exclusively, and the update lock.
 func (c *Cache) collect() {
 	st := c.stateOr("removing every commit directory")
 	if tmps, err := filepath.Glob(filepath.Join(c.dir, ".tmp-*")); err == nil {
@@ -517,8 +540,19 @@ func (c *Cache) Discard(ctx context.Context, commit string) error {
 		return err
 	}
 	defer unlock()
+	// The directory is unpublished first, at once, then its sidecars go:
+	// killed at any point, this never leaves a published directory without
+	// its sidecars (a sharing one lacking its list, sharedSuffix) nor a
+	// partly removed one. A directory left aside is collected.
+	aside := filepath.Join(c.commitsDir, ".tmp-"+commit[:12]+"-discarded")
+	if err := os.RemoveAll(aside); err != nil {
+		return fmt.Errorf("remove %s: %w", aside, err)
+	}
+	if err := os.Rename(filepath.Join(c.commitsDir, commit), aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", filepath.Join(c.commitsDir, commit), err)
+	}
 	side, _ := filepath.Glob(filepath.Join(c.commitsDir, commit+".*"))
-	for _, p := range append(side, filepath.Join(c.commitsDir, commit)) {
+	for _, p := range append(side, aside) {
 		if err := os.RemoveAll(p); err != nil {
 			return fmt.Errorf("remove %s: %w", p, err)
 		}

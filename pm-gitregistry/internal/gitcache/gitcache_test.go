@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
+	"github.com/symposium-dev/symposium-pm/sdk/filelock"
 )
 
 func testLogger(t testing.TB) *slog.Logger {
@@ -428,6 +429,9 @@ func TestRepairAndOffline(t *testing.T) {
 	}
 }
 
+// TestCollect: a start alone with the cache removes the commit directories
+// and sidecars other than the current commit's; a start while another
+// process has the cache open, or holds the update lock, removes nothing.
 func TestCollect(t *testing.T) {
 	repo := gittest.NewRepo(t)
 	repo.Write(sample)
@@ -461,6 +465,25 @@ func TestCollect(t *testing.T) {
 		t.Fatalf("old commit collected while in use: %v", err)
 	}
 	a.Close()
+	// A start alone with the cache while the update lock is held (a
+	// process updating in place has dropped its life lock for a moment,
+	// changing its mode) collects nothing either.
+	upd, err := filelock.Open(filepath.Join(a.Path(), "update.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := upd.Lock(ctx, filelock.Exclusive); err != nil {
+		t.Fatal(err)
+	}
+	b, err = Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	upd.Close()
+	if _, err := os.Stat(old.Dir); err != nil {
+		t.Fatalf("old commit collected while a process held the update lock: %v", err)
+	}
 	// A later start with no other user collects the old commit and its sidecar.
 	os.MkdirAll(filepath.Join(root, filepath.Base(a.Path()), "commits", ".tmp-abandoned"), 0o755)
 	c, err := Open(ctx, cfg)

@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/filelock"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
@@ -35,8 +34,9 @@ import (
 // write (a full disk) leaves the previous commit's directory as it was;
 // then the previous directory is renamed aside, the changes are applied by
 // removes, mkdirs and renames, and it is published under the new commit's
-// name. A commit whose tree holds symbolic links is always materialized in
-// full (a change anywhere can make a kept link dangle).
+// name. A commit whose tree holds symbolic links, or whose previous
+// commit's tree does, is always materialized in full (a change anywhere can
+// make a kept link dangle, or a link dropped because it dangled resolve).
 
 // treeStatsSuffix names the sidecar recording what a commit's directory
 // holds, which an update in place needs to keep the limits.
@@ -44,7 +44,13 @@ const treeStatsSuffix = "tree"
 
 // treeStats is what a materialized commit's directory holds.
 type treeStats struct {
-	files, links int   // entries counted against MaxFiles; symbolic links kept
+	// files counts the entries counted against MaxFiles. links counts the
+	// symbolic links of the commit's tree, kept or dropped (a link that
+	// dangled is left out of the directory, but a later change can add its
+	// target): a directory whose tree holds any is never updated in place,
+	// shared from or derived from, since those look only at the entries
+	// that changed.
+	files, links int
 	bytes        int64 // bytes of its files
 }
 
@@ -386,10 +392,13 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 		os.RemoveAll(tmp)
 		return Snapshot{}, false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: %w", id, err)}
 	}
-	dir := filepath.Join(c.commitsDir, id)
-	if _, err := atomicfile.PublishDir(tmp, dir); err != nil {
+	// It holds its whole tree: any list of what a directory of this commit
+	// shared (left by a materialization killed before publishing it) goes
+	// (sharedSuffix).
+	dir, _, err := c.publishDir(tmp, id, nil)
+	if err != nil {
 		os.RemoveAll(tmp)
-		return Snapshot{}, false, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
+		return Snapshot{}, false, err
 	}
 	if err := c.WriteSidecar(id, treeStatsSuffix, []byte(next.String())); err != nil {
 		c.log.Debug("cannot record the commit's tree", "commit", id, "err", err)

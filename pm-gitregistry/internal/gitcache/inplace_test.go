@@ -238,6 +238,56 @@ func TestUpdateInPlaceSymlinks(t *testing.T) {
 	}
 }
 
+// TestUpdateInPlaceNotFromTreeWithDroppedLink: a symbolic link dropped
+// when the previous commit was materialized (it dangled) still makes the
+// tree one with links: when the next commit adds the link's target, the
+// update materializes it whole, keeping the link, as a fresh cache does,
+// rather than updating the previous directory in place (which looks only
+// at the entries that changed and would leave the link missing: the same
+// commit served with different content depending on the cache's history).
+// Nor does it report changes to derive from: they would not name the link.
+func TestUpdateInPlaceNotFromTreeWithDroppedLink(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(map[string]string{
+		"README.md":      "registry\n",
+		"x/SKILL.md":     "->../src/x.md", // dangles in the first commit: dropped
+		"other/SKILL.md": "---\nname: other\ndescription: d\n---\n",
+	})
+	repo.Commit("first")
+	bare := repo.Bare()
+	root := t.TempDir()
+	fetchAndClose(t, root, bare)
+
+	repo.Write(map[string]string{"src/x.md": "---\nname: x\ndescription: linked skill\n---\n"})
+	repo.Commit("add the link's target")
+	repo.Push(bare)
+
+	ctx := context.Background()
+	c, err := Open(ctx, Config{Root: root, Name: "inplace", URL: bare, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s2, moved, changes, err := c.UpdateChanges(ctx, Check)
+	if err != nil || !moved {
+		t.Fatal(moved, err)
+	}
+	if changes != nil {
+		t.Errorf("the update reports changes %v, though the tree holds a link", changes.Paths)
+	}
+	// The same commit materialized whole in a fresh cache.
+	fresh := fetchAndClose(t, t.TempDir(), bare)
+	if fresh.Commit != s2.Commit {
+		t.Fatalf("commits differ: %s %s", fresh.Commit, s2.Commit)
+	}
+	if _, err := os.Stat(filepath.Join(fresh.Dir, "x", "SKILL.md")); err != nil {
+		t.Fatalf("test setup: a fresh materialization lacks x/SKILL.md: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s2.Dir, "x", "SKILL.md")); err != nil {
+		t.Errorf("commit %s: x/SKILL.md is in a fresh materialization but missing from the updated cache's directory: %v", s2.Commit[:12], err)
+	}
+}
+
 // TestUpdateInPlaceRefusesCaseCollisions: an update that could happen in
 // place checks the changed directories under package archive's rules as a
 // full materialization does: names differing only in case (which a

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"iter"
 	"math"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
-	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 )
 
 // Limits on what one commit may materialize.
@@ -60,11 +58,6 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 	id := commit.String()
 	if dir, ok := c.commitDir(id); ok {
 		return Snapshot{Commit: id, Dir: dir}, nil
-	}
-	// A list of what a directory of this commit shared, left by a
-	// materialization that failed after writing it, describes nothing.
-	if err := os.Remove(c.SidecarPath(id, sharedSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Snapshot{}, &WriteError{Dir: c.dir, Err: err}
 	}
 	// Objects are read through a reader keeping the pack files open; the
 	// repository given was needed only to fetch.
@@ -125,19 +118,16 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 	}
 	// Hand the directory out with the permissions of an ordinary checkout.
 	os.Chmod(tmp, 0o755)
-	stats := treeStats{files: res.Entries, bytes: res.Bytes, links: res.Links}
+	// Every link of the tree counts, those dropped too (res.Links counts
+	// only the links kept).
+	stats := treeStats{files: res.Entries, bytes: res.Bytes, links: w.links}
 	if len(w.shared) > 0 {
-		// Recorded before the directory is published: a published
-		// directory never lacks what it shares.
-		if err := c.WriteSidecar(id, sharedSuffix, encodeShare(w.shared)); err != nil {
-			return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: %w", id, err)}
-		}
 		stats = total
 	}
-	dir := filepath.Join(c.commitsDir, id)
-	won, err := atomicfile.PublishDir(tmp, dir)
+	// What it shares is recorded with it (sharedSuffix).
+	dir, won, err := c.publishDir(tmp, id, w.shared)
 	if err != nil {
-		return Snapshot{}, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
+		return Snapshot{}, err
 	}
 	if !won {
 		return Snapshot{Commit: id, Dir: dir}, nil
@@ -167,6 +157,9 @@ type treeWriter struct {
 	// share is what the tree may leave out of its directory (share.go),
 	// and shared what it did.
 	share, shared Share
+	// links counts the symbolic links of the tree walked, whether package
+	// archive keeps them or drops them.
+	links int
 }
 
 // beforeWrite is Config.BeforeWrite for the files of the tree, which it
@@ -290,6 +283,7 @@ func (w *treeWriter) walk(t, prevTree *object.Tree, dir string, yield func(archi
 				return yield(archive.Entry{}, err)
 			}
 		case filemode.Symlink:
+			w.links++
 			if ent, err = w.blob(name, e); err != nil {
 				return yield(archive.Entry{}, err)
 			}

@@ -7,13 +7,16 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 )
 
@@ -31,8 +34,9 @@ import (
 //
 // What a commit's directory shares is recorded beside it (a sidecar
 // written before the directory is published, so a published directory
-// never lacks it), and the commits it names are kept by collect as long as
-// the commit served shares with them. A directory sharing with too many
+// never lacks it, and removed before any directory of the commit is
+// published: see sharedSuffix), and the commits it names are kept by
+// collect as long as the commit served shares with them. A directory sharing with too many
 // others (maxShareHomes) is not shared again: the next commit is
 // materialized in full, linking the files of the shared directories from
 // where they are. An update in place is never made from a directory that
@@ -48,7 +52,52 @@ type Share map[string]string
 
 // sharedSuffix names the sidecar listing what a commit's directory
 // shares.
+//
+// Invariant: while commits/<id> is published, commits/<id>.shared is there
+// exactly when that directory shares, and lists what it shares; it never
+// describes another directory of <id> (one that was being published when
+// its process was killed, or one updated in place). Every directory of a
+// commit is published through publishDir, under the update lock, which
+// removes any <id>.shared first, then writes the new directory's list (when
+// it shares), and only then renames the directory into place, removing the
+// list again when that fails. Killed at any point, it leaves no directory
+// and no list, no directory and its list (which describes nothing: no one
+// reads a list without the directory, the next publish of <id> removes it,
+// and collection with the commit), or the directory with its own list —
+// never a published directory lacking its list, nor with another's.
 const sharedSuffix = "shared"
+
+// publishDir renames the finished directory tmp into place as the
+// directory of commit id, with shared (nil when it holds its whole tree)
+// recorded beside it as sharedSuffix says; won is false when the
+// directory was already there (tmp is then removed). The caller holds the
+// update lock.
+func (c *Cache) publishDir(tmp, id string, shared Share) (dir string, won bool, err error) {
+	dir = filepath.Join(c.commitsDir, id)
+	if _, ok := c.commitDir(id); ok {
+		os.RemoveAll(tmp)
+		return dir, false, nil // its list is its own: leave it
+	}
+	side := c.SidecarPath(id, sharedSuffix)
+	if err := os.Remove(side); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: remove a stale list of what it shares: %w", id, err)}
+	}
+	if len(shared) > 0 {
+		if err := c.WriteSidecar(id, sharedSuffix, encodeShare(shared)); err != nil {
+			return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: %w", id, err)}
+		}
+	}
+	won, err = atomicfile.PublishDir(tmp, dir)
+	if (err != nil || !won) && len(shared) > 0 {
+		// The list describes tmp, which is not what is published (a
+		// directory there now came without the update lock).
+		os.Remove(side)
+	}
+	if err != nil {
+		return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
+	}
+	return dir, won, nil
+}
 
 // maxShareHomes bounds the commit directories one commit shares with.
 const maxShareHomes = 8

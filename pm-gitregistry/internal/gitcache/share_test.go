@@ -350,3 +350,54 @@ func TestNoUpdateInPlaceUnderSharedRoots(t *testing.T) {
 	checkSharedTree(t, repo.Dir, c2, s2.Dir, share)
 	checkTree(t, repo.Dir, c3, s3.Dir)
 }
+
+// TestStaleSharedListNeverDescribesThePublishedDirectory: a list of what a
+// commit's directory shares, left beside no directory by a materialization
+// killed between writing it and publishing the directory, is removed by
+// the next publish of that commit (when the process's start could not
+// collect it), whether it updates the previous
+// directory in place or materializes the commit whole beside it: the
+// directory published holds its whole tree, and Shared says so.
+func TestStaleSharedListNeverDescribesThePublishedDirectory(t *testing.T) {
+	for _, how := range []string{"in place", "beside"} {
+		t.Run(how, func(t *testing.T) {
+			repo, bare := inPlaceRepo(t)
+			root := t.TempDir()
+			ctx := context.Background()
+			s1 := fetchAndClose(t, root, bare)
+			c2, _ := change(t, repo, bare)
+			cfg, logs := loggedConfig(root, "inplace", bare)
+			if how == "beside" {
+				other, err := Open(ctx, cfg) // holds the cache, as another process would
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer other.Close()
+			}
+			c, err := Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// Left after Open, whose collection would remove it.
+			stale := filepath.Join(filepath.Dir(s1.Dir), c2+"."+sharedSuffix)
+			if err := os.WriteFile(stale, encodeShare(Share{"e001": s1.Commit}), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s2, _, err := c.Update(ctx, Check)
+			if err != nil || s2.Commit != c2 {
+				t.Fatalf("update: %+v %v", s2, err)
+			}
+			if inPlace := strings.Contains(logs.String(), "updated commit in place"); inPlace != (how == "in place") {
+				t.Fatalf("test setup: updated in place %v:\n%s", inPlace, logs)
+			}
+			checkTree(t, repo.Dir, c2, s2.Dir)
+			if share, err := c.Shared(c2); err != nil || share != nil {
+				t.Errorf("the directory published shares %v (%v); it holds its whole tree", share, err)
+			}
+			if homes, err := c.sharedHomes(c2); err != nil || homes != nil {
+				t.Errorf("the directory published shares with %v (%v)", homes, err)
+			}
+		})
+	}
+}
