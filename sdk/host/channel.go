@@ -77,8 +77,10 @@ func (c *clientChannel) Recv() ([]byte, error) {
 		if msg == nil {
 			continue
 		}
-		if len(envs) == 1 && envs[0].Method != "" && len(envs[0].ID) == 0 && msg[0] == '{' {
-			c.diags.notification(envs[0].Method, msg)
+		// One notification, not a batch of one: the message is an object
+		// (after any JSON whitespace, which a line may start with).
+		if obj := bytes.TrimLeft(msg, " \t\r"); len(envs) == 1 && envs[0].Method != "" && len(envs[0].ID) == 0 && len(obj) > 0 && obj[0] == '{' {
+			c.diags.notification(envs[0].Method, obj)
 			continue
 		}
 		for _, e := range envs {

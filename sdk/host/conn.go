@@ -157,13 +157,16 @@ type Options struct {
 
 // Conn is a running, initialized PM: a JSON-RPC client over a Process.
 type Conn struct {
-	spec   Spec
-	opts   Options
-	log    *slog.Logger
-	info   protocol.InitializeResult
-	proc   *Process
-	client *jrpc2.Client
-	ch     *clientChannel
+	spec Spec
+	opts Options
+	log  *slog.Logger
+	info protocol.InitializeResult
+	// initDiags are the diagnostics the PM sent while answering
+	// initialize (see InitializeDiagnostics).
+	initDiags []protocol.Diagnostic
+	proc      *Process
+	client    *jrpc2.Client
+	ch        *clientChannel
 
 	closeMu  sync.Mutex
 	closed   bool
@@ -231,7 +234,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 		Env:             c.opts.Env,
 	}
 	var res protocol.InitializeResult
-	if err := c.call(ctx, protocol.MethodInitialize, params, &res); err != nil {
+	if err := c.callDiag(ctx, protocol.MethodInitialize, params, &res, &c.initDiags); err != nil {
 		return err
 	}
 	c.info = res
@@ -255,6 +258,12 @@ func (c *Conn) Name() string { return c.spec.Name }
 
 // Info is the PM's initialize result.
 func (c *Conn) Info() protocol.InitializeResult { return c.info }
+
+// InitializeDiagnostics returns the diagnostics the PM sent while
+// answering initialize (a configuration file it could not read, say),
+// checked as CallDiagnostics checks a request's. The Registry reports
+// them with the first call that uses the PM.
+func (c *Conn) InitializeDiagnostics() []protocol.Diagnostic { return c.initDiags }
 
 // Has reports whether the PM announced capability cap.
 func (c *Conn) Has(cap string) bool { return slices.Contains(c.info.Capabilities, cap) }

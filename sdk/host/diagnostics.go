@@ -8,10 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/printable"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
 
@@ -323,24 +322,9 @@ func isID(raw json.RawMessage) bool {
 	return false
 }
 
-// sanitize removes from PM text what a terminal would interpret: control
-// characters other than newline and tab, and invalid UTF-8.
-func sanitize(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || isControl(r) }) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if !isControl(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029')
-}
+// sanitize removes from PM text what a terminal would interpret
+// (printable.String).
+func sanitize(s string) string { return printable.String(s) }
 
 // quoteLine renders a hostile line for a message: sanitized and short.
 func quoteLine(line []byte) string {

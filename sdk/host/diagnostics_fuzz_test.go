@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/framing"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/printable"
 )
 
 // FuzzDiagnosticNotification feeds hostile notification lines to a
@@ -37,7 +38,7 @@ func FuzzDiagnosticNotification(f *testing.F) {
 		b.response(json.RawMessage("1"))
 		for _, d := range b.collect("1") {
 			for _, s := range []string{d.Message, d.File} {
-				if !utf8.ValidString(s) || strings.ContainsFunc(s, isControl) {
+				if !utf8.ValidString(s) || printable.String(s) != s {
 					t.Fatalf("unsanitized text %q", s)
 				}
 			}

@@ -62,9 +62,9 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 	var (
 		listSink, activeSink diagSink
 		workSink             diagSink
-		listWarns            = make([]*Warning, n)
-		activeWarns          = make([]*Warning, n)
-		workWarns            = make([]*Warning, n)
+		listWarns            = make([][]Warning, n)
+		activeWarns          = make([][]Warning, n)
+		workWarns            = make([][]Warning, n)
 		minted               = make([]*Warning, n)
 		perPM                = make([][]protocol.PackageID, n)
 		res                  HookResult
@@ -144,10 +144,10 @@ func (r *Registry) Hook(ctx context.Context, cb HookCallbacks) HookResult {
 	wg.Wait()
 	<-depsDone
 	names := r.Names()
-	res.ListWarnings = append(present(listWarns), listSink.warnings(names)...)
-	res.ActiveWarnings = append(append(present(activeWarns), present(minted)...), activeSink.warnings(names)...)
+	res.ListWarnings = append(slices.Concat(listWarns...), listSink.warnings(names)...)
+	res.ActiveWarnings = append(append(slices.Concat(activeWarns...), present(minted)...), activeSink.warnings(names)...)
 	if cb.Workspace != nil {
-		res.WorkspaceWarnings = append(present(workWarns), workSink.warnings(names)...)
+		res.WorkspaceWarnings = append(slices.Concat(workWarns...), workSink.warnings(names)...)
 	}
 	return res
 }

@@ -65,6 +65,9 @@ type slot struct {
 	reported atomic.Bool
 	// gaveUp is set once a multi-PM call found the PM dead or silent.
 	gaveUp atomic.Bool
+	// initTaken is set once the diagnostics the PM sent while answering
+	// initialize have been returned as warnings.
+	initTaken atomic.Bool
 }
 
 // NewRegistry returns a registry of the PMs in specs; none is started yet.
@@ -133,28 +136,28 @@ func (r *Registry) each(ctx context.Context, method string, f func(*Conn) error)
 		}
 		return out
 	}
-	warns := make([]*Warning, len(r.specs))
+	warns := make([][]Warning, len(r.specs))
 	var wg sync.WaitGroup
 	for i, s := range r.specs {
 		wg.Go(func() { warns[i] = r.step(ctx, s.Name, method, f) })
 	}
 	wg.Wait()
-	var out []Warning
-	for _, w := range warns {
-		if w != nil {
-			out = append(out, *w)
-		}
-	}
-	return out
+	return slices.Concat(warns...)
 }
 
 // step runs f on the PM named name (starting it if needed) for one call of
-// each, and returns the warning about it, or nil: see each.
-func (r *Registry) step(ctx context.Context, name, method string, f func(*Conn) error) *Warning {
+// each, and returns the warnings about it: the diagnostics it sent while
+// answering initialize, when this is the first call to use it, then why
+// it failed, if it did (see each).
+func (r *Registry) step(ctx context.Context, name, method string, f func(*Conn) error) []Warning {
 	c, err := r.Conn(ctx, name)
 	r.mu.Lock()
 	sl := r.conns[name]
 	r.mu.Unlock()
+	var out []Warning
+	if err == nil && sl != nil {
+		out = initWarnings(sl, c)
+	}
 	switch {
 	case sl == nil:
 		// Conn refused before making a slot: the registry was closed.
@@ -174,9 +177,21 @@ func (r *Registry) step(ctx context.Context, name, method string, f func(*Conn) 
 		}
 	}
 	if err != nil {
-		return &Warning{PM: name, Method: method, Err: err}
+		out = append(out, Warning{PM: name, Method: method, Err: err})
 	}
-	return nil
+	return out
+}
+
+// initWarnings returns the diagnostics c sent while answering initialize
+// as warnings, the first time it is called for its slot sl, and nil after.
+func initWarnings(sl *slot, c *Conn) []Warning {
+	ds := c.InitializeDiagnostics()
+	if len(ds) == 0 || !sl.initTaken.CompareAndSwap(false, true) {
+		return nil
+	}
+	var sink diagSink
+	sink.add(c.Name(), protocol.MethodInitialize, ds)
+	return sink.warnings([]string{c.Name()})
 }
 
 // ListDeps unions the direct dependencies every PM announcing list_deps
@@ -283,29 +298,42 @@ func activePlugins(ctx context.Context, c *Conn, own []protocol.PackageID, sink 
 // sent while answering (docs/protocol.md §4.7) come back as warnings, each
 // carrying its Diagnostic, as ListDeps and ActivePlugins return theirs.
 func (r *Registry) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.Offer, []Warning, error) {
-	c, err := r.Conn(ctx, id.PM)
-	if err != nil {
-		return nil, nil, err
-	}
 	var offers []protocol.Offer
-	ds, err := c.CallDiagnostics(ctx, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
-	if err != nil {
-		return nil, nil, err
-	}
-	var sink diagSink
-	sink.add(id.PM, protocol.MethodLoadPlugin, ds)
-	return offers, sink.warnings([]string{id.PM}), nil
+	warns, err := r.callOne(ctx, id.PM, protocol.MethodLoadPlugin, protocol.LoadPluginParams{ID: id}, &offers)
+	return offers, warns, err
 }
 
-// Fetch asks the PM named by id.PM to fetch id.
-func (r *Registry) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, error) {
+// Fetch asks the PM named by id.PM to fetch id. The diagnostics the PM
+// sent while answering come back as warnings, as LoadPlugin returns its.
+func (r *Registry) Fetch(ctx context.Context, id protocol.PackageID, update protocol.UpdateLevel) (protocol.FetchResult, []Warning, error) {
 	var res protocol.FetchResult
-	c, err := r.Conn(ctx, id.PM)
+	warns, err := r.callOne(ctx, id.PM, protocol.MethodFetch, protocol.FetchParams{ID: id, Update: update}, &res)
+	return res, warns, err
+}
+
+// callOne calls method on the PM named name (starting it if needed) and
+// returns its diagnostics as warnings: those it sent while answering
+// initialize, when this is the first call to use it, then this call's.
+// A call that fails returns its error and no warnings.
+func (r *Registry) callOne(ctx context.Context, name, method string, params, result any) ([]Warning, error) {
+	c, err := r.Conn(ctx, name)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	err = c.Call(ctx, protocol.MethodFetch, protocol.FetchParams{ID: id, Update: update}, &res)
-	return res, err
+	r.mu.Lock()
+	sl := r.conns[name]
+	r.mu.Unlock()
+	ds, err := c.CallDiagnostics(ctx, method, params, result)
+	if err != nil {
+		return nil, err
+	}
+	var warns []Warning
+	if sl != nil {
+		warns = initWarnings(sl, c)
+	}
+	var sink diagSink
+	sink.add(name, method, ds)
+	return append(warns, sink.warnings([]string{name})...), nil
 }
 
 // Search asks every PM announcing search and unions the hits. The
@@ -336,14 +364,21 @@ func (r *Registry) Search(ctx context.Context, query string) ([]protocol.SearchH
 
 // Refresh asks the PMs announcing refresh whose names only accepts (every
 // one when only is nil) to pull their backing sources.
+//
+// The diagnostics the PMs sent while answering are warnings after those
+// of the PMs that failed, PM by PM in configuration order.
 func (r *Registry) Refresh(ctx context.Context, update protocol.UpdateLevel, force bool, only func(name string) bool) []Warning {
-	return r.each(ctx, protocol.MethodRefresh, func(c *Conn) error {
+	var sink diagSink
+	warns := r.each(ctx, protocol.MethodRefresh, func(c *Conn) error {
 		if only != nil && !only(c.Name()) || !c.Has(protocol.CapRefresh) {
 			return nil
 		}
 		var res protocol.RefreshResult
-		return c.Call(ctx, protocol.MethodRefresh, protocol.RefreshParams{Update: update, Force: force}, &res)
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodRefresh, protocol.RefreshParams{Update: update, Force: force}, &res)
+		sink.add(c.Name(), protocol.MethodRefresh, ds)
+		return err
 	})
+	return append(warns, sink.warnings(r.Names())...)
 }
 
 // Close shuts every started PM down and returns the first shutdown error.

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/symposium-dev/symposium-pm/sdk/internal/flaghelp"
-	"github.com/symposium-dev/symposium-pm/sdk/internal/oneline"
 	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -225,7 +224,7 @@ func printReport(w io.Writer, rep *pmtest.Report) {
 	fmt.Fprintf(w, "checking %s: pm %s\n", strings.Join(rep.Command, " "), pm)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Status, r.Name, strings.Join(r.Sections, " "), oneline.Flatten(r.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Status, r.Name, strings.Join(r.Sections, " "), cell(r.Message))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", rep.Count(pmtest.Pass), rep.Count(pmtest.Fail), rep.Count(pmtest.Skip))

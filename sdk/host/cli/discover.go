@@ -17,6 +17,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/host"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/tomlstr"
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -301,13 +302,9 @@ func consentHint(choices []consentChoice, cfg *config.Config) []string {
 		fmt.Fprintf(&b, "to consent to the plugins that need it, add to %s:\n", file)
 		b.WriteString("[plugins]\nauto-enable = [\n")
 	}
-	var line []byte
 	for _, c := range choices {
-		line = append(line[:0], "  { pm = "...)
-		line = strconv.AppendQuote(line, c.pm)
-		line = append(line, ", name = "...)
-		line = strconv.AppendQuote(line, c.name)
-		b.Write(append(line, " },\n"...))
+		// TOML, printable: a name a PM chose is pasted back as it is.
+		fmt.Fprintf(&b, "  { pm = %s, name = %s },\n", tomlstr.Quote(c.pm), tomlstr.Quote(c.name))
 	}
 	if list > 0 {
 		return []string{strings.TrimSuffix(b.String(), "\n")}
@@ -359,7 +356,7 @@ func printDiscovery(w io.Writer, doc discoverDoc) {
 			if p.State == "enabled" {
 				skills = strconv.Itoa(p.Skills)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID.PM, p.Name, shortVersion(p.ID.Version), p.Source, p.State, skills, p.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(p.ID.PM), cell(p.Name), cell(shortVersion(p.ID.Version)), p.Source, p.State, skills, cell(p.Reason))
 		}
 		tw.Flush()
 	}

@@ -109,7 +109,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PM\tNAME\tVERSION\tDESCRIPTION")
 	for _, h := range hits {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID.PM, h.ID.Name, shortVersion(h.ID.Version), h.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(h.ID.PM), cell(h.ID.Name), cell(shortVersion(h.ID.Version)), cell(h.Description))
 	}
 	tw.Flush()
 	return code

@@ -16,6 +16,8 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/host/acquire"
 	"github.com/symposium-dev/symposium-pm/sdk/host/config"
 	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/oneline"
+	"github.com/symposium-dev/symposium-pm/sdk/internal/printable"
 )
 
 const statusUsage = `Usage: symposium-pm status [flags]
@@ -219,7 +221,7 @@ func printRegistries(w io.Writer, regs []registryStatus, now time.Time) {
 		if r.Builtin {
 			name += " (built in)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, r.Kind, r.Location, commit, fetched)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(name), r.Kind, cell(r.Location), cell(commit), fetched)
 		switch {
 		case r.note:
 			notes = append(notes, fmt.Sprintf("registry %s: %s", r.Name, r.Error))
@@ -240,9 +242,14 @@ func printItems(w io.Writer, heading string, items []string) {
 	}
 	fmt.Fprintf(w, "\n%s\n", heading)
 	for _, it := range items {
-		fmt.Fprintf(w, "  - %s\n", it)
+		fmt.Fprintf(w, "  - %s\n", printable.String(it))
 	}
 }
+
+// cell renders text for a cell of a table printed to the terminal: what
+// comes from a PM or a package without what a terminal would interpret
+// (printable.String), on one line (oneline.Flatten).
+func cell(s string) string { return oneline.Flatten(printable.String(s)) }
 
 // statusRows describes every PM the configuration yields, without starting
 // any: the built-ins not overridden, then the [[package-manager]] entries.

@@ -18,6 +18,7 @@
 package discovery
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -349,15 +350,29 @@ type judged struct {
 // machine to itself.
 func (d *discoverer) judgeAll(ctx context.Context, pm string, offers []protocol.Offer) []judged {
 	src := cmp.Or(d.o.Kinds[pm], SourceDependency)
-	seen := make(map[protocol.PackageID]bool, len(offers))
+	seen := make(map[protocol.PackageID]int, len(offers))
 	uniq := make([]protocol.Offer, 0, len(offers))
+	var dups map[int][]Warning // by the index in uniq of the offer kept
 	for _, of := range offers {
-		if !seen[of.ID] {
-			seen[of.ID] = true
+		at, dup := seen[of.ID]
+		if !dup {
+			seen[of.ID] = len(uniq)
 			uniq = append(uniq, of)
+			continue
+		}
+		if kept := uniq[at]; kept.Root != of.Root || !bytes.Equal(kept.Manifest, of.Manifest) {
+			if dups == nil {
+				dups = map[int][]Warning{}
+			}
+			dups[at] = append(dups[at], duplicateWarning(pm, of, kept.Root))
 		}
 	}
 	out := make([]judged, len(uniq))
+	defer func() {
+		for at, ws := range dups {
+			out[at].warns = append(out[at].warns, ws...)
+		}
+	}()
 	judgeRange := func(lo, hi int) {
 		var ps pathStats
 		defer ps.close()
@@ -380,6 +395,20 @@ func (d *discoverer) judgeAll(ctx context.Context, pm string, offers []protocol.
 	return out
 }
 
+// duplicateWarning says that pm's offer of was left out for having the id
+// of the plugin at keptRoot, which discovery keeps (the first offered).
+// An offer repeated exactly, root and manifest, is no problem and needs
+// none.
+func duplicateWarning(pm string, of protocol.Offer, keptRoot string) Warning {
+	id := of.ID
+	what := "with another manifest"
+	if of.Root != keptRoot {
+		what = "at " + strconv.Quote(of.Root)
+	}
+	return Warning{PM: pm, Package: &id, Level: protocol.LevelWarning,
+		Message: fmt.Sprintf("plugin %s offered a second time, %s; left out: the plugin at %q has its id", id, what, keptRoot)}
+}
+
 // judgeChunk is the fewest offers judgeAll gives a goroutine of its own.
 const judgeChunk = 64
 
@@ -393,7 +422,14 @@ func (d *discoverer) add(ctx context.Context, of protocol.Offer, src Source, pm 
 		if root != nil {
 			root.Close()
 		}
-		return // duplicates collapse
+		// Duplicates collapse; one from elsewhere (two workspace
+		// directories whose manifests give one name) is said to be left
+		// out. A chained reference to a plugin already in is the point of
+		// chaining.
+		if kept := d.res.Plugins[at].Root; src != SourceChained && kept != of.Root {
+			d.res.Warnings = append(d.res.Warnings, duplicateWarning(pm, of, kept))
+		}
+		return
 	}
 	p, warns := d.judge(ctx, of, src, pm, via, root, nil)
 	d.res.Warnings = append(d.res.Warnings, warns...)
@@ -462,7 +498,8 @@ func origin(src Source) manifest.Origin {
 }
 
 // ValidateOffer checks an offer that pm made as the host must: the id is
-// under pm's name, the root an existing absolute directory, the manifest
+// under pm's name, the root an existing directory named by an absolute,
+// clean path (filepath.Clean leaves it as it is), the manifest
 // valid for the source's origin, and every source.path inside the root even
 // through symlinks. It returns the validated plugin, or nil and the reason.
 func ValidateOffer(of protocol.Offer, src Source, pm string) (*manifest.Plugin, string) {

@@ -33,6 +33,13 @@ func checkOffer(of protocol.Offer, src Source, pm string, openRoot func(string) 
 	if !filepath.IsAbs(of.Root) {
 		return nil, fmt.Sprintf("root %q is not an absolute path", of.Root)
 	}
+	if filepath.Clean(of.Root) != of.Root {
+		// The checks below name paths by joining them to the root, which
+		// drops "x/.." on paper where the kernel resolves it through
+		// whatever x is (a link, a file): they would check another
+		// directory than the one opened.
+		return nil, fmt.Sprintf("root %q is not a clean path (it should read %q)", of.Root, filepath.Clean(of.Root))
+	}
 	pr := rootProbe{dir: of.Root, openRoot: openRoot}
 	defer pr.close()
 	plugin, reason := validateManifest(of, src)

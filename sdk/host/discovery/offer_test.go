@@ -105,6 +105,10 @@ func TestCheckOfferAgreesWithRoot(t *testing.T) {
 	}{
 		{protocol.Offer{ID: protocol.PackageID{PM: "other", Name: "p"}, Root: base}, `offered by pm eco under another pm's name "other"`},
 		{protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p"}, Root: "relative"}, `root "relative" is not an absolute path`},
+		{protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p"}, Root: base + "/plain/../plain"},
+			fmt.Sprintf("root %q is not a clean path (it should read %q)", base+"/plain/../plain", filepath.Join(base, "plain"))},
+		{protocol.Offer{ID: protocol.PackageID{PM: "eco", Name: "p"}, Root: base + "/plain/"},
+			fmt.Sprintf("root %q is not a clean path (it should read %q)", base+"/plain/", filepath.Join(base, "plain"))},
 	} {
 		if p, got := checkOffer(tc.of, SourceDependency, "eco", os.OpenRoot, nil); p != nil || got != tc.want {
 			t.Errorf("checkOffer(%+v) = %v, %q; want %q", tc.of, p, got, tc.want)

@@ -3,7 +3,6 @@ package migrate
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/symposium-dev/symposium-pm/sdk/internal/tomlstr"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest"
 	"github.com/symposium-dev/symposium-pm/sdk/manifest/predicate"
 )
@@ -586,24 +586,8 @@ func (r *rewriter) group(i int, t map[string]any) {
 	r.replaced = append(r.replaced, e)
 }
 
-// quote writes s as a TOML basic string.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, "\\u%04X", c)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// quote writes s as a TOML basic string (tomlstr.Quote).
+func quote(s string) string { return tomlstr.Quote(s) }
 
 // where migrates the retired top-level [where] table: where.crates becomes
 // the plugin's depends-on. Any other condition in it has no known

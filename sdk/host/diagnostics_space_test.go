@@ -1,0 +1,54 @@
+//go:build unix
+
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+)
+
+// TestIndentedDiagnosticKept: a diagnostic line that starts with a space
+// (valid JSON; the reader trims only a final carriage return) is a
+// notification like any other: it reaches the call it belongs to, rather
+// than going to jrpc2, which would drop it without a word.
+func TestIndentedDiagnosticKept(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "pm")
+	body := `#!/bin/sh
+while IFS= read -r line; do
+	id=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9][0-9]*\),"method":"\([a-z_]*\)".*/\1/p')
+	method=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9][0-9]*\),"method":"\([a-z_]*\)".*/\2/p')
+	[ -n "$id" ] || continue
+	case $method in
+	initialize) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocol_version":1,"name":"diag","capabilities":["list_deps"]}}\n' "$id" ;;
+	list_deps)
+		printf ' {"jsonrpc":"2.0","method":"diagnostic","params":{"request":%s,"message":"LOCKFILE-SKIPPED"}}\n' "$id"
+		printf '{"jsonrpc":"2.0","id":%s,"result":[]}\n' "$id" ;;
+	esac
+done
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := host.Start(t.Context(), host.Spec{Name: "diag", Command: script}, host.Options{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var deps []protocol.PackageID
+	diags, err := c.CallDiagnostics(t.Context(), protocol.MethodListDeps, struct{}{}, &deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diagnostics: %+v", diags)
+	for _, d := range diags {
+		if strings.Contains(d.Message, "LOCKFILE-SKIPPED") || strings.Contains(d.Message, "diagnostic") {
+			return
+		}
+	}
+	t.Error("a diagnostic line with a leading space vanished: neither kept nor reported")
+}
