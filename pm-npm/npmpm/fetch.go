@@ -38,49 +38,31 @@ func (p *PM) pkgDir(name, version string) string {
 	return filepath.Join(p.cacheRoot, "pkg", url.PathEscape(name), version)
 }
 
-// nodeModulesParents lists the directories whose node_modules may hold the
-// workspace's packages: each workspace member, then the workspace and every
-// directory above it (Node's resolution).
-func (p *PM) nodeModulesParents() []string {
-	var out []string
-	if pkg, err := packagejson.Read(filepath.Join(p.workspace, "package.json")); err == nil && len(pkg.Workspaces) > 0 {
-		for _, d := range packagejson.ExpandWorkspaces(p.workspace, pkg.Workspaces).Dirs {
-			if d != "" {
-				out = append(out, filepath.Join(p.workspace, filepath.FromSlash(d)))
-			}
-		}
-	}
-	for d := p.workspace; ; {
-		out = append(out, d)
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	return out
-}
-
 // installedCopies returns the copies of name installed under the
-// node_modules directories of parents (from nodeModulesParents), nearest
-// first.
-func (p *PM) installedCopies(parents []string, name string) []candidate {
+// node_modules directories of pd (from installedParents, shared with
+// active_plugins), nearest first: in an entry of its name, or in one the
+// project declares for it (an alias's) whose package.json names it. Each
+// real directory is returned once.
+func (p *PM) installedCopies(pd parentDirs, name string) []candidate {
 	var out []candidate
 	seen := map[string]bool{}
-	for _, d := range parents {
-		dir := filepath.Join(d, "node_modules", filepath.FromSlash(name))
-		pkg, err := packagejson.ReadPackage(dir)
-		if err != nil || !validVersion(pkg.Version) {
-			continue
+	entries := pd.entries(name)
+	for _, d := range pd.dirs {
+		for _, e := range entries {
+			dir := filepath.Join(d, "node_modules", filepath.FromSlash(e))
+			pkg, err := packagejson.ReadPackage(dir)
+			if err != nil || !holds(e, pkg.Name, name) || !validVersion(pkg.Version) {
+				continue
+			}
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			if seen[dir] {
+				continue
+			}
+			seen[dir] = true
+			out = append(out, candidate{version: pkg.Version, root: dir})
 		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		out = append(out, candidate{version: pkg.Version, root: dir})
 	}
 	return out
 }
@@ -116,7 +98,7 @@ func (p *PM) resolveLocal(name, req string) (candidate, bool) {
 	if _, err := versions.NPM.Matches(req, "0.0.0"); err != nil {
 		return candidate{}, false
 	}
-	cands := append(p.installedCopies(p.nodeModulesParents(), name), p.cachedCopies(nil, name)...)
+	cands := append(p.installedCopies(p.installedParents(nil), name), p.cachedCopies(nil, name)...)
 	vs := make([]string, 0, len(cands))
 	for _, c := range cands {
 		vs = append(vs, c.version)
@@ -186,8 +168,9 @@ func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 		return candidate{}, protocol.ErrNotFound(id, "%s: the registry's version %q is not a semver version", id, ver.Version)
 	}
 	if update == protocol.UpdateCheck {
-		for _, c := range append(p.installedCopies(p.nodeModulesParents(), id.Name), p.cachedCopies(nil, id.Name)...) {
-			if c.version == ver.Version {
+		for _, c := range append(p.installedCopies(p.installedParents(nil), id.Name), p.cachedCopies(nil, id.Name)...) {
+			if sameVersion(c.version, ver.Version) {
+				c.version = ver.Version // as the registry spells it
 				return c, nil
 			}
 		}

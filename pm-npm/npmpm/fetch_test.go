@@ -289,3 +289,64 @@ func TestRegistryFailuresAndSecrets(t *testing.T) {
 		t.Error("the token leaked into the log or an error")
 	}
 }
+
+// TestFetchNoneInstalledLayouts: fetch with update "none" serves an
+// installed copy wherever active_plugins finds it: in a member of a pnpm
+// workspace (pnpm-workspace.yaml, no package.json "workspaces"), linked
+// into node_modules/.pnpm, and under an alias's name (plug at
+// node_modules/lefty); load_plugin resolves the same copies.
+func TestFetchNoneInstalledLayouts(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		"package.json":            `{"name":"mono","version":"1.0.0","private":true,"dependencies":{"lefty":"npm:plug@1.0.0"}}`,
+		"pnpm-workspace.yaml":     "packages:\n  - 'packages/*'\n",
+		"packages/a/package.json": `{"name":"a","version":"1.0.0","dependencies":{"plug":"2.0.0"}}`,
+		"node_modules/.pnpm/plug@1.0.0/node_modules/plug/package.json": `{"name":"plug","version":"1.0.0"}`,
+		"node_modules/.pnpm/plug@2.0.0/node_modules/plug/package.json": `{"name":"plug","version":"2.0.0"}`,
+	})
+	symlinks(t, ws, map[string]string{
+		"node_modules/lefty":           ".pnpm/plug@1.0.0/node_modules/plug",
+		"packages/a/node_modules/plug": "../../../node_modules/.pnpm/plug@2.0.0/node_modules/plug",
+	})
+	store := filepath.Join(realPath(t, ws), "node_modules", ".pnpm")
+	p, _ := newPM(t, ws, nil)
+	ctx := context.Background()
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		want := filepath.Join(store, "plug@"+v, "node_modules", "plug")
+		res, err := p.Fetch(ctx, npmID("plug", v), protocol.UpdateNone)
+		if err != nil || res.Root != want || res.ID.Version != v {
+			t.Errorf("fetch plug@%s none: %+v, %v; want the copy at %s", v, res, err, want)
+		}
+		offers, err := p.LoadPlugin(ctx, npmID("plug", v))
+		if err != nil || len(offers) != 1 || offers[0].Root != want {
+			t.Errorf("load_plugin plug@%s: %v, %v; want the copy at %s", v, offerIDs(offers), err, want)
+		}
+	}
+}
+
+// TestFetchNonePnpmMemberRealPnpm: in a pnpm 9 workspace installed by real
+// pnpm and opened at its root, fetch with update "none" serves the
+// member's installed plug@2.0.0 (which active_plugins offers) instead of
+// answering -32011.
+func TestFetchNonePnpmMemberRealPnpm(t *testing.T) {
+	reg := oracleRegistry(t, "installs pnpm and runs pnpm install on a workspace")
+	publishPlugins(reg)
+	bins := installSharedTools(t)
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		"package.json":            `{"name":"mono","version":"1.0.0","private":true}`,
+		"pnpm-workspace.yaml":     "packages:\n  - 'packages/*'\n",
+		"packages/a/package.json": `{"name":"a","version":"1.0.0","dependencies":{"plug":"2.0.0"}}`,
+	})
+	runTool(t, reg, ws, bins["pnpm9"], nil, "install", "--ignore-scripts")
+	want := realPath(t, filepath.Join(ws, "packages", "a", "node_modules", "plug"))
+	p, _ := newPM(t, ws, nil)
+	offers, err := p.ActivePlugins(context.Background(), []protocol.PackageID{npmID("plug", "2.0.0")})
+	if err != nil || len(offers) != 1 || offers[0].Root != want {
+		t.Fatalf("active_plugins: %v, %v; want plug@2.0.0 at %s", offerIDs(offers), err, want)
+	}
+	res, err := p.Fetch(context.Background(), npmID("plug", "2.0.0"), protocol.UpdateNone)
+	if err != nil || res.Root != want {
+		t.Errorf("fetch plug@2.0.0 none: %+v, %v; want the installed copy at %s", res, err, want)
+	}
+}

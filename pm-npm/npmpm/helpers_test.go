@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +109,46 @@ func ids(deps []protocol.PackageID) []string {
 		out = append(out, d.Name+"@"+d.Version)
 	}
 	return out
+}
+
+// offerIDs returns each offer as "name@version root", sorted.
+func offerIDs(offers []protocol.Offer) []string {
+	out := []string{}
+	for _, o := range offers {
+		out = append(out, o.ID.Name+"@"+o.ID.Version+" "+o.Root)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// listThenActive runs list_deps on a PM opened at dir, then active_plugins
+// on its answer, as the host does.
+func listThenActive(t *testing.T, dir string) ([]protocol.PackageID, []protocol.Offer) {
+	t.Helper()
+	p, _ := newPM(t, dir, nil)
+	deps, err := p.ListDeps(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	offers, err := p.ActivePlugins(context.Background(), deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deps, offers
+}
+
+// nodeResolve returns where Node's require.resolve finds name/package.json
+// from dir, or "" when it finds none; it skips the test without node.
+func nodeResolve(t *testing.T, dir, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not installed")
+	}
+	out, err := exec.Command("node", "-e",
+		`try{console.log(require.resolve(process.argv[1]+"/package.json",{paths:[process.argv[2]]}))}catch(e){console.log("")}`,
+		name, dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -420,6 +420,18 @@ func validVersion(v string) bool {
 	return err == nil
 }
 
+// sameVersion reports whether the exact versions a and b are equal as
+// node-semver's eq compares them (npm's reading of a package.json's
+// version): "v1.0.0" is 1.0.0, and build metadata is ignored. Strings that
+// are not versions are equal only as strings.
+func sameVersion(a, b string) bool {
+	if a == b {
+		return true
+	}
+	c, err := versions.NPM.Compare(a, b)
+	return err == nil && c == 0
+}
+
 // pnpmWorkspacePatterns reads the "packages" list of pnpm-workspace.yaml
 // with a line scanner (the file is a short YAML list; a full YAML parse is
 // not needed on the hook path).

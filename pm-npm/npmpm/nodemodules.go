@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,10 +50,10 @@ func (p *PM) disk() diskReader {
 // without probing every directory for every dependency.
 type installIndex struct {
 	parents []string               // directories whose node_modules are searched, in order
-	where   map[string][]installed // package name → where it is installed, in search order
+	where   map[string][]installed // package name → where it may be installed, in search order
 	realNM  map[int]string         // parent index → its node_modules with links resolved
 	// member marks the parents that are workspace members; workspace is
-	// the index of the workspace itself (-1 if absent).
+	// the index of the project root (-1 if absent).
 	member    []bool
 	workspace int
 	// recorded marks the parents whose node_modules hold an installer
@@ -60,26 +61,56 @@ type installIndex struct {
 	recorded []bool
 }
 
-// parentDirs is what installedParents returns: the directories, in search
-// order, and which of them are workspace members.
+// parentDirs is what installedParents returns: where a project's
+// installed packages are looked for.
 type parentDirs struct {
-	dirs   []string
-	member []bool
+	dirs   []string // directories whose node_modules are searched, in order
+	member []bool   // which of dirs are workspace members
+	root   string   // the project root, one of dirs
+	// renamed are the node_modules entries the project's package.json
+	// files declare for a package of another name: an alias's entry
+	// ("lefty": "npm:plug@1" installs plug at node_modules/lefty) → its
+	// real name; a git or tarball URL dependency's → "", as only the
+	// installed package.json names its package.
+	renamed map[string]string
 }
 
-// installed is one node_modules entry of a wanted package.
+// entries returns the node_modules entry names a package called name may
+// be installed under: its own, then each declared for it (or for a package
+// only its package.json names).
+func (pd parentDirs) entries(name string) []string {
+	out := []string{name}
+	for e, real := range pd.renamed {
+		if e != name && (real == name || real == "") {
+			out = append(out, e)
+		}
+	}
+	slices.Sort(out[1:])
+	return out
+}
+
+// installed is one node_modules entry that may hold a wanted package.
 type installed struct {
-	parent int  // index into parents
-	link   bool // the entry (or its scope directory) is a symbolic link
+	parent int    // index into parents
+	entry  string // the entry's name: the package's, or one declared for it
+	link   bool   // the entry (or its scope directory) is a symbolic link
 }
 
-// installedParents returns the directories whose node_modules hold
-// installed packages, in the order they are searched: every workspace
-// member (root "workspaces" globs and pnpm-workspace.yaml), then the
-// workspace and each of its parents up to the filesystem root, as Node's
-// resolution climbs. Each directory appears once.
+// installedParents returns where the installed packages of the project
+// are looked for, the project being found from the workspace as npm finds
+// it (findProject), as list_deps finds it: the workspace members whose
+// dependencies list_deps answers with (every member of the root's
+// "workspaces" globs and pnpm-workspace.yaml; only the member the
+// workspace is in when it is inside one), each directory between such a
+// member and the root, as Node's resolution climbs, then the root and each
+// of its parents up to the filesystem root. Each directory appears once.
+// The aliases and URL dependencies the root's and those members'
+// package.json declare are collected in renamed. Every file and directory
+// consulted is recorded in rec.
 func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
-	var out parentDirs
+	proj := findProject(rec, p.workspace)
+	root := proj.root
+	out := parentDirs{root: root, renamed: map[string]string{}}
 	seen := map[string]bool{}
 	add := func(d string, member bool) {
 		if !seen[d] {
@@ -88,17 +119,22 @@ func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
 			out.member = append(out.member, member)
 		}
 	}
-	var patterns []string
-	rec.Observe(filepath.Join(p.workspace, "package.json"))
-	if pkg, err := packagejson.Read(filepath.Join(p.workspace, "package.json")); err == nil {
-		patterns = pkg.Workspaces
+	readDeclared := func(pj string) *packagejson.Manifest {
+		data, err := rec.ReadFile(pj, pkgfile.MaxManifest)
+		if err != nil {
+			return nil
+		}
+		pkg, err := packagejson.Parse(data)
+		if err != nil {
+			return nil
+		}
+		out.declare(pkg)
+		return pkg
 	}
-	rec.Observe(filepath.Join(p.workspace, "pnpm-workspace.yaml"))
-	if pw, err := pkgfile.ReadUserFile(filepath.Join(p.workspace, "pnpm-workspace.yaml"), pkgfile.MaxManifest); err == nil {
-		patterns = append(patterns, pnpmWorkspacePatterns(pw)...)
-	}
+	patterns := projectWorkspaces(rec, root, readDeclared(filepath.Join(root, "package.json")))
+	var members []string
 	if len(patterns) > 0 {
-		ex := packagejson.ExpandWorkspaces(p.workspace, patterns)
+		ex := packagejson.ExpandWorkspaces(root, patterns)
 		// Members come and go with the listings the globs read and with
 		// the package.json of each match.
 		for _, d := range ex.Listed {
@@ -107,7 +143,7 @@ func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
 		// A literal path segment is not listed but checked: record each
 		// directory down to the first wildcard, present or not.
 		for _, pat := range patterns {
-			dir := p.workspace
+			dir := root
 			for _, seg := range strings.Split(strings.TrimPrefix(filepath.ToSlash(pat), "!"), "/") {
 				if seg == "" || seg == "." {
 					continue
@@ -120,15 +156,25 @@ func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
 			}
 		}
 		for _, d := range ex.Matched {
-			rec.Observe(filepath.Join(p.workspace, filepath.FromSlash(d), "package.json"))
+			rec.Observe(filepath.Join(root, filepath.FromSlash(d), "package.json"))
 		}
 		for _, d := range ex.Dirs {
-			if d != "" {
-				add(filepath.Join(p.workspace, filepath.FromSlash(d)), true)
+			if d != "" && inScope(proj, d) {
+				members = append(members, d)
+				dir := filepath.Join(root, filepath.FromSlash(d))
+				add(dir, true)
+				readDeclared(filepath.Join(dir, "package.json"))
 			}
 		}
 	}
-	for d := p.workspace; ; {
+	// The directories between each member and the root, where list_deps
+	// (installedVersion) and Node look too.
+	for _, d := range members {
+		for up := path.Dir(d); up != "." && up != "/"; up = path.Dir(up) {
+			add(filepath.Join(root, filepath.FromSlash(up)), false)
+		}
+	}
+	for d := root; ; {
 		add(d, false)
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -139,17 +185,65 @@ func (p *PM) installedParents(rec *depcache.Recorder) parentDirs {
 	return out
 }
 
+// declare records in renamed the entries pkg declares for packages of
+// other names. An entry declared for two different packages is read as
+// one whose package only its package.json names.
+func (pd parentDirs) declare(pkg *packagejson.Manifest) {
+	for _, d := range pkg.Deps {
+		real := d.Name
+		switch spec := packagejson.ParseSpec(d.Name, d.Spec); spec.Kind {
+		case packagejson.Alias:
+			real = spec.Name
+		case packagejson.URL, packagejson.Git:
+			real = ""
+		}
+		if real == d.Name {
+			continue
+		}
+		if prev, ok := pd.renamed[d.Name]; ok && prev != real {
+			real = ""
+		}
+		pd.renamed[d.Name] = real
+	}
+}
+
 // indexInstalled lists each parent's node_modules once (and the scope
 // directories holding a wanted scoped name) and records where the wanted
-// names are. It costs one directory listing per parent plus one per
-// relevant scope, whatever the number of wanted names. The installer
-// record a node_modules holds, if any, is recorded in rec.
+// names may be: in an entry of their name, or in one the project declares
+// for them (pd.renamed). It costs one directory listing per parent plus
+// one per relevant scope, whatever the number of wanted names, and one
+// package.json read per installed URL or git dependency, whose entry does
+// not say what it holds. The installer record a node_modules holds, if
+// any, is recorded in rec.
 func (p *PM) indexInstalled(rec *depcache.Recorder, pd parentDirs, want map[string]bool) *installIndex {
 	parents := pd.dirs
 	idx := &installIndex{parents: parents, where: map[string][]installed{}, realNM: map[int]string{},
-		member: pd.member, workspace: slices.Index(parents, p.workspace), recorded: make([]bool, len(parents))}
+		member: pd.member, workspace: slices.Index(parents, pd.root), recorded: make([]bool, len(parents))}
 	if len(want) == 0 {
 		return idx
+	}
+	// wanted reports, for a node_modules entry, the wanted names it may
+	// hold (nil for none), reading its package.json when only that says.
+	disk := p.disk()
+	wanted := func(nm, entry string) []string {
+		var out []string
+		if want[entry] {
+			out = append(out, entry)
+		}
+		real, ok := pd.renamed[entry]
+		if ok && real == "" {
+			f := filepath.Join(nm, filepath.FromSlash(entry), "package.json")
+			rec.Observe(f)
+			if data, err := disk.ReadFile(f); err == nil {
+				if m, err := packagejson.Parse(data); err == nil {
+					real = m.Name
+				}
+			}
+		}
+		if ok && real != entry && want[real] {
+			out = append(out, real)
+		}
+		return out
 	}
 	scopes := map[string]bool{}
 	for n := range want {
@@ -157,7 +251,11 @@ func (p *PM) indexInstalled(rec *depcache.Recorder, pd parentDirs, want map[stri
 			scopes[s] = true
 		}
 	}
-	disk := p.disk()
+	for e, real := range pd.renamed {
+		if s, _, ok := strings.Cut(e, "/"); ok && strings.HasPrefix(s, "@") && (real == "" || want[real]) {
+			scopes[s] = true
+		}
+	}
 	for i, d := range parents {
 		nm := filepath.Join(d, "node_modules")
 		rec.ObserveDir(nm)
@@ -180,22 +278,32 @@ func (p *PM) indexInstalled(rec *depcache.Recorder, pd parentDirs, want map[stri
 					continue
 				}
 				for _, s := range subs {
-					if full := name + "/" + s.Name(); want[full] {
-						idx.where[full] = append(idx.where[full], installed{i, link || s.Type()&fs.ModeSymlink != 0})
+					full := name + "/" + s.Name()
+					for _, w := range wanted(nm, full) {
+						idx.where[w] = append(idx.where[w], installed{i, full, link || s.Type()&fs.ModeSymlink != 0})
 					}
 				}
 				continue
 			}
-			if want[name] {
-				idx.where[name] = append(idx.where[name], installed{i, link})
+			for _, w := range wanted(nm, name) {
+				idx.where[w] = append(idx.where[w], installed{i, name, link})
 			}
 		}
 	}
 	return idx
 }
 
+// holds reports whether a package.json naming pkgName, found in the
+// node_modules entry entry, is the package name: an entry of another name
+// (an alias's, a URL dependency's) holds name only when its package.json
+// says so; one of the same name unless its package.json names another.
+func holds(entry, pkgName, name string) bool {
+	return pkgName == name || (entry == name && pkgName == "")
+}
+
 // installedCopy returns the first copy of name in the index whose version
-// passes ok, nearest first.
+// passes ok, nearest first: in an entry of its name, or in one declared
+// for it whose package.json names it.
 // A copy that cannot be used is skipped with a diagnostic of the request
 // ctx belongs to. Each package.json looked at is recorded in rec, unless
 // the copy is content its installer owns (installerOwned): the installer's
@@ -204,11 +312,11 @@ func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *ins
 	disk := p.disk()
 	for _, at := range idx.where[name] {
 		nm := filepath.Join(idx.parents[at.parent], "node_modules")
-		dir := filepath.Join(nm, filepath.FromSlash(name))
+		dir := filepath.Join(nm, filepath.FromSlash(at.entry))
 		// The root is the real directory. A plain entry lies in its
 		// node_modules' real directory, resolved once per node_modules; a
 		// linked one (pnpm, workspaces) is resolved itself.
-		real := filepath.Join(idx.realNodeModules(at.parent), filepath.FromSlash(name))
+		real := filepath.Join(idx.realNodeModules(at.parent), filepath.FromSlash(at.entry))
 		if at.link {
 			real = dir
 			if r, err := filepath.EvalSymlinks(dir); err == nil {
@@ -239,7 +347,7 @@ func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *ins
 				"skipping a package whose package.json cannot be used", "package", name, "err", err)
 			continue
 		}
-		if !validVersion(pkg.Version) || !ok(pkg.Version) {
+		if !holds(at.entry, pkg.Name, name) || !validVersion(pkg.Version) || !ok(pkg.Version) {
 			continue
 		}
 		return candidate{version: pkg.Version, root: real, pkg: pkg, installerOwned: owned}, true

@@ -61,7 +61,13 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *
 		if c.installerOwned {
 			mrec = nil
 		}
-		m, embeds := p.manifest(ctx, mrec, d.Name, c.version, c.root, c.pkg)
+		// An exact version asked for is the one answered, though the
+		// package.json may spell it otherwise ("v1.0.0" for 1.0.0).
+		version := c.version
+		if d.Version != protocol.AnyVersion && d.Version != "" {
+			version = d.Version
+		}
+		m, embeds := p.manifest(ctx, mrec, d.Name, version, c.root, c.pkg)
 		if !embeds || m == nil {
 			continue
 		}
@@ -69,7 +75,7 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *
 			rec.ObserveDir(c.root)
 		}
 		offers = append(offers, protocol.Offer{
-			ID:       protocol.PackageID{PM: Name, Name: d.Name, Version: c.version},
+			ID:       protocol.PackageID{PM: Name, Name: d.Name, Version: version},
 			Root:     c.root,
 			Manifest: m,
 		})
@@ -78,11 +84,13 @@ func (p *PM) computeOffers(ctx context.Context, deps []protocol.PackageID, rec *
 }
 
 // localCopy finds dep on disk: the exact version when dep names one (any
-// version for "*"), installed copies (members' node_modules first, then
-// the workspace's and its parents') before cached ones.
+// version for "*"; versions equal as node-semver compares them, see
+// sameVersion), installed copies (members' node_modules first, then the
+// directories up to the project root, the root's and its parents') before
+// cached ones.
 func (p *PM) localCopy(ctx context.Context, rec *depcache.Recorder, idx *installIndex, dep protocol.PackageID) (candidate, bool) {
 	want := func(v string) bool {
-		return dep.Version == protocol.AnyVersion || dep.Version == "" || dep.Version == v
+		return dep.Version == protocol.AnyVersion || dep.Version == "" || sameVersion(dep.Version, v)
 	}
 	if c, ok := p.installedCopy(ctx, rec, idx, dep.Name, want); ok {
 		return c, true

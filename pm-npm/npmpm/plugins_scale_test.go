@@ -88,9 +88,10 @@ func TestActivePluginsLinear(t *testing.T) {
 			t.Errorf("%d members × %d deps: offers %v", size.members, size.deps, got)
 		}
 		ancestors := len(strings.Split(filepath.Clean(ws), string(filepath.Separator)))
-		// One listing per member, the workspace and each parent, plus the
-		// scope; one package.json per wanted installed copy (dep-000 twice).
-		limit := (size.members + ancestors + 1) + (size.deps + 2)
+		// One listing per member, packages/ (between the members and the
+		// workspace), the workspace and each parent, plus the scope; one
+		// package.json per wanted installed copy (dep-000 twice).
+		limit := (size.members + 1 + ancestors + 1) + (size.deps + 2)
 		if disk.reads < len(offers) {
 			t.Errorf("%d package.json reads for %d offers: node_modules not read through the counted reader", disk.reads, len(offers))
 		}

@@ -13,7 +13,7 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "npm active_plugins 3"
+const offersCacheKey = "npm active_plugins 4"
 
 // offersCache is where active_plugins answers are persisted, or nil (which
 // stores nothing) when the host gave no cache directory.
@@ -25,8 +25,10 @@ func (p *PM) offersCache() *depcache.Cache {
 }
 
 // ActivePlugins implements pmserver.PM: for each npm dependency, the copy
-// installed under the workspace's node_modules (or, failing that, unpacked
-// in the cache) is offered when it embeds a plugin. It never uses the
+// installed where Node resolves it from the project list_deps reads (a
+// member's node_modules, one between it and the project root, the root's
+// or one above; under an alias's name too), or, failing that, one unpacked
+// in the cache, is offered when it embeds a plugin. It never uses the
 // network.
 //
 // The answer is persisted (sdk/depcache) keyed on the requested
@@ -36,8 +38,9 @@ func (p *PM) offersCache() *depcache.Cache {
 // directory of each package offered, and, for content a user edits (a
 // link out of node_modules, or a node_modules holding no record), each
 // package directory and package.json, SYMPOSIUM.toml (present or not) and
-// skills/ tree; the workspace's package.json and pnpm-workspace.yaml and
-// the directories its member globs listed. A hit costs one stat per input
+// skills/ tree; what finding the project root read (findProject), the
+// root's package.json and pnpm-workspace.yaml, the directories its member
+// globs listed and the package.json of each member searched. A hit costs one stat per input
 // and opens no package file. An answer whose computation logged a warning or sent the
 // host a diagnostic is not persisted, so the next hook computes it again
 // and sends the same diagnostics: a hit never hides one.

@@ -84,55 +84,73 @@ func ParseFile(file string, data []byte) (*Lock, error) {
 		l.loadV1(deps)
 		return l, nil
 	}
-	// Fast path: a well-formed lockfile decodes in one pass.
-	// The v1 tree is kept raw: v2 files repeat it in full, and only files
-	// without "packages" need it.
-	var typed struct {
-		LockfileVersion json.RawMessage    `json:"lockfileVersion"`
-		Packages        map[string]Package `json:"packages"`
-		Dependencies    json.RawMessage    `json:"dependencies"`
-	}
-	if json.Unmarshal(data, &typed) == nil {
-		l := &Lock{Packages: typed.Packages}
-		if err := l.setVersion(typed.LockfileVersion); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		l.loadV1(typed.Dependencies)
-		return l, nil
-	}
-	// Slow path: skip entries of the wrong shape.
-	var raw struct {
-		LockfileVersion json.RawMessage            `json:"lockfileVersion"`
-		Packages        map[string]json.RawMessage `json:"packages"`
-		Dependencies    map[string]json.RawMessage `json:"dependencies"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	// Anything else (an escaped key, a null entry, a field of another
+	// type, a repeated or differently cased key, ...) is decoded with the
+	// object semantics of JSON.parse, which npm reads the file with: keys
+	// match exactly and a repeated key's last value wins. (A struct
+	// decoded by encoding/json would read "Packages" as "packages" and
+	// merge a repeated "packages" into one map.) An entry of the wrong
+	// shape is skipped.
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field == "" {
 			return nil, &jsonfile.Error{File: file, Msg: "a package lock must be a JSON object", Err: err}
 		}
-		// A member of the wrong type ("packages": [] ) is named, with its
-		// place, by Explain.
 		return nil, jsonfile.Explain(file, data, err)
 	}
 	l := &Lock{}
-	if err := l.setVersion(raw.LockfileVersion); err != nil {
+	if err := l.setVersion(top["lockfileVersion"]); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if len(raw.Packages) > 0 {
-		l.Packages = make(map[string]Package, len(raw.Packages))
-		for k, v := range raw.Packages {
-			var p Package
-			if json.Unmarshal(v, &p) == nil { // an entry of the wrong shape is skipped
+	if raw := top["packages"]; len(raw) > 0 && string(raw) != "null" {
+		var entries map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			// A member of the wrong type ("packages": []) is named, with
+			// its place, by Explain, from the whole document's decode.
+			var shape struct {
+				Packages map[string]json.RawMessage `json:"packages"`
+			}
+			if derr := json.Unmarshal(data, &shape); derr != nil {
+				err = derr
+			}
+			return nil, jsonfile.Explain(file, data, err)
+		}
+		l.Packages = make(map[string]Package, len(entries))
+		for k, v := range entries {
+			if p, ok := exactPackage(v); ok {
 				l.Packages[k] = p
 			}
 		}
 	}
-	if l.Packages == nil && len(raw.Dependencies) > 0 {
-		l.Dependencies = tolerantV1Map(raw.Dependencies, 0)
-		l.Packages = v1Packages(l.Dependencies)
-	}
+	l.loadV1(top["dependencies"])
 	return l, nil
+}
+
+// exactPackage decodes one "packages" entry with exact field names, as
+// JSON.parse reads it; ok is false for an entry of the wrong shape (not an
+// object, or a field of another type), which is skipped.
+func exactPackage(raw json.RawMessage) (Package, bool) {
+	var p Package
+	if string(raw) == "null" {
+		return p, true // encoding/json's zero entry, as scanLock's reference decodes it
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return p, false
+	}
+	for _, f := range []struct {
+		key string
+		dst any
+	}{
+		{"name", &p.Name}, {"version", &p.Version}, {"resolved", &p.Resolved}, {"integrity", &p.Integrity},
+		{"link", &p.Link}, {"dev", &p.Dev}, {"optional", &p.Optional},
+	} {
+		if v, ok := fields[f.key]; ok && json.Unmarshal(v, f.dst) != nil {
+			return Package{}, false
+		}
+	}
+	return p, true
 }
 
 // loadV1 decodes the v1 tree when the file has no "packages" map, and

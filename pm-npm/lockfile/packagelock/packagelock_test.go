@@ -2,6 +2,7 @@ package packagelock
 
 import (
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -175,6 +176,80 @@ func TestParseErrorMessages(t *testing.T) {
 		_, err := ParseFile("package-lock.json", []byte(tc.in))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("ParseFile(%s) = %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestParseObjectsAsJSONParse: a lockfile is read with the object
+// semantics of JSON.parse, which npm reads it with, even in the shapes
+// the scanner leaves to the general decoder: a repeated key's last value
+// replaces the earlier one (a second "packages" is the whole map, not
+// merged into the first), and keys match exactly ("Packages" and
+// "Version" are other members). With node on PATH, each answer is also
+// checked against JSON.parse.
+func TestParseObjectsAsJSONParse(t *testing.T) {
+	for _, c := range []struct{ name, doc, key, want string }{
+		{"repeated packages", `{"lockfileVersion":3,"packages":{"node_modules/gone":{"version":"1.0.0"},"node_modules/plug":{"version":"1.0.0"}},"packages":{"node_modules/plug":{"version":"1.2.0"}}}`, "node_modules/gone", "<absent>"},
+		{"repeated packages, last", `{"lockfileVersion":3,"packages":{"node_modules/plug":{"version":"1.0.0"}},"packages":{"node_modules/plug":{"version":"1.2.0"}}}`, "node_modules/plug", "1.2.0"},
+		{"Packages beside packages", `{"lockfileVersion":3,"packages":{"node_modules/plug":{"version":"1.0.0"}},"Packages":{"node_modules/gone":{"version":"6.6.6"}}}`, "node_modules/gone", "<absent>"},
+		{"Packages alone", `{"lockfileVersion":3,"Packages":{"node_modules/gone":{"version":"6.6.6"}}}`, "node_modules/gone", "<absent>"},
+		{"Version after version", `{"lockfileVersion":3,"packages":{"node_modules/plug":{"version":"1.0.0","Version":"9.9.9"}}}`, "node_modules/plug", "1.0.0"},
+		{"Version alone", `{"lockfileVersion":3,"packages":{"node_modules/plug":{"Version":"9.9.9"}}}`, "node_modules/plug", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := Parse([]byte(c.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := "<absent>"
+			if p, ok := l.Packages[c.key]; ok {
+				got = p.Version
+			}
+			if got != c.want {
+				t.Errorf("%s: version %q, want %q", c.key, got, c.want)
+			}
+			if n, ok := jsonParseVersion(t, c.doc, c.key); ok && n != c.want {
+				t.Errorf("%s: JSON.parse reads %q, the test wants %q", c.key, n, c.want)
+			}
+		})
+	}
+}
+
+// jsonParseVersion is what node's JSON.parse (npm's reader) sees at
+// packages[key].version: "<absent>" without the entry, "" without the
+// field; ok is false without node.
+func jsonParseVersion(t *testing.T, doc, key string) (string, bool) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", false
+	}
+	cmd := exec.Command("node", "-e", `let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{const e=(JSON.parse(d).packages||{})[process.argv[1]];console.log(e?(e.version??""):"<absent>")})`, key)
+	cmd.Stdin = strings.NewReader(doc)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal("node:", err)
+	}
+	return strings.TrimSuffix(string(out), "\n"), true
+}
+
+// TestParseMalformedNamesTheFile: every document that is not a lockfile
+// npm can read — empty, not an object, truncated, a member of the wrong
+// type, an unusable lockfileVersion, nesting past encoding/json's depth
+// limit, a UTF-16 byte order mark — fails with an error naming the file;
+// "null" and a null "packages" beside a v1 tree are read.
+func TestParseMalformedNamesTheFile(t *testing.T) {
+	const file = "/w/package-lock.json"
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	for _, doc := range []string{"", "[]", `{"lockfileVersion":3,"packages":{"node_modules/x":{"version":"1.0.0"}`,
+		`{"packages":[]}`, `{"lockfileVersion":"3"}`, `{"lockfileVersion":3.0}`, `{"lockfileVersion":0}`,
+		`{"lockfileVersion":3,"packages":{"x":` + deep + `}}`, `{"lockfileVersion":1,"dependencies":{"a":` + deep + `}}`, "\xff\xfe{}"} {
+		if _, err := ParseFile(file, []byte(doc)); err == nil || !strings.HasPrefix(err.Error(), file) {
+			t.Errorf("ParseFile(%.60q) = %v, want an error naming %s", doc, err, file)
+		}
+	}
+	for doc, want := range map[string]int{"null": 0, `{"lockfileVersion":3,"packages":null,"dependencies":{"a":{"version":"1.0.0"}}}`: 1} {
+		if l, err := ParseFile(file, []byte(doc)); err != nil || len(l.Packages) != want {
+			t.Errorf("ParseFile(%s) = %v, want %d packages", doc, err, want)
 		}
 	}
 }
