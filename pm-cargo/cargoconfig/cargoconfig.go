@@ -2,14 +2,16 @@
 // where crates come from: source replacement ([source.*] with replace-with,
 // registry, local-registry and directory) and the crates.io protocol. Files
 // are found as cargo finds them: .cargo/config.toml (or the legacy
-// .cargo/config) in the working directory and each ancestor, then
-// $CARGO_HOME/config.toml; nearer files win.
+// .cargo/config, which wins when both exist) in the working directory and
+// each ancestor, then $CARGO_HOME/config.toml; nearer files win.
 package cargoconfig
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -66,6 +68,10 @@ func (s Source) Sparse() (string, bool) {
 type Config struct {
 	// Files are the config files read, nearest first.
 	Files []string
+	// Warnings are what cargo warns about the files it reads: a legacy
+	// .cargo/config beside a .cargo/config.toml, which cargo reads
+	// instead.
+	Warnings []Warning
 	// sources maps a source name to its definition, nearest file winning.
 	sources map[string]sourceDef
 	// protocol is registries.crates-io.protocol, or "".
@@ -94,6 +100,34 @@ type rawConfig struct {
 	} `toml:"http"`
 }
 
+// Warning is something cargo warns about its configuration files.
+type Warning struct {
+	// File is the file the warning is about.
+	File    string
+	Message string
+}
+
+// configFile returns the configuration file cargo reads in dir, or "":
+// the legacy extensionless config when it exists, else config.toml. When
+// both exist (and are not one file through a link), cargo reads config and
+// warns, and so does configFile.
+func configFile(dir string, warnings *[]Warning) string {
+	legacy, toml := filepath.Join(dir, "config"), filepath.Join(dir, "config.toml")
+	lfi, err := os.Stat(legacy)
+	if err != nil || !lfi.Mode().IsRegular() {
+		if fi, err := os.Stat(toml); err == nil && fi.Mode().IsRegular() {
+			return toml
+		}
+		return ""
+	}
+	if tfi, err := os.Stat(toml); err == nil && !os.SameFile(lfi, tfi) {
+		*warnings = append(*warnings, Warning{File: toml, Message: fmt.Sprintf(
+			"both `%s` and `%s` exist. Using `%s` (as cargo does); merge them into %s and delete %s",
+			legacy, toml, legacy, toml, legacy)})
+	}
+	return legacy
+}
+
 // Load reads the configuration cargo would use when run in dir with the
 // given CARGO_HOME. A file that does not parse is an error naming it.
 func Load(dir, cargoHome string) (*Config, error) {
@@ -101,13 +135,9 @@ func Load(dir, cargoHome string) (*Config, error) {
 	var files []string
 	seen := map[string]bool{}
 	for d := dir; ; {
-		for _, name := range []string{"config.toml", "config"} {
-			p := filepath.Join(d, ".cargo", name)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				files = append(files, p)
-				seen[p] = true
-				break
-			}
+		if p := configFile(filepath.Join(d, ".cargo"), &c.Warnings); p != "" {
+			files = append(files, p)
+			seen[p] = true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -116,15 +146,10 @@ func Load(dir, cargoHome string) (*Config, error) {
 		d = parent
 	}
 	if cargoHome != "" {
-		for _, name := range []string{"config.toml", "config"} {
-			p := filepath.Join(cargoHome, name)
-			if seen[p] {
-				break
-			}
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				files = append(files, p)
-				break
-			}
+		var ws []Warning
+		if p := configFile(cargoHome, &ws); p != "" && !seen[p] {
+			files = append(files, p)
+			c.Warnings = append(c.Warnings, ws...)
 		}
 	}
 	for _, f := range files {
@@ -213,16 +238,53 @@ func (c *Config) CratesIO(getenv func(string) string) (Source, error) {
 	}
 }
 
-// Directories returns every directory source (vendored crates) the
-// configuration defines, replaced or not.
+// Directories returns the directory sources (vendored crates) cargo
+// builds from: those that crates-io's replace-with chain ends at, then
+// those the chain of any other replaced source ([source."git+..."] after
+// `cargo vendor`) ends at, by source name, without repeats. A directory
+// source nothing is replaced with is not used by cargo, and not listed.
 func (c *Config) Directories() []string {
+	names := make([]string, 0, len(c.sources))
+	for name, s := range c.sources {
+		if s.ReplaceWith != "" && name != "crates-io" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	names = append([]string{"crates-io"}, names...)
 	var out []string
-	for _, s := range c.sources {
-		if s.Directory != "" {
-			out = append(out, abs(s.base, s.Directory))
+	for _, name := range names {
+		if dir, ok := c.replacedBy(name); ok && !slices.Contains(out, dir) {
+			out = append(out, dir)
 		}
 	}
 	return out
+}
+
+// replacedBy follows the replace-with chain from the source name and
+// returns the directory of the directory source it ends at; false when
+// name is not replaced, the chain ends elsewhere, loops, or names a source
+// that is not defined.
+func (c *Config) replacedBy(name string) (string, bool) {
+	def, ok := c.sources[name]
+	if !ok || def.ReplaceWith == "" {
+		return "", false
+	}
+	visited := map[string]bool{name: true}
+	for def.ReplaceWith != "" {
+		name = def.ReplaceWith
+		if visited[name] {
+			return "", false
+		}
+		visited[name] = true
+		if def, ok = c.sources[name]; !ok {
+			return "", false
+		}
+	}
+	if def.Directory == "" {
+		return "", false
+	}
+	return abs(def.base, def.Directory), true
 }
 
 func abs(base, p string) string {

@@ -3,6 +3,7 @@ package cargoconfig
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,102 @@ func TestCratesIO(t *testing.T) {
 	write(t, filepath.Join(ws, ".cargo", "config"), "[source.crates-io\n")
 	if _, err := Load(ws, home); err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".cargo", "config")+":1") {
 		t.Errorf("malformed: %v", err)
+	}
+}
+
+// TestLegacyConfigWins: with both .cargo/config and .cargo/config.toml in
+// one directory, cargo reads the extensionless config and warns ("both
+// ... exist. Using .../config"); so does Load. One file linked to the
+// other is read once, without a warning, as cargo does.
+func TestLegacyConfigWins(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	legacy, modern := filepath.Join(ws, ".cargo", "config"), filepath.Join(ws, ".cargo", "config.toml")
+	write(t, legacy, "[source.crates-io]\nreplace-with = \"va\"\n[source.va]\ndirectory = \"va\"\n")
+	write(t, modern, "[source.crates-io]\nreplace-with = \"vb\"\n[source.vb]\ndirectory = \"vb\"\n")
+	c, err := Load(ws, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.CratesIO(nil)
+	if err != nil || s.Dir != filepath.Join(ws, "va") {
+		t.Errorf("crates-io = %+v, %v; want the directory source of %s", s, err, legacy)
+	}
+	if len(c.Files) != 1 || c.Files[0] != legacy {
+		t.Errorf("Files = %v, want [%s]", c.Files, legacy)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0].Message, "both `"+legacy+"` and `"+modern+"` exist. Using `"+legacy+"`") {
+		t.Errorf("Warnings = %+v", c.Warnings)
+	}
+
+	// CARGO_HOME is read the same way.
+	home := filepath.Join(root, "home")
+	write(t, filepath.Join(home, "config"), "[http]\nproxy = \"legacy:1\"\n")
+	write(t, filepath.Join(home, "config.toml"), "[http]\nproxy = \"modern:1\"\n")
+	if c, err = Load(filepath.Join(root, "elsewhere"), home); err != nil || c.HTTPProxy != "legacy:1" || len(c.Warnings) != 1 {
+		t.Errorf("CARGO_HOME with both files: proxy %q, warnings %+v, %v", c.HTTPProxy, c.Warnings, err)
+	}
+
+	if err := os.Remove(legacy); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("config.toml", legacy); err != nil {
+		t.Skip(err)
+	}
+	if c, err = Load(ws, ""); err != nil || len(c.Warnings) != 0 || len(c.Files) != 1 {
+		t.Errorf("config linked to config.toml: files %v, warnings %+v, %v", c.Files, c.Warnings, err)
+	}
+	if s, _ := c.CratesIO(nil); s.Dir != filepath.Join(ws, "vb") {
+		t.Errorf("config linked to config.toml: crates-io = %+v", s)
+	}
+}
+
+// TestDirectoriesCargoBuildsFrom: Directories lists only the directory
+// sources cargo builds from, those a replace-with chain from crates-io or
+// from another replaced source (a vendored git dependency) ends at, in
+// the same order every time: crates-io's first, then by source name.
+func TestDirectoriesCargoBuildsFrom(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		want   []string // relative to the workspace
+	}{
+		{"unused sources are left out",
+			"[source.crates-io]\nreplace-with = \"vb\"\n[source.va]\ndirectory = \"va\"\n[source.vb]\ndirectory = \"vb\"\n[source.vc]\ndirectory = \"vc\"\n",
+			[]string{"vb"}},
+		{"a chain through a mirror",
+			"[source.crates-io]\nreplace-with = \"mid\"\n[source.mid]\nreplace-with = \"vend\"\n[source.vend]\ndirectory = \"vendor\"\n",
+			[]string{"vendor"}},
+		{"cargo vendor with git sources",
+			"[source.crates-io]\nreplace-with = \"vendored-sources\"\n" +
+				"[source.\"git+https://example.com/z\"]\ngit = \"https://example.com/z\"\nreplace-with = \"gitvend\"\n" +
+				"[source.\"git+https://example.com/a\"]\ngit = \"https://example.com/a\"\nreplace-with = \"vendored-sources\"\n" +
+				"[source.gitvend]\ndirectory = \"gv\"\n[source.vendored-sources]\ndirectory = \"vendor\"\n",
+			[]string{"vendor", "gv"}},
+		{"crates-io not replaced",
+			"[source.va]\ndirectory = \"va\"\n", nil},
+		{"replaced by a registry",
+			"[source.crates-io]\nreplace-with = \"m\"\n[source.m]\nregistry = \"sparse+https://m.example/\"\n[source.va]\ndirectory = \"va\"\n", nil},
+		{"a loop and an undefined name",
+			"[source.crates-io]\nreplace-with = \"x\"\n[source.x]\nreplace-with = \"crates-io\"\n[source.g]\nreplace-with = \"nowhere\"\n[source.va]\ndirectory = \"va\"\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			write(t, filepath.Join(ws, ".cargo", "config.toml"), tt.config)
+			for range 10 { // map order must not show
+				c, err := Load(ws, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []string
+				for _, w := range tt.want {
+					want = append(want, filepath.Join(ws, w))
+				}
+				if got := c.Directories(); !slices.Equal(got, want) {
+					t.Fatalf("Directories = %v, want %v", got, want)
+				}
+			}
+		})
 	}
 }

@@ -506,3 +506,37 @@ func encodeLock(t *testing.T, lf *cargolock.Lockfile, v int) []byte {
 	}
 	return []byte(b.String())
 }
+
+// TestOracleDebianPathDepBumpedAfterLock: a path dependency outside the
+// workspace bumps its version after Cargo.lock was written, and no cargo
+// command has run since. cargo reads the path crate's manifest and
+// answers its current version; so must list_deps, asked before cargo runs
+// again (Cargo.lock still records the old version).
+func TestOracleDebianPathDepBumpedAfterLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cargo")
+	}
+	env := debianEnv(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := func(name, version, deps string) string {
+		return "[package]\nname = \"" + name + "\"\nversion = \"" + version + "\"\nedition = \"2021\"\n\n[dependencies]\n" + deps
+	}
+	cargotest.WriteFiles(t, base, map[string]string{
+		"ws/Cargo.toml":      pkg("app", "0.1.0", "outside = { path = \"../outside\" }\nfnv = \"1\"\n"),
+		"ws/src/lib.rs":      "",
+		"outside/Cargo.toml": pkg("outside", "1.0.0", ""),
+		"outside/src/lib.rs": "",
+	})
+	ws := filepath.Join(base, "ws")
+	env.Run(t, ws, "generate-lockfile", "--offline")
+	cargotest.WriteFiles(t, base, map[string]string{"outside/Cargo.toml": pkg("outside", "1.1.0", "")})
+	got, ourErr := ourAnswer(t, ws) // before cargo runs again
+	if ourErr != nil {
+		t.Fatal(ourErr)
+	}
+	want := parseMetadata(t, env.Run(t, ws, "metadata", "--format-version", "1", "--offline", "--all-features"))
+	compareAnswers(t, "after bumping ../outside to 1.1.0", got, want)
+}

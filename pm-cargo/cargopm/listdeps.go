@@ -42,7 +42,7 @@ type snapshot struct {
 
 // cacheKey versions the persisted snapshot's layout and meaning; the
 // workspace directory follows it.
-const cacheKey = "list_deps 4\x00"
+const cacheKey = "list_deps 5\x00"
 
 // encode returns s as persisted, in three parts, so that a cache hit for
 // list_deps decodes only what list_deps answers with:
@@ -303,6 +303,18 @@ func directDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) ([]protocol.Pac
 				pool = lf.ByName(d.Name) // a member cargo has not locked yet
 			}
 			id := protocol.PackageID{PM: Name, Name: d.Name, Version: protocol.AnyVersion}
+			if pkg, ok := pathPackage(ws, d); ok && lf != nil {
+				// cargo reads a path dependency's manifest every time: its
+				// version is the one written there now, whatever
+				// Cargo.lock recorded before it was bumped.
+				if memberPkg[[2]string{pkg.Name, pkg.Version}] {
+					continue
+				}
+				id.Version = pkg.Version
+				paths[id.Name+"@"+id.Version] = filepath.Clean(d.Path)
+				out = append(out, id)
+				continue
+			}
 			if lp := pick(pool, d); lp != nil {
 				if isMember(lp) {
 					continue
@@ -316,6 +328,16 @@ func directDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) ([]protocol.Pac
 		}
 	}
 	return sortDeps(out), paths
+}
+
+// pathPackage returns the package that the path dependency d's manifest
+// declares, when it was read and has d's name.
+func pathPackage(ws *cargotoml.Workspace, d cargotoml.Dependency) (cargotoml.PathPackage, bool) {
+	if d.Path == "" {
+		return cargotoml.PathPackage{}, false
+	}
+	pkg, ok := ws.PathPackages[filepath.Clean(d.Path)]
+	return pkg, ok && pkg.Name == d.Name
 }
 
 // pick chooses the locked package that satisfies dependency d among pool:

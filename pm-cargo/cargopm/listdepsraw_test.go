@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,7 +44,9 @@ func TestListDepsRaw(t *testing.T) {
 		wantServed bool
 	}{
 		{"Cargo.lock edited", false, func(t *testing.T, ws string) {
-			cargotest.WriteFiles(t, ws, map[string]string{"Cargo.lock": cacheLock[:len(cacheLock)-len("0.5.0\"\n")] + "0.6.0\"\n"})
+			// c updated to 1.0.1 (a path dependency's version is its
+			// manifest's, whatever the lockfile says).
+			cargotest.WriteFiles(t, ws, map[string]string{"Cargo.lock": strings.Replace(cacheLock, "name = \"c\"\nversion = \"1.0.0\"", "name = \"c\"\nversion = \"1.0.1\"", 1)})
 		}, true},
 		{"Cargo.toml edited", false, func(t *testing.T, ws string) {
 			cargotest.WriteFiles(t, ws, map[string]string{"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\na = \"1\"\n"})

@@ -19,7 +19,7 @@ func TestOversizeManifestSkipsOneCrate(t *testing.T) {
 	ws := filepath.Join(dir, "ws")
 	cargotest.WriteFiles(t, dir, map[string]string{
 		"ws/Cargo.toml":                    "[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
-		"ws/.cargo/config.toml":            "[source.vendored]\ndirectory = \"vendor\"\n",
+		"ws/.cargo/config.toml":            "[source.crates-io]\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"vendor\"\n",
 		"ws/vendor/huge/Cargo.toml":        "[package]\nname = \"huge\"\nversion = \"0.1.0\"\n",
 		"ws/vendor/huge/SYMPOSIUM.toml":    "name = \"" + strings.Repeat("h", 2<<20) + "\"\n",
 		"ws/vendor/fine/Cargo.toml":        "[package]\nname = \"fine\"\nversion = \"0.1.0\"\n",

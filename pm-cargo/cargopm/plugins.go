@@ -211,9 +211,11 @@ func readManifestIn(r *os.Root, dir string) (*cargotoml.Manifest, error) {
 	return cargotoml.Parse(filepath.Join(dir, "Cargo.toml"), data)
 }
 
-// vendoredDirs lists the directory sources of the cargo configuration.
-// An unreadable configuration is a diagnostic of the request ctx belongs
-// to. Every configuration file cargo could read is recorded in rec.
+// vendoredDirs lists the directory sources cargo builds from (see
+// cargoconfig.Config.Directories). An unreadable configuration, and what
+// cargo warns about its files (a .cargo/config beside a
+// .cargo/config.toml), are diagnostics of the request ctx belongs to.
+// Every configuration file cargo could read is recorded in rec.
 func (p *PM) vendoredDirs(ctx context.Context, rec *depcache.Recorder) []string {
 	if rec != nil {
 		for _, f := range cargoconfig.Candidates(p.session().Workspace, p.cargoHome()) {
@@ -225,6 +227,9 @@ func (p *PM) vendoredDirs(ctx context.Context, rec *depcache.Recorder) []string 
 		p.warn(ctx, pmserver.Diagnostic{Message: fmt.Sprintf("cannot read the cargo configuration (%v); vendored crate sources are not looked at", err)},
 			"cargo: cannot read cargo configuration", "err", err)
 		return nil
+	}
+	for _, w := range cfg.Warnings {
+		p.warn(ctx, pmserver.Diagnostic{Message: w.Message, File: w.File}, "cargo: "+w.Message)
 	}
 	return cfg.Directories()
 }

@@ -104,8 +104,11 @@ plain = "1"
 badplug = "1"
 localplug = { path = "../localplug" }
 `,
-		"ws/src/lib.rs":                     "",
-		"ws/.cargo/config.toml":             "[source.vendored]\ndirectory = \"vendor\"\n",
+		"ws/src/lib.rs": "",
+		// As `cargo vendor` writes it for a git dependency, crates.io
+		// staying on the loopback registry: cargo builds vendplug from
+		// vendor/, so active_plugins looks there.
+		"ws/.cargo/config.toml":             "[source.\"git+https://example.invalid/vendplug\"]\ngit = \"https://example.invalid/vendplug\"\nreplace-with = \"vendored\"\n\n[source.vendored]\ndirectory = \"vendor\"\n",
 		"ws/vendor/vendplug/Cargo.toml":     "[package]\nname = \"vendplug\"\nversion = \"0.1.0\"\n",
 		"ws/vendor/vendplug/SYMPOSIUM.toml": "name = \"vendored-plugin\"\n",
 		"localplug/Cargo.toml":              "[package]\nname = \"localplug\"\nversion = \"0.5.0\"\nedition = \"2021\"\n\n[package.metadata.symposium.defaults]\nskills = false\n",
@@ -391,5 +394,93 @@ func TestSnapshotCacheParts(t *testing.T) {
 	}
 	if len(entries) != 1 {
 		t.Errorf("cache entries %v, want the one from before the lockfile changed", entries)
+	}
+}
+
+// askPM asks a PM opened on dir, with the cache directory cache ("" for
+// none), for list_deps and the workspace members.
+func askPM(t *testing.T, dir, cache string) ([]protocol.PackageID, []protocol.WorkspaceMember) {
+	t.Helper()
+	p := New()
+	if err := p.Initialize(context.Background(), &pmserver.Session{ProtocolVersion: 1, Workspace: dir, CacheDir: cache, Env: pmserver.NewEnv(nil),
+		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}); err != nil {
+		t.Fatal(err)
+	}
+	deps, err := p.ListDeps(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := p.Workspace(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deps, ws.Members
+}
+
+// touchLater gives path a modification time in the future, so that a
+// rewrite within the file system's timestamp granularity is seen.
+func touchLater(t *testing.T, path string) {
+	t.Helper()
+	future := time.Now().Add(time.Minute)
+	if err := os.Chtimes(path, future, future); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListDepsCacheSeesMemberBelowGlobLiteralTail: a member pattern whose
+// last component is literal (ext/*/two) looks ext/a/two up by name under
+// an ext/a that already existed; adding ext/a/two/Cargo.toml changes no
+// listing the pattern's wildcard read (ext/), so the lookup itself must be
+// a cache input for the cached answer to gain the new member.
+func TestListDepsCacheSeesMemberBelowGlobLiteralTail(t *testing.T) {
+	dir := t.TempDir()
+	pkg := func(name, deps string) string {
+		return "[package]\nname = \"" + name + "\"\nversion = \"0.1.0\"\n\n[dependencies]\n" + deps
+	}
+	cargotest.WriteFiles(t, dir, map[string]string{
+		"Cargo.toml":                "[workspace]\nresolver = \"2\"\nmembers = [\"ext/*/two\"]\n",
+		"ext/nested/two/Cargo.toml": pkg("two", "fnv = \"1\"\n"),
+		"ext/a/README.md":           "not a crate yet\n",
+	})
+	cache := t.TempDir()
+	if deps, _ := askPM(t, dir, cache); !slices.Equal(deps, ids("fnv@*")) {
+		t.Fatalf("before adding the member: %v", deps)
+	}
+	cargotest.WriteFiles(t, dir, map[string]string{"ext/a/two/Cargo.toml": pkg("newmember", "itoa = \"1\"\n")})
+	touchLater(t, filepath.Join(dir, "ext", "a"))
+	cold, coldMembers := askPM(t, dir, "")
+	cached, cachedMembers := askPM(t, dir, cache)
+	if !slices.Equal(cold, ids("fnv@*", "itoa@*")) || len(coldMembers) != 2 {
+		t.Fatalf("cold answer after adding ext/a/two: %v, members %v", cold, coldMembers)
+	}
+	if !slices.Equal(cached, cold) || !slices.Equal(cachedMembers, coldMembers) {
+		t.Errorf("after adding the member ext/a/two:\n cached list_deps %v, members %v\n cold   list_deps %v, members %v", cached, cachedMembers, cold, coldMembers)
+	}
+}
+
+// TestListDepsPathDepVersionFromManifest: a path dependency outside the
+// workspace bumps its version after Cargo.lock was written. cargo reads a
+// path crate's manifest every time and answers its current version, so
+// list_deps does too (Cargo.lock's 1.0.0 no longer exists), cached or not:
+// the cached answer is stamped on that manifest. The oracle test
+// TestOracleDebianPathDepBumpedAfterLock checks the same against cargo.
+func TestListDepsPathDepVersionFromManifest(t *testing.T) {
+	base := t.TempDir()
+	outside := func(v string) string { return "[package]\nname = \"outside\"\nversion = \"" + v + "\"\n" }
+	cargotest.WriteFiles(t, base, map[string]string{
+		"ws/Cargo.toml":      "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\noutside = { path = \"../outside\" }\n",
+		"ws/Cargo.lock":      "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"outside\"]\n\n[[package]]\nname = \"outside\"\nversion = \"1.0.0\"\n",
+		"outside/Cargo.toml": outside("1.0.0"),
+	})
+	ws, cache := filepath.Join(base, "ws"), t.TempDir()
+	if deps, _ := askPM(t, ws, cache); !slices.Equal(deps, ids("outside@1.0.0")) {
+		t.Fatalf("before the bump: %v", deps)
+	}
+	cargotest.WriteFiles(t, base, map[string]string{"outside/Cargo.toml": outside("1.1.0")})
+	touchLater(t, filepath.Join(base, "outside", "Cargo.toml"))
+	for _, c := range []string{"", cache} {
+		if deps, _ := askPM(t, ws, c); !slices.Equal(deps, ids("outside@1.1.0")) {
+			t.Errorf("after bumping ../outside to 1.1.0 (cache dir %q): list_deps %v, want outside@1.1.0 as cargo reads it", c, deps)
+		}
 	}
 }

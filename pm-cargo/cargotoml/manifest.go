@@ -8,8 +8,10 @@ package cargotoml
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -238,6 +240,9 @@ func Parse(name string, data []byte) (*Manifest, error) {
 	if bytes.Contains(data, []byte("replace")) && bytes.Contains(data, []byte("patch")) {
 		p.replaceAndPatch()
 	}
+	if m.Package == nil && m.Workspace != nil {
+		p.virtualSections()
+	}
 	if len(p.errs) > 0 {
 		p.errs.Sort()
 		return nil, p.errs.Err()
@@ -258,6 +263,37 @@ func (p *parser) replaceAndPatch() {
 		p.fail("cannot specify both [replace] and [patch] (cargo refuses the manifest); "+
 			"keep [patch]: move each [replace] entry into it (\"name:version\" = { ... } becomes name = { ... } "+
 			"under [patch.crates-io], or under [patch.'<source URL>'] for another source), then delete [replace]", "replace")
+	}
+}
+
+// virtualOnlyPackage are the top-level keys cargo refuses in a virtual
+// manifest (one with [workspace] and no [package]), in the order cargo
+// checks them; the second name is how cargo's message spells the key.
+var virtualOnlyPackage = [][2]string{
+	{"lib", "lib"}, {"bin", "bin"}, {"example", "example"}, {"test", "test"}, {"bench", "bench"},
+	{"dependencies", "dependencies"},
+	{"dev-dependencies", "dev-dependencies"}, {"dev_dependencies", "dev-dependencies"},
+	{"build-dependencies", "build-dependencies"}, {"build_dependencies", "build-dependencies"},
+	{"features", "features"}, {"target", "target"}, {"badges", "badges"}, {"lints", "lints"},
+}
+
+// virtualSections refuses, as cargo does, a virtual manifest with a
+// section only a package can have ([dependencies], [target.*], [lib],
+// ...), empty or not.
+func (p *parser) virtualSections() {
+	var top map[string]any
+	if err := toml.Unmarshal(p.data, &top); err != nil {
+		return // the syntax error is reported already
+	}
+	for _, k := range virtualOnlyPackage {
+		if _, ok := top[k[0]]; !ok {
+			continue
+		}
+		hint := "move it into a member's Cargo.toml"
+		if strings.Contains(k[1], "dependencies") || k[1] == "target" {
+			hint = "move the entries into a member's Cargo.toml, or into [workspace.dependencies] for members to inherit with `workspace = true`"
+		}
+		p.fail(fmt.Sprintf("this virtual manifest specifies a `%s` section, which is not allowed (cargo refuses a manifest with [workspace] and no [package] that has one); %s", k[1], hint), k[0])
 	}
 }
 

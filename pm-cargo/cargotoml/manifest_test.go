@@ -333,6 +333,102 @@ func TestLayoutsCargoFollows(t *testing.T) {
 			},
 			err: "workspace member crates/docs (matched by \"crates/*\" in workspace.members) has no Cargo.toml",
 		},
+		{
+			name: "a negated class [!a] leaves out what starts with a",
+			files: map[string]string{
+				"Cargo.toml":           "[workspace]\nmembers = [\"crates/[!a]*\"]\n",
+				"crates/aa/Cargo.toml": pkg("aa", ""),
+				"crates/bb/Cargo.toml": pkg("bb", ""),
+			},
+			names: "bb",
+		},
+		{
+			name: "a glob matching only files adds no member and is accepted",
+			files: map[string]string{
+				"Cargo.toml":          "[workspace]\nmembers = [\"crates/*\", \"docs/*\", \"ext/*/two\"]\n",
+				"crates/a/Cargo.toml": pkg("a", ""),
+				"docs/README.md":      "",
+				"ext/x/two":           "a file",
+			},
+			names: "a",
+		},
+		{
+			name: "a glob matching nothing is a literal path cargo fails to load",
+			files: map[string]string{
+				"Cargo.toml":        "[workspace]\nmembers = [\"libs/*\", \"crates/*\"]\n",
+				"libs/x/Cargo.toml": pkg("x", ""),
+			},
+			err: "workspace member pattern \"crates/*\" matches nothing",
+		},
+		{
+			name: "a literal component after a wildcard matching nothing",
+			files: map[string]string{
+				"Cargo.toml":     "[workspace]\nmembers = [\"ext/*/two\"]\n",
+				"ext/a/README":   "",
+				"ext/b/one/x.rs": "",
+			},
+			err: "workspace member pattern \"ext/*/two\" matches nothing",
+		},
+		{
+			name: "a pattern the glob crate cannot parse",
+			files: map[string]string{
+				"Cargo.toml":          "[workspace]\nmembers = [\"crates/a**\"]\n",
+				"crates/a/Cargo.toml": pkg("a", ""),
+			},
+			err: "recursive wildcards must form a single path component",
+		},
+		{
+			name: "a path dependency inside the root with a [workspace] of its own",
+			files: map[string]string{
+				"Cargo.toml":       pkg("app", "\n[workspace]\n\n[dependencies]\ninner = { path = \"inner\" }\n"),
+				"inner/Cargo.toml": pkg("inner", "\n[workspace]\n"),
+			},
+			err: "workspace member inner has a [workspace] table of its own",
+		},
+		{
+			name: "a glob member with a [workspace] of its own",
+			files: map[string]string{
+				"Cargo.toml":              "[workspace]\nmembers = [\"crates/*\"]\n",
+				"crates/inner/Cargo.toml": pkg("inner", "\n[workspace]\n"),
+			},
+			err: "workspace member crates/inner has a [workspace] table of its own",
+		},
+		{
+			name: "a member outside the root that does not point back",
+			files: map[string]string{
+				"ws/Cargo.toml":  "[workspace]\nmembers = [\"../sib\"]\n",
+				"sib/Cargo.toml": pkg("sib", ""),
+			},
+			start: "ws",
+			err:   "workspace member ../sib is not hierarchically below the workspace root",
+		},
+		{
+			name: "a member outside the root inside another workspace",
+			files: map[string]string{
+				"ws/Cargo.toml":        "[workspace]\nmembers = [\"../other/sib\"]\n",
+				"other/Cargo.toml":     "[workspace]\n",
+				"other/sib/Cargo.toml": pkg("sib", ""),
+			},
+			start: "ws",
+			err:   "workspace member ../other/sib belongs to the workspace whose root is",
+		},
+		{
+			name: "a member below the root under a nested [workspace] belongs to the root",
+			files: map[string]string{
+				"Cargo.toml":          "[workspace]\nmembers = [\"nested/a\"]\n",
+				"nested/Cargo.toml":   "[workspace]\n",
+				"nested/a/Cargo.toml": pkg("a", ""),
+			},
+			names: "a",
+		},
+		{
+			name: "a virtual manifest with [dependencies]",
+			files: map[string]string{
+				"Cargo.toml":   "[workspace]\nmembers = [\"a\"]\n\n[dependencies]\nitoa = \"1\"\n",
+				"a/Cargo.toml": pkg("a", ""),
+			},
+			err: "this virtual manifest specifies a `dependencies` section, which is not allowed",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,6 +506,55 @@ func TestParseReplaceAndPatch(t *testing.T) {
 			out, cerr := cmd.CombinedOutput()
 			if (cerr != nil) != tt.refused || (tt.refused && !strings.Contains(string(out), "cannot specify both [replace] and [patch]")) {
 				t.Errorf("cargo metadata disagrees with the table (refused: %v): %v\n%s", tt.refused, cerr, out)
+			}
+		})
+	}
+}
+
+// TestParseVirtualManifestSections: cargo refuses a virtual manifest
+// ([workspace] without [package]) that has a section only a package can
+// have, even an empty one, naming it; [patch], [replace] and [profile] are
+// the root's to have. Each case is also given to `cargo metadata
+// --offline --no-deps` when cargo is installed, which must agree.
+func TestParseVirtualManifestSections(t *testing.T) {
+	const ws = "[workspace]\nmembers = [\"a\"]\n"
+	tests := []struct {
+		name, data string
+		refused    string // cargo's name for the section; "" when accepted
+	}{
+		{"dependencies", ws + "\n[dependencies]\nitoa = \"1\"\n", "dependencies"},
+		{"empty dependencies", ws + "\n[dependencies]\n", "dependencies"},
+		{"dev_dependencies", ws + "\n[dev_dependencies]\n", "dev-dependencies"},
+		{"build-dependencies", ws + "\n[build-dependencies]\n", "build-dependencies"},
+		{"target", ws + "\n[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n", "target"},
+		{"features", ws + "\n[features]\nx = []\n", "features"},
+		{"bin", ws + "\n[[bin]]\nname = \"x\"\n", "bin"},
+		{"lints", ws + "\n[lints.rust]\nunsafe_code = \"forbid\"\n", "lints"},
+		{"workspace dependencies", ws + "\n[workspace.dependencies]\nitoa = \"1\"\n", ""},
+		{"patch and profile", ws + "\n[patch.crates-io]\n\n[profile.release]\nlto = true\n", ""},
+	}
+	cargo, _ := exec.LookPath("cargo")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("Cargo.toml", []byte(tt.data))
+			want := "this virtual manifest specifies a `" + tt.refused + "` section, which is not allowed"
+			switch {
+			case tt.refused == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.refused != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Cargo.toml:")):
+				t.Fatalf("error %v, want one naming the line and saying %q", err, want)
+			}
+			if cargo == "" {
+				return
+			}
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"Cargo.toml": tt.data, "a/Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\n", "a/src/lib.rs": ""})
+			cmd := exec.Command(cargo, "metadata", "--offline", "--no-deps", "--format-version", "1")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "CARGO_TERM_COLOR=never")
+			out, cerr := cmd.CombinedOutput()
+			if (cerr != nil) != (tt.refused != "") || (tt.refused != "" && !strings.Contains(string(out), want)) {
+				t.Errorf("cargo metadata disagrees with the table (refused: %q): %v\n%s", tt.refused, cerr, out)
 			}
 		})
 	}

@@ -47,6 +47,19 @@ type Workspace struct {
 	// Lockfile is the path where the workspace's Cargo.lock lives (which
 	// may not exist).
 	Lockfile string
+	// PathPackages are the packages of the members' path dependencies that
+	// are not members, by directory, as their Cargo.toml says now: cargo
+	// reads a path dependency's manifest every time, whatever Cargo.lock
+	// recorded. A path dependency whose manifest cannot be read, or whose
+	// inherited version cannot be resolved, is absent.
+	PathPackages map[string]PathPackage
+}
+
+// PathPackage is the package a path dependency's manifest declares.
+type PathPackage struct {
+	// Name and Version are the package's (Version resolved through its
+	// workspace's [workspace.package]; "0.0.0" when absent).
+	Name, Version string
 }
 
 // Member is one workspace member.
@@ -70,6 +83,9 @@ type loader struct {
 	opts   Options
 	cache  map[string]*Manifest
 	errors map[string]error
+	// files memoizes exists: walking up from each member to its root
+	// probes the same ancestors again.
+	files map[string]bool
 }
 
 func (l *loader) observe(path string, k Observed) {
@@ -96,9 +112,14 @@ func (l *loader) manifest(path string) (*Manifest, error) {
 }
 
 func (l *loader) exists(path string) bool {
+	if ok, seen := l.files[path]; seen {
+		return ok
+	}
 	l.observe(path, ObservedProbe)
 	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
+	ok := err == nil && fi.Mode().IsRegular()
+	l.files[path] = ok
+	return ok
 }
 
 // Load discovers the workspace that the directory start belongs to, as cargo
@@ -110,7 +131,7 @@ func Load(start string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{opts: opts, cache: map[string]*Manifest{}, errors: map[string]error{}}
+	l := &loader{opts: opts, cache: map[string]*Manifest{}, errors: map[string]error{}, files: map[string]bool{}}
 	var current string
 	for dir := start; ; {
 		p := filepath.Join(dir, "Cargo.toml")
@@ -146,11 +167,13 @@ func Load(start string, opts Options) (*Workspace, error) {
 			return nil, err
 		}
 		ws.Members = []*Member{mem}
+		l.pathPackages(ws)
 		return ws, nil
 	}
 	if err := l.members(ws); err != nil {
 		return nil, err
 	}
+	l.pathPackages(ws)
 	if rootPath != current && cm.Package != nil && !ws.hasMember(filepath.Dir(current)) {
 		// Cargo refuses to build a package that a workspace claims without
 		// listing it; answering for the enclosing workspace would describe
@@ -243,8 +266,10 @@ func under(root string, entries []string, dir string) bool {
 }
 
 // members expands [workspace] members and the path dependencies that
-// belong to the workspace into ws.Members. A member pattern matching a
-// directory without a Cargo.toml fails the whole workspace, as in cargo.
+// belong to the workspace into ws.Members. As in cargo, the whole
+// workspace fails on a member pattern matching a directory without a
+// Cargo.toml, matching nothing at all, or not parsing, and on a member
+// checkMember refuses.
 func (l *loader) members(ws *Workspace) error {
 	w := ws.RootManifest.Workspace
 	seen := map[string]bool{}
@@ -269,7 +294,17 @@ func (l *loader) members(ws *Workspace) error {
 			push(full) // listed explicitly: no exclude entry overrides it
 			continue
 		}
-		for _, d := range l.glob(full) {
+		dirs, matched, err := l.glob(full)
+		if err != nil {
+			return fmt.Errorf("%s: workspace.members: %w, so cargo rejects the workspace", ws.RootManifest.Path, err)
+		}
+		if !matched {
+			// cargo keeps a pattern matching nothing as a literal path,
+			// and fails to load <pattern>/Cargo.toml.
+			return fmt.Errorf("%s: workspace member pattern %q matches nothing, so cargo takes it as the literal path %s and rejects the workspace, failing to read %s; "+
+				"remove the pattern or create a member it matches", ws.RootManifest.Path, pat, full, filepath.Join(full, "Cargo.toml"))
+		}
+		for _, d := range dirs {
 			if isExcluded(ws.Root, w, d) {
 				continue
 			}
@@ -322,7 +357,105 @@ func (l *loader) members(ws *Workspace) error {
 		}
 	}
 	sort.Slice(ws.Members, func(i, j int) bool { return ws.Members[i].Dir < ws.Members[j].Dir })
+	for _, mem := range ws.Members {
+		if err := l.checkMember(ws, mem); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkMember refuses a member that cargo refuses: one that is a workspace
+// root itself (cargo: "multiple workspace roots found in the same
+// workspace"), and one whose own search for its workspace does not end at
+// ws's root (cargo: "is not hierarchically below the workspace root", or
+// "is a member of the wrong workspace"). That search is cargo's: a
+// package.workspace decides; else a member below the root belongs to it
+// (cargo looks among the roots it has loaded first, so a nested
+// [workspace] between them is passed over); else the nearest ancestor
+// that is a root not excluding it, or a package naming one, decides.
+func (l *loader) checkMember(ws *Workspace, mem *Member) error {
+	if mem.Dir == ws.Root {
+		return nil
+	}
+	m, rootPath := mem.Manifest, ws.RootManifest.Path
+	name := filepath.ToSlash(rel(ws.Root, mem.Dir))
+	if m.Workspace != nil {
+		return fmt.Errorf("%s: workspace member %s has a [workspace] table of its own (%s), so cargo finds two workspace roots in one workspace and rejects it; "+
+			"delete that [workspace] table, or add %q to workspace.exclude in %s", rootPath, name, m.Path, name, rootPath)
+	}
+	if m.Package.Workspace == "" && strings.HasPrefix(mem.Dir, ws.Root+string(filepath.Separator)) {
+		return nil
+	}
+	root, err := l.rootOf(m.Path, m)
+	if err != nil {
+		return err
+	}
+	switch root = filepath.Clean(root); root {
+	case rootPath:
+		return nil
+	case m.Path:
+		return fmt.Errorf("%s: workspace member %s is not hierarchically below the workspace root %s, and %s does not name the root in package.workspace, so cargo rejects the workspace; "+
+			"add workspace = %q to its [package], or remove it from workspace.members", rootPath, name, ws.Root, m.Path, filepath.ToSlash(rel(mem.Dir, ws.Root)))
+	default:
+		return fmt.Errorf("%s: workspace member %s belongs to the workspace whose root is %s, so cargo rejects the workspace (a member of the wrong workspace); "+
+			"remove it from this workspace, or make %s exclude it", rootPath, name, root, root)
+	}
+}
+
+// pathPackages reads the manifest of every path dependency of the members
+// that is not a member into ws.PathPackages, observing what it reads.
+func (l *loader) pathPackages(ws *Workspace) {
+	members := make(map[string]bool, len(ws.Members))
+	for _, m := range ws.Members {
+		members[m.Dir] = true
+	}
+	for _, mem := range ws.Members {
+		for _, d := range mem.Deps {
+			if d.Path == "" {
+				continue
+			}
+			dir := filepath.Clean(d.Path)
+			if members[dir] {
+				continue
+			}
+			if _, ok := ws.PathPackages[dir]; ok {
+				continue
+			}
+			if pkg, ok := l.pathPackage(dir); ok {
+				if ws.PathPackages == nil {
+					ws.PathPackages = map[string]PathPackage{}
+				}
+				ws.PathPackages[dir] = pkg
+			}
+		}
+	}
+}
+
+// pathPackage reads the package in dir, resolving an inherited version
+// against the workspace that package belongs to.
+func (l *loader) pathPackage(dir string) (PathPackage, bool) {
+	p := filepath.Join(dir, "Cargo.toml")
+	m, err := l.manifest(p)
+	if err != nil || m.Package == nil {
+		return PathPackage{}, false
+	}
+	v := m.Package.Version
+	if m.Package.VersionInherited {
+		root, err := l.rootOf(p, m)
+		if err != nil {
+			return PathPackage{}, false
+		}
+		rm, err := l.manifest(filepath.Clean(root))
+		if err != nil || rm.Workspace == nil || rm.Workspace.PackageVersion == "" {
+			return PathPackage{}, false
+		}
+		v = rm.Workspace.PackageVersion
+	}
+	if v == "" {
+		v = "0.0.0"
+	}
+	return PathPackage{Name: m.Package.Name, Version: v}, true
 }
 
 // claims reports whether the package in dir, outside ws's root, names ws
@@ -389,39 +522,72 @@ func (l *loader) member(ws *Workspace, dir string, m *Manifest) (*Member, error)
 }
 
 // glob expands a member pattern component by component, as cargo's glob
-// does: `*`, `?` and `[...]` match within one path component, and `**`
-// matches any number of directories (zero included). Only directories are
-// returned. Every directory whose listing the result depends on is
-// observed, so an entry added later invalidates a cache keyed on them.
-func (l *loader) glob(pattern string) []string {
+// crate does (see componentPattern): `*`, `?`, `[...]` and `[!...]` match
+// within one path component, and `**` matches any number of directories
+// (zero included). It returns the directories matched, and whether
+// anything matched at all: a pattern matching only files adds no member,
+// one matching nothing is taken by cargo as a literal path. A pattern
+// the glob crate cannot parse is an error. Every directory whose listing
+// the result depends on, and every path looked up by name below a
+// wildcard, is observed, so an entry added later invalidates a cache
+// keyed on them.
+func (l *loader) glob(pattern string) (dirs []string, matched bool, err error) {
 	base := pattern
 	for hasMeta(base) {
 		base = filepath.Dir(base)
 	}
 	rest := strings.Trim(strings.TrimPrefix(pattern, base), string(filepath.Separator))
-	dirs := []string{base}
 	parts := strings.Split(rest, string(filepath.Separator))
+	pats := make([]componentPattern, len(parts))
 	for i, part := range parts {
+		if part == "**" || !hasMeta(part) {
+			continue
+		}
+		if pats[i], err = compileComponent(part); err != nil {
+			return nil, false, fmt.Errorf("could not parse pattern %q: %w", pattern, err)
+		}
+	}
+	dirs = []string{base}
+	for i, part := range parts {
+		last := i == len(parts)-1
 		var next []string
 		for _, d := range dirs {
 			if part == "**" {
 				below := l.walkDirs(d)
-				if i == len(parts)-1 {
+				if last {
 					below = below[1:] // a trailing ** matches at least one directory
 				}
 				next = append(next, below...)
+				matched = matched || last && len(below) > 0
 				continue
 			}
 			if !hasMeta(part) {
+				// Looked up by name (a link leading nowhere is found too,
+				// and is not a directory).
 				p := filepath.Join(d, part)
+				l.observe(p, ObservedProbe)
+				if _, err := os.Lstat(p); err != nil {
+					continue
+				}
+				matched = matched || last
 				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 					next = append(next, p)
 				}
 				continue
 			}
 			l.observe(d, ObservedDir)
-			ms, _ := filepath.Glob(filepath.Join(d, part))
-			for _, m := range ms {
+			f, err := os.Open(d)
+			if err != nil {
+				continue
+			}
+			names, _ := f.Readdirnames(-1)
+			f.Close()
+			for _, name := range names {
+				if !pats[i].match(name) {
+					continue
+				}
+				matched = matched || last
+				m := filepath.Join(d, name)
 				if fi, err := os.Stat(m); err == nil && fi.IsDir() {
 					next = append(next, m)
 				}
@@ -430,7 +596,7 @@ func (l *loader) glob(pattern string) []string {
 		dirs = next
 	}
 	sort.Strings(dirs)
-	return slices.Compact(dirs)
+	return slices.Compact(dirs), matched, nil
 }
 
 // walkDirs returns dir and every directory below it, observing each. It
