@@ -79,12 +79,28 @@ type operand struct {
 	literal  string
 }
 
-func (o operand) value(env Env) (string, bool) {
-	if o.variable == "" {
-		return o.literal, true
+// operands returns the two sides' values as packaging takes them: the
+// environment's value of a variable on the left, and the right side as
+// written (a variable there is its own name); or, with a literal on the
+// left, the environment's value of whatever the right side names (a
+// literal there is looked up as a variable, which packaging fails on when
+// it names none). Written the usual way, a variable against a literal,
+// either way round, that is each side's value.
+func (n cmpNode) operands(env Env) (l, r string, ok bool) {
+	if n.lhs.variable != "" {
+		l, ok = env[n.lhs.variable]
+		r = n.rhs.literal
+		if n.rhs.variable != "" {
+			r = n.rhs.variable
+		}
+		return l, r, ok
 	}
-	v, ok := env[o.variable]
-	return v, ok
+	key := n.rhs.variable
+	if key == "" {
+		key = n.rhs.literal
+	}
+	r, ok = env[key]
+	return n.lhs.literal, r, ok
 }
 
 func (n orNode) eval(env Env) Value {
@@ -114,9 +130,8 @@ func (n andNode) eval(env Env) Value {
 }
 
 func (n cmpNode) eval(env Env) Value {
-	l, lok := n.lhs.value(env)
-	r, rok := n.rhs.value(env)
-	if !lok || !rok {
+	l, r, ok := n.operands(env)
+	if !ok {
 		return Unknown
 	}
 	if n.lhs.variable == "extra" || n.rhs.variable == "extra" {
@@ -387,7 +402,8 @@ func (p *parser) atom(depth int) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Two literals, or two variables, compare as packaging compares them.
+	// Two literals, or two variables, are evaluated as packaging evaluates
+	// them (see cmpNode.operands).
 	return cmpNode{lhs: lhs, rhs: rhs, op: op}, nil
 }
 

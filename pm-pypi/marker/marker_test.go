@@ -44,6 +44,10 @@ var markerCases = []string{
 	`os.name == "posix"`, `python_implementation == "CPython"`, `implementation_version >= "7"`,
 	`python_version > "3.8"`, `python_version <= "3.8"`, `platform_system < "M"`,
 	`((sys_platform == "linux"))`, `python_version in "3.10 3.11"`, `sys_platform == "linux" and extra == ""`,
+	// Two variables, or two literals: packaging takes the right side of a
+	// variable as written, and looks up the right side of a literal.
+	`os_name == os_name`, `python_version == python_version`, `"a" == "a"`, `"posix" == os_name`,
+	`sys_platform != sys_platform`, `"x" == "os_name"`,
 }
 
 const markerOracle = `

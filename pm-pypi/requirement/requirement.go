@@ -227,6 +227,13 @@ func NameFromURL(u string) (name, version string, ok bool) {
 		u = u[:i]
 	}
 	base := path.Base(strings.ReplaceAll(u, "\\", "/"))
+	if strings.Contains(u, "://") {
+		// A URL's file name is percent-encoded ("torch-2.1.0%2Bcpu-..."
+		// for the local version 2.1.0+cpu): decoded, as pip reads it.
+		if b, err := url.PathUnescape(base); err == nil {
+			base = b
+		}
+	}
 	if strings.HasSuffix(base, ".whl") {
 		parts := strings.Split(strings.TrimSuffix(base, ".whl"), "-")
 		if len(parts) >= 5 && pyname.Valid(parts[0]) {

@@ -58,7 +58,18 @@ func TestNameFromURL(t *testing.T) {
 		"https://files.example/packages/foo_bar-1.2.0-py3-none-any.whl": {"foo_bar", "1.2.0"},
 		"./dist/baz-2.0.tar.gz":                                         {"baz", "2.0"},
 		"file:///tmp/x#egg=thing[extra]&subdirectory=sub":               {"thing", ""},
+		// A URL's file name is percent-encoded; pip decodes it (Link.filename).
+		"https://download.pytorch.org/whl/cpu/torch-2.1.0%2Bcpu-cp311-cp311-linux_x86_64.whl": {"torch", "2.1.0+cpu"},
+		"https://files.example/foo-1.0%2Blocal.tar.gz":                                        {"foo", "1.0+local"},
+		// A local path is not: "%2B" there is what the file is called.
+		"./dist/baz-2.0%2Bx.tar.gz": {"", ""},
 	} {
+		if want[0] == "" {
+			if n, v, ok := NameFromURL(in); ok {
+				t.Errorf("NameFromURL(%q) = %q %q, want no name", in, n, v)
+			}
+			continue
+		}
 		n, v, ok := NameFromURL(in)
 		if !ok || n != want[0] || v != want[1] {
 			t.Errorf("NameFromURL(%q) = %q %q %v", in, n, v, ok)

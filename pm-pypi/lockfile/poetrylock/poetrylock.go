@@ -5,6 +5,8 @@ package poetrylock
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,6 +33,10 @@ type Package struct {
 	// SourceType is "directory", "file", "url", "git" or "" (the index).
 	SourceType string
 	SourceURL  string
+	// Markers (lock-version 2.1) are the PEP 508 markers under which the
+	// lock installs this entry: one string, or one per group, any of
+	// which holding selects it; none for every environment.
+	Markers []string
 }
 
 type rawPackage struct {
@@ -38,7 +44,9 @@ type rawPackage struct {
 	Version  string   `toml:"version"`
 	Category string   `toml:"category"`
 	Groups   []string `toml:"groups"`
-	Source   struct {
+	// Markers is a string, or a table of strings by group (2.1).
+	Markers any `toml:"markers"`
+	Source  struct {
 		Type string `toml:"type"`
 		URL  string `toml:"url"`
 	} `toml:"source"`
@@ -104,8 +112,43 @@ func fromRaw(raw *rawLock) (*Lock, error) {
 		if !pyname.Valid(rp.Name) {
 			return nil, fmt.Errorf("poetry.lock: package %d: bad name %q", i+1, rp.Name)
 		}
+		markers, err := entryMarkers(rp.Markers)
+		if err != nil {
+			return nil, fmt.Errorf("poetry.lock: package %d (%s): %w", i+1, rp.Name, err)
+		}
 		l.Packages = append(l.Packages, Package{Name: pyname.Normalize(rp.Name), Version: rp.Version,
-			Category: rp.Category, Groups: rp.Groups, SourceType: rp.Source.Type, SourceURL: rp.Source.URL})
+			Category: rp.Category, Groups: rp.Groups, SourceType: rp.Source.Type, SourceURL: rp.Source.URL,
+			Markers: markers})
 	}
 	return l, nil
+}
+
+// entryMarkers reads a [[package]] entry's markers: a string, or a table
+// giving one string per group (in group order, so the result does not
+// depend on the decoder's map order).
+func entryMarkers(v any) ([]string, error) {
+	switch m := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if strings.TrimSpace(m) == "" {
+			return nil, nil
+		}
+		return []string{m}, nil
+	case map[string]any:
+		groups := slices.Sorted(maps.Keys(m))
+		out := make([]string, 0, len(groups))
+		for _, g := range groups {
+			s, ok := m[g].(string)
+			if !ok {
+				return nil, fmt.Errorf("markers of group %q are not a string", g)
+			}
+			if strings.TrimSpace(s) == "" {
+				return nil, nil // installed for this group everywhere
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("markers are neither a string nor a table of strings")
 }

@@ -38,6 +38,8 @@ func TestParseBad(t *testing.T) {
 		"not toml": "[[package]\n",
 		"bad name": "[[package]]\nname = \"\"\nversion = \"1\"\n",
 		"zero":     "[metadata]\nlock-version = \"0.9\"\n",
+		"markers":  "[[package]]\nname = \"a\"\nversion = \"1\"\nmarkers = 1\n",
+		"group":    "[[package]]\nname = \"a\"\nversion = \"1\"\nmarkers = {main = [\"x\"]}\n",
 	} {
 		if _, err := Parse([]byte(body)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -55,5 +57,6 @@ func TestParseBad(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("[[package]]\nname = \"click\"\nversion = \"8.0.3\"\ncategory = \"main\"\n\n[metadata]\nlock-version = \"1.1\"\n"))
 	f.Add([]byte("[[package]]\nname = \"mylib\"\nversion = \"0.3.0\"\ngroups = [\"main\"]\n\n[package.source]\ntype = \"directory\"\nurl = \"../mylib\"\n\n[metadata]\nlock-version = \"2.1\"\n"))
+	f.Add([]byte("[[package]]\nname = \"np\"\nversion = \"1\"\nmarkers = \"python_version < '3.9'\"\n\n[[package]]\nname = \"np\"\nversion = \"2\"\nmarkers = {main = \"python_version >= '3.9'\", dev = 1}\n\n[metadata]\nlock-version = \"2.1\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { _, _ = Parse(b) })
 }
