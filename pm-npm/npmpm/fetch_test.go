@@ -329,16 +329,7 @@ func TestFetchNoneInstalledLayouts(t *testing.T) {
 // member's installed plug@2.0.0 (which active_plugins offers) instead of
 // answering -32011.
 func TestFetchNonePnpmMemberRealPnpm(t *testing.T) {
-	reg := oracleRegistry(t, "installs pnpm and runs pnpm install on a workspace")
-	publishPlugins(reg)
-	bins := installSharedTools(t)
-	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{
-		"package.json":            `{"name":"mono","version":"1.0.0","private":true}`,
-		"pnpm-workspace.yaml":     "packages:\n  - 'packages/*'\n",
-		"packages/a/package.json": `{"name":"a","version":"1.0.0","dependencies":{"plug":"2.0.0"}}`,
-	})
-	runTool(t, reg, ws, bins["pnpm9"], nil, "install", "--ignore-scripts")
+	ws := pnpmMemberWorkspace(t, nil)
 	want := realPath(t, filepath.Join(ws, "packages", "a", "node_modules", "plug"))
 	p, _ := newPM(t, ws, nil)
 	offers, err := p.ActivePlugins(context.Background(), []protocol.PackageID{npmID("plug", "2.0.0")})

@@ -3,6 +3,7 @@ package npmpm
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -176,18 +177,28 @@ func TestActivePluginsFromNonMemberDirRealNPM(t *testing.T) {
 // node_modules (into node_modules/.pnpm) and reads its members from
 // pnpm-workspace.yaml.
 func TestActivePluginsFromNonMemberDirRealPnpm(t *testing.T) {
+	ws := pnpmMemberWorkspace(t, map[string]string{"docs/README.md": "docs\n"})
+	sameFromRootAndDocs(t, ws, 1)
+}
+
+// pnpmMemberWorkspace installs with real pnpm 9 a workspace whose one
+// member, packages/a, depends on plug@2.0.0 (from the oracle registry),
+// with extra files besides, and returns its root.
+func pnpmMemberWorkspace(t *testing.T, extra map[string]string) string {
+	t.Helper()
 	reg := oracleRegistry(t, "installs pnpm and runs pnpm install on a workspace")
 	publishPlugins(reg)
 	bins := installSharedTools(t)
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{
+	files := map[string]string{
 		"package.json":            `{"name":"mono","version":"1.0.0","private":true}`,
 		"pnpm-workspace.yaml":     "packages:\n  - 'packages/*'\n",
 		"packages/a/package.json": `{"name":"a","version":"1.0.0","dependencies":{"plug":"2.0.0"}}`,
-		"docs/README.md":          "docs\n",
-	})
+	}
+	maps.Copy(files, extra)
+	writeFiles(t, ws, files)
 	runTool(t, reg, ws, bins["pnpm9"], nil, "install", "--ignore-scripts")
-	sameFromRootAndDocs(t, ws, 1)
+	return ws
 }
 
 // TestActivePluginsIntermediateNodeModules: in a tree made by hand (no

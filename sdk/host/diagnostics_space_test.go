@@ -3,8 +3,6 @@
 package host_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,23 +15,11 @@ import (
 // notification like any other: it reaches the call it belongs to, rather
 // than going to jrpc2, which would drop it without a word.
 func TestIndentedDiagnosticKept(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "pm")
-	body := `#!/bin/sh
-while IFS= read -r line; do
-	id=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9][0-9]*\),"method":"\([a-z_]*\)".*/\1/p')
-	method=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9][0-9]*\),"method":"\([a-z_]*\)".*/\2/p')
-	[ -n "$id" ] || continue
-	case $method in
-	initialize) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocol_version":1,"name":"diag","capabilities":["list_deps"]}}\n' "$id" ;;
+	script := shellPM(t, `	initialize) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocol_version":1,"name":"diag","capabilities":["list_deps"]}}\n' "$id" ;;
 	list_deps)
 		printf ' {"jsonrpc":"2.0","method":"diagnostic","params":{"request":%s,"message":"LOCKFILE-SKIPPED"}}\n' "$id"
 		printf '{"jsonrpc":"2.0","id":%s,"result":[]}\n' "$id" ;;
-	esac
-done
-`
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+`)
 	c, err := host.Start(t.Context(), host.Spec{Name: "diag", Command: script}, host.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
