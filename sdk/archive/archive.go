@@ -14,6 +14,8 @@
 //     (a listed tree may instead keep the symbolic links that resolve to a
 //     regular file inside the root, [KeepLinksInside]);
 //   - is a device, a FIFO, a socket or of a type this package does not know;
+//   - is a sparse tar entry (GNU's type, or PAX GNU.sparse records), whose
+//     holes archive/tar fills with zeros it does not read from the archive;
 //   - lands on a path another entry already took: the same name twice, a
 //     file where another entry needs a directory (or the reverse), or two
 //     names differing only in case (which collide on macOS and Windows);

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // meter counts the decompressed bytes read through it and fails once they
@@ -83,6 +84,20 @@ func ExtractTar(ctx context.Context, r io.Reader, size int64, root *os.Root, opt
 	return err
 }
 
+// sparse reports whether h is a sparse file: GNU's own entry type, or
+// a PAX header in one of GNU's sparse formats (on a regular entry).
+func sparse(h *tar.Header) bool {
+	if h.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
 func (x *extraction) tar(ctx context.Context, r io.Reader, size int64, gz bool) error {
 	m := &meter{ctx: ctx, r: r, limit: x.budget(size)}
 	tr := tar.NewReader(m)
@@ -106,11 +121,18 @@ func (x *extraction) tar(ctx context.Context, r io.Reader, size int64, gz bool) 
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
+		if sparse(h) {
+			// archive/tar fills a sparse file's holes with zeros it never
+			// reads from the stream, past every cap counted on the
+			// stream: a few hundred bytes could write gigabytes. No
+			// packager of cargo, npm or PyPI writes one.
+			return x.fail(h.Name, "is a sparse file, which packages do not hold")
+		}
 		k := kindFile
 		switch h.Typeflag {
 		case tar.TypeDir:
 			k = kindDir
-		case tar.TypeReg, tar.TypeGNUSparse, '\x00':
+		case tar.TypeReg, '\x00':
 		case tar.TypeSymlink:
 			return x.fail(h.Name, "is a symbolic link (to %q); links are not allowed in packages", h.Linkname)
 		case tar.TypeLink:
