@@ -12,8 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
 )
@@ -27,7 +26,7 @@ const headSize = 512
 // TooLongError reports a line longer than the reader's bound. The line was
 // consumed and discarded; Head holds its first bytes.
 type TooLongError struct {
-	Size int64 // bytes in the line, without the newline
+	Size int64 // bytes in the message, without its line terminator (LF or CR LF)
 	Max  int
 	Head []byte
 }
@@ -81,25 +80,23 @@ func (r *Reader) Next() ([]byte, error) {
 func (r *Reader) line() ([]byte, error) {
 	r.unterminated = false
 	var buf []byte
-	var size int64
+	var size int64 // bytes of the line read so far, without its final LF
 	var head []byte
 	tooLong := false
+	lastCR := false // the last byte read is a CR
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
-			chunk = chunk[:len(chunk)-1]
-			err = nil
-			size += int64(len(chunk))
-			if !tooLong && size > int64(r.max) {
-				tooLong, head = true, keepHead(buf, chunk)
-			}
-			if tooLong {
-				return nil, &TooLongError{Size: size, Max: r.max, Head: head}
-			}
-			return append(buf, chunk...), nil
+		terminated := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if terminated {
+			chunk, err = chunk[:len(chunk)-1], nil
 		}
-		size += int64(len(chunk))
-		if !tooLong && size > int64(r.max) {
+		if len(chunk) > 0 {
+			size += int64(len(chunk))
+			lastCR = chunk[len(chunk)-1] == '\r'
+		}
+		// Hold at most max+1 bytes: a message of max bytes and the CR of
+		// its CR LF ending, which is not known to be one until the LF.
+		if !tooLong && size > int64(r.max)+1 {
 			tooLong, head = true, keepHead(buf, chunk)
 			buf = nil
 		}
@@ -109,18 +106,26 @@ func (r *Reader) line() ([]byte, error) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case err == io.EOF:
-			if tooLong {
-				return nil, &TooLongError{Size: size, Max: r.max, Head: head}
-			}
-			if len(buf) > 0 {
-				r.unterminated = true
-				return buf, nil
-			}
-			return nil, io.EOF
-		case err != nil:
+		case err != nil && err != io.EOF:
 			return nil, err
+		case !terminated && size == 0:
+			return nil, io.EOF
 		}
+		// The line ended, with a LF or at the end of input. The limit is on
+		// the message, without its line terminator (docs/protocol.md §2.2):
+		// the CR of a CR LF ending does not count.
+		msgSize := size
+		if lastCR {
+			msgSize--
+		}
+		if tooLong || msgSize > int64(r.max) {
+			if !tooLong {
+				head = keepHead(buf, nil)
+			}
+			return nil, &TooLongError{Size: msgSize, Max: r.max, Head: head}
+		}
+		r.unterminated = !terminated
+		return buf, nil
 	}
 }
 
@@ -133,19 +138,144 @@ func keepHead(buf, chunk []byte) []byte {
 	return h
 }
 
-var idPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`"id"\s*:\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*"|null)`)
-})
-
-// FindID returns the raw JSON-RPC id in the first "id" member of msg's
-// prefix, or nil when there is none. It does not parse the whole message, so
-// it works on truncated messages.
+// FindID returns the raw JSON-RPC id of msg, a message that may be cut
+// short (the head of a line over the size limit): the value of msg's
+// top-level "id" member when it is found within the first 512 bytes and is
+// a whole JSON string or number, "null" when it is null, and nil otherwise
+// (no such member there, one cut short, or one of another kind). Members
+// nested in other values (an "id" inside "params") are skipped over, never
+// taken for the request's; a string or number that the 512 bytes cut, or
+// that is not valid JSON (1.2.3), is no id. The first top-level "id"
+// member is taken: a message naming it twice is invalid anyway.
 func FindID(msg []byte) json.RawMessage {
-	m := idPattern().FindSubmatch(msg[:min(len(msg), headSize)])
-	if m == nil {
+	head := msg[:min(len(msg), headSize)]
+	i := skipBlank(head, 0)
+	if i >= len(head) || head[i] != '{' {
 		return nil
 	}
-	return json.RawMessage(m[1])
+	i = skipBlank(head, i+1)
+	if i < len(head) && head[i] == '}' {
+		return nil
+	}
+	for i < len(head) && head[i] == '"' {
+		end := headStringEnd(head, i)
+		if end < 0 {
+			return nil
+		}
+		name := head[i:end]
+		i = skipBlank(head, end)
+		if i >= len(head) || head[i] != ':' {
+			return nil
+		}
+		i = skipBlank(head, i+1)
+		end = headValueEnd(head, i)
+		if end < 0 {
+			return nil
+		}
+		if isIDName(name) {
+			return idValue(head[i:end])
+		}
+		i = skipBlank(head, end)
+		if i >= len(head) || head[i] != ',' {
+			return nil // the end of the object, or not JSON
+		}
+		i = skipBlank(head, i+1)
+	}
+	return nil
+}
+
+// isIDName reports whether name, a member name as written (quoted, escapes
+// left in), is "id".
+func isIDName(name []byte) bool {
+	if string(name) == `"id"` {
+		return true
+	}
+	if bytes.IndexByte(name, '\\') < 0 {
+		return false
+	}
+	s, ok := jsonscan.DecodeString(name)
+	return ok && s == "id"
+}
+
+// idValue returns v, a whole JSON token, as an id: itself when it is a
+// valid JSON string or number in valid UTF-8, "null" for null, else nil.
+func idValue(v []byte) json.RawMessage {
+	switch {
+	case string(v) == "null":
+		return json.RawMessage("null")
+	case len(v) == 0 || !(v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9'):
+		return nil
+	case !utf8.Valid(v) || !json.Valid(v):
+		return nil
+	}
+	return json.RawMessage(bytes.Clone(v))
+}
+
+// skipBlank returns the index of the first byte of b at or after i that is
+// not JSON whitespace.
+func skipBlank(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// headStringEnd returns the index just after the string starting at b[i]
+// (a quote), or -1 when b ends inside it.
+func headStringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// headValueEnd returns the index just after the value starting at b[i], or
+// -1 when b ends inside it or before anything follows it (a number or a
+// literal is known whole only when something follows it). It skips over
+// strings, objects and arrays by their quotes and brackets, without
+// checking what is inside: what it returns is checked by its caller.
+func headValueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return headStringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := headStringEnd(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']', ':', ' ', '\t', '\n', '\r', '"', '{', '[':
+			if j == i {
+				return -1 // not a value
+			}
+			return j
+		}
+	}
+	return -1
 }
 
 // Envelope is the part of a JSON-RPC message used for routing.

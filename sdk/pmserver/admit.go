@@ -66,7 +66,9 @@ type errorResponse struct {
 }
 
 func newErrorResponse(id json.RawMessage, code protocol.Code, message string) errorResponse {
-	if len(id) == 0 || !utf8.Valid(id) {
+	if len(id) == 0 || !utf8.Valid(id) || !json.Valid(id) {
+		// No id, or one that cannot be echoed (not JSON: the head of an
+		// oversize line cut it, or it never was): a null id.
 		id = json.RawMessage("null")
 	}
 	return errorResponse{JSONRPC: "2.0", ID: id, Error: protocol.Error{Code: code, Message: message}}

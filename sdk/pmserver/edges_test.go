@@ -54,13 +54,14 @@ func (c *pipeConn) end() error {
 	return <-c.served
 }
 
-// rawServe runs the harness over input and returns its output lines.
-func rawServe(t *testing.T, pm pmserver.PM, input string) []string {
+// rawServe runs the harness over input, with opts, and returns its output
+// lines.
+func rawServe(t *testing.T, pm pmserver.PM, input string, opts ...pmserver.Option) []string {
 	t.Helper()
 	var out pmtest.LogBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := pmserver.Serve(ctx, pm, strings.NewReader(input), &out); err != nil {
+	if err := pmserver.Serve(ctx, pm, strings.NewReader(input), &out, opts...); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
 	s := strings.TrimSuffix(out.String(), "\n")

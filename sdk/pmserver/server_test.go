@@ -214,6 +214,61 @@ func TestOversizeLine(t *testing.T) {
 	}
 }
 
+// oversizeAnswer serves line, over a limit of 200 bytes, ended by eol, and
+// returns the one answer it gets.
+func oversizeAnswer(t *testing.T, line, eol string) rsp {
+	t.Helper()
+	out := rawServe(t, &testPM{}, line+eol, pmserver.WithMaxMessageSize(200))
+	if len(out) != 1 {
+		t.Fatalf("answers: %q; want one", out)
+	}
+	return decodeRsp(t, out[0])
+}
+
+// TestOversizeLineNestedID: a line over the limit is answered under the
+// request's id, or null (docs/protocol.md §2.2), never under an "id" member
+// nested in its params: here an environment variable named "id" in
+// initialize's env, which §6.1 and §10 allow, comes before the request's
+// id 1 in the line.
+func TestOversizeLineNestedID(t *testing.T) {
+	line := `{"jsonrpc":"2.0","method":"initialize","params":{"protocol_version":1,"workspace":"/w","cache_dir":"/c","env":{"id":"7","PAD":"` +
+		strings.Repeat("x", 1000) + `"}},"id":1}`
+	r := oversizeAnswer(t, line, "\n")
+	if got := string(r.ID); got != "1" && got != "null" {
+		t.Errorf("oversize line with the top-level id 1 answered under id %s, an id never sent", got)
+	}
+	if r.code() != -32600 {
+		t.Errorf("oversize line answered %d; want -32600", r.code())
+	}
+}
+
+// TestOversizeLineMalformedID: a line over the limit gets -32600 (§2.2,
+// §7.1) with a null id when the id in its head is not a valid JSON number
+// (1.2.3), not an internal error for an answer that cannot be encoded.
+func TestOversizeLineMalformedID(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":1.2.3,"method":"search","params":{"query":"` + strings.Repeat("x", 1000) + `"}}`
+	r := oversizeAnswer(t, line, "\n")
+	if r.code() != -32600 || string(r.ID) != "null" {
+		t.Errorf("oversize line with the id 1.2.3 answered id %s, code %d; want id null, code -32600", r.ID, r.code())
+	}
+}
+
+// TestLineLimitExcludesCRLF: the limit is on the message without its line
+// terminator (§2.2), and a reader accepts CR LF as one (§2.1): a message of
+// exactly the limit ended by CR LF is served, as one ended by LF is.
+func TestLineLimitExcludesCRLF(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocol_version":1,"workspace":"/w","cache_dir":"/c","env":{}}}`
+	for _, eol := range []string{"\n", "\r\n"} {
+		out := rawServe(t, &testPM{}, msg+eol, pmserver.WithMaxMessageSize(len(msg)))
+		if len(out) != 1 {
+			t.Fatalf("answers: %q; want one", out)
+		}
+		if r := decodeRsp(t, out[0]); r.code() != 0 {
+			t.Errorf("a message of exactly the limit (%d bytes) ended by %q answered %s", len(msg), eol, out[0])
+		}
+	}
+}
+
 func TestNoTrailingNewline(t *testing.T) {
 	rsps := serve(t, &testPM{}, initReq+"\n"+req(1, "list_deps", ""))
 	if len(rsps) != 2 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -201,8 +202,8 @@ func (s *suite) handshake(ctx context.Context) bool {
 	}
 	if res.Name == "" {
 		problems = append(problems, "announced no name")
-	} else if strings.ContainsAny(res.Name, ":@ \t\r\n") {
-		problems = append(problems, fmt.Sprintf("announced the name %q, whose ':', '@' or blanks make ids written pm:name@version ambiguous", res.Name))
+	} else if strings.ContainsAny(res.Name, ":@") || strings.ContainsFunc(res.Name, unicode.IsSpace) {
+		problems = append(problems, fmt.Sprintf("announced the name %q, whose ':', '@' or whitespace make ids written pm:name@version ambiguous; protocol §6.1 forbids them in a name", res.Name))
 	}
 	if res.Capabilities == nil {
 		problems = append(problems, `announced no "capabilities" array (send [] for none)`)

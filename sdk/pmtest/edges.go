@@ -42,7 +42,8 @@ const (
 	checkBatch = "batch-refused"
 	// checkDuplicateID: two requests with the same id, sent back to back,
 	// get two answers under that id, each a result or -32600 (the later one
-	// is refused when the earlier is still being answered).
+	// is refused when the earlier is still being answered), never both
+	// -32600: the earlier one is answered normally.
 	checkDuplicateID = "duplicate-id"
 )
 
@@ -319,6 +320,9 @@ func (t *transcript) decode() (pipedAnswers, string) {
 		if isDiagnostic(l) {
 			continue // not an answer; the schema check validates diagnostics
 		}
+		if isNotification(l) {
+			continue // of a method the host does not know: ignored (§4.2)
+		}
 		var one pipedAnswer
 		if err := json.Unmarshal(l, &one); err != nil || (one.Result == nil && one.Error == nil) {
 			return a, fmt.Sprintf("the PM wrote a line that is not a JSON-RPC response on stdout: %s", quote(l))
@@ -359,6 +363,10 @@ type owed struct {
 	id   string // id key of the answer; "" for a null id
 	code protocol.Code
 	ok   bool // a result is owed (code ignored)
+	// behind marks a request piped behind initialize, before its answer
+	// came: a PM may refuse it with error -32002 (not initialized) instead
+	// of a result (docs/protocol.md §3.2).
+	behind bool
 }
 
 // expectAll checks that each owed answer is in a exactly once, with the code
@@ -372,6 +380,8 @@ func expectAll(a pipedAnswers, want []owed) []string {
 		switch {
 		case len(got) == 0:
 			problems = append(problems, fmt.Sprintf("%s got no answer", w.what))
+		case w.ok && w.behind && got[0].Error != nil && got[0].Error.Code == protocol.CodeNotInitialized:
+			// Refused while initialize was still running: allowed.
 		case w.ok && got[0].Error != nil:
 			problems = append(problems, fmt.Sprintf("%s answered %s", w.what, describe(got[0].Error)))
 		case !w.ok && (got[0].Error == nil || got[0].Error.Code != w.code):
@@ -420,7 +430,7 @@ func (s *suite) eofAnswers(ctx context.Context) {
 		}
 		m, params := quickCall(i)
 		input = append(input, request(i, m, params))
-		want = append(want, owed{what: fmt.Sprintf("%s (id %d)", m, i), id: fmt.Sprint(i), ok: true})
+		want = append(want, owed{what: fmt.Sprintf("%s (id %d)", m, i), id: fmt.Sprint(i), ok: true, behind: true})
 	}
 	for run := 1; run <= eofRuns; run++ {
 		t, err := s.pipe(ctx, input...)
@@ -452,7 +462,7 @@ func (s *suite) pipeCheck(ctx context.Context, name string, lines [][]byte, want
 	input := append([][]byte{s.initLine()}, lines...)
 	input = append(input, request("last", protocol.MethodListDeps, struct{}{}))
 	want = append([]owed{{what: "initialize", id: "0", ok: true}}, want...)
-	want = append(want, owed{what: "list_deps after them", id: `"last"`, ok: true})
+	want = append(want, owed{what: "list_deps after them", id: `"last"`, ok: true, behind: true})
 	t, err := s.pipe(ctx, input...)
 	if err != nil {
 		s.fail(name, "%v", err)
@@ -550,7 +560,7 @@ func (s *suite) batchRefused(ctx context.Context) {
 	a.batches = nil
 	problems = append(problems, expectAll(a, []owed{
 		{what: "initialize after the batch", id: "0", ok: true},
-		{what: "list_deps after it", id: `"last"`, ok: true},
+		{what: "list_deps after it", id: `"last"`, ok: true, behind: true},
 	})...)
 	if len(problems) > 0 {
 		s.fail(name, "%s", t.withStderr(fmt.Sprintf("%s: %s; %s", intro, firstFew(problems), rule)))
@@ -583,27 +593,43 @@ func (s *suite) duplicateID(ctx context.Context) {
 	if len(dup) != 2 {
 		problems = append(problems, fmt.Sprintf(`%d answers under id "dup"; want 2, one for each request`, len(dup)))
 	}
+	refused := 0
 	for _, r := range dup {
-		if r.Error != nil && r.Error.Code != protocol.CodeInvalidRequest {
+		switch {
+		case r.Error == nil:
+		case r.Error.Code == protocol.CodeInvalidRequest:
+			refused++
+		case r.Error.Code == protocol.CodeNotInitialized:
+			// Piped behind initialize, refused while it was still running
+			// (§3.2): the earlier request's normal answer then.
+		default:
 			problems = append(problems, fmt.Sprintf(`answered %s; a request reusing an id still in flight gets %d`, r, protocol.CodeInvalidRequest))
 		}
+	}
+	if refused == 2 {
+		problems = append(problems, fmt.Sprintf(`both requests were refused with %d; the earlier one is answered normally, only the later one is refused as a duplicate in flight`, protocol.CodeInvalidRequest))
 	}
 	delete(a.byID, `"dup"`)
 	problems = append(problems, expectAll(a, []owed{
 		{what: "initialize", id: "0", ok: true},
-		{what: "workspace after them", id: `"last"`, ok: true},
+		{what: "workspace after them", id: `"last"`, ok: true, behind: true},
 	})...)
 	if len(problems) > 0 {
 		s.fail(name, "%s", t.withStderr(fmt.Sprintf("%s: %s", intro, firstFew(problems))))
 		return
 	}
-	refused := 0
-	for _, r := range dup {
-		if r.Error != nil {
-			refused++
-		}
-	}
 	s.pass(name, `two requests with id "dup" got two answers (%d refused with %d as a duplicate in flight)`, refused, protocol.CodeInvalidRequest)
+}
+
+// isNotification reports whether line is a notification: a message with a
+// method and no id. One whose method a host does not know is ignored, never
+// failing the connection (docs/protocol.md §4.2).
+func isNotification(line []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	return json.Unmarshal(line, &m) == nil && m.ID == nil && m.Method != nil
 }
 
 // isDiagnostic reports whether line is a diagnostic notification

@@ -121,8 +121,8 @@ func (s *suite) lineEndings(ctx context.Context) {
 	}
 	problems := expectAll(a, []owed{
 		{what: "initialize ended by CR LF", id: "0", ok: true},
-		{what: "list_deps ended by CR LF, after empty and blank lines", id: `"crlf"`, ok: true},
-		{what: "workspace on a last line without a line feed", id: `"unterminated"`, ok: true},
+		{what: "list_deps ended by CR LF, after empty and blank lines", id: `"crlf"`, ok: true, behind: true},
+		{what: "workspace on a last line without a line feed", id: `"unterminated"`, ok: true, behind: true},
 	})
 	if len(problems) > 0 {
 		s.fail(name, "%s", t.withStderr("piped initialize and list_deps ended by CR LF with empty and blank lines around them, then workspace without a final line feed: "+
@@ -200,7 +200,7 @@ func (s *suite) oversizeLine(ctx context.Context) {
 	}
 	problems = append(problems, expectAll(a, []owed{
 		{what: "initialize", id: "0", ok: true},
-		{what: "list_deps after the long line", id: `"after"`, ok: true},
+		{what: "list_deps after the long line", id: `"after"`, ok: true, behind: true},
 	})...)
 	if len(problems) > 0 {
 		s.fail(name, "%s", t.withStderr(fmt.Sprintf("%s: %s; a line over the limit gets -32600 and the PM goes on reading (set the limit with --line-limit if the PM's differs)", intro, firstFew(problems))))

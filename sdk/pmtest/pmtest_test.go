@@ -75,7 +75,7 @@ func TestViolations(t *testing.T) {
 		fail map[string]string // check → regexp its message must match
 	}{
 		{"bad-name", map[string]string{
-			"handshake": `^announced the name "raw:x", whose ':', '@' or blanks make ids written pm:name@version ambiguous$`}},
+			"handshake": `^announced the name "raw:x", whose ':', '@' or whitespace make ids written pm:name@version ambiguous; protocol §6\.1 forbids them in a name$`}},
 		{"early-answers", map[string]string{
 			"before-initialize": `before initialize, every method must be refused with error -32002 \(not initialized\): list_deps answered result`}},
 		{"reinit", map[string]string{
@@ -94,6 +94,14 @@ func TestViolations(t *testing.T) {
 			"batch-refused": `^sent the batch \[initialize, list_deps\], then initialize and list_deps: the batch got no array answer; initialize after the batch answered error -32600 \(invalid request\): already initialized; .*a batch is refused, not run`}},
 		{"dup-drop", map[string]string{
 			"duplicate-id": `^piped active_plugins and list_deps both with id "dup", then workspace: 1 answers under id "dup"; want 2, one for each request$`}},
+		// A notification of a method the protocol does not define, before
+		// each answer: a host ignores it, never failing the connection over
+		// it (§4.2), so only the schema check, which holds each message to
+		// the protocol's schema, reports it.
+		{"unknown-notification", map[string]string{
+			"schema": `^\d+ messages of \d+ the PM sent do not match the protocol's JSON Schema \(docs/protocol.schema.json\): notification "raw/progress" \(and \d+ more like it\) violates #/\$defs/DiagnosticNotification: at /method: value must be 'diagnostic'`}},
+		{"dup-refuse-both", map[string]string{
+			"duplicate-id": `^piped active_plugins and list_deps both with id "dup", then workspace: both requests were refused with -32600; the earlier one is answered normally, only the later one is refused as a duplicate in flight$`}},
 		{"unannounced-deps", map[string]string{
 			"method/list_deps": `list_deps is not announced, so it must answer the empty result \[\]; it answered "\[\{`}},
 		{"null-deps", map[string]string{
@@ -188,6 +196,42 @@ func TestViolations(t *testing.T) {
 					t.Errorf("%s: message\n  %s\ndoes not match\n  %s", r.Name, r.Message, want)
 				case !ok && r.Status == pmtest.Fail:
 					t.Errorf("%s failed too: %s", r.Name, r.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestFreedomsTaken runs PMs that each take a freedom the protocol gives
+// them, and checks that no check fails them for it. early-refuse answers
+// initialize after 300 ms and refuses a request read meanwhile with -32002
+// (not initialized) rather than holding it: docs/protocol.md §3.2 says a PM
+// MAY accept requests written behind initialize before it has answered it,
+// so it may refuse them, and the piped checks write their requests right
+// behind initialize.
+func TestFreedomsTaken(t *testing.T) {
+	tests := []struct {
+		mode string
+		runs string // the checks run by make race (-short): those concerned
+	}{
+		{"early-refuse", `^(eof-drain|eof-answers|invalid-request|batch-refused|duplicate-id|line-endings|oversize-line)$`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			opts := []pmtest.Option{pmtest.WithWorkspace(rawWorkspace(t)), patientInit(),
+				pmtest.WithProcessEnv("PMTEST_RAW_PM="+tt.mode, "PMTEST_RAW_LIMIT=1048576"), pmtest.WithLineLimit(1 << 20),
+				pmtest.WithTimeout(30 * time.Second)}
+			if testing.Short() {
+				opts = append(opts, pmtest.WithRun(regexp.MustCompile(tt.runs)))
+			}
+			rep, err := pmtest.Check(t.Context(), self(t), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				if r.Status == pmtest.Fail {
+					t.Errorf("%s: FAIL: %s", r.Name, r.Message)
 				}
 			}
 		})

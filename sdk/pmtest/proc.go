@@ -130,8 +130,14 @@ func (p *proc) deliver(line []byte, unterminated bool) error {
 		return fmt.Errorf(`the PM wrote a message without "jsonrpc":"2.0": %s`, quote(line))
 	case msg.Method != nil && *msg.Method == protocol.MethodDiagnostic && msg.ID == nil:
 		return nil // a diagnostic notification: the schema check validates it
+	case msg.Method != nil && msg.ID == nil:
+		// A notification of a method the host does not know: a host
+		// ignores it, never failing the connection over it
+		// (docs/protocol.md §4.2).
+		return nil
 	case msg.Method != nil:
-		return fmt.Errorf("the PM sent a request or notification (method %q) to the host; the protocol has only the diagnostic notification: %s", *msg.Method, quote(line))
+		// (The wording up to "to the host" is pinned by host/cli's tests.)
+		return fmt.Errorf("the PM sent a request or notification (method %q) to the host, with an id: a request, and a host takes none (it ignores only notifications, which have no id): %s", *msg.Method, quote(line))
 	case msg.Result != nil && msg.Error != nil:
 		return fmt.Errorf("the PM wrote a response with both a result and an error: %s", quote(line))
 	case msg.Result == nil && msg.Error == nil:

@@ -98,6 +98,15 @@ func rawPM(mode string) int {
 		if k := string(m.ID); pm.seen(k) && mode == "dup-drop" {
 			continue // the second request with an id is dropped
 		}
+		if mode == "dup-refuse-both" && string(m.ID) == `"dup"` {
+			// Both requests with the id "dup" refused, where the earlier
+			// one is owed its normal answer.
+			pm.reply(m.ID, nil, protocol.NewError(protocol.CodeInvalidRequest, nil, "id %s is in use", m.ID))
+			continue
+		}
+		if mode == "early-refuse" && pm.earlyRefuse(m.ID, m.Method, m.Params, &wg) {
+			continue
+		}
 		if mode == "no-drain" && m.Method != protocol.MethodInitialize {
 			// Answered a moment later unless the input ends first: a PM
 			// that drops what it has read when it exits. (A race-built
@@ -159,6 +168,7 @@ type raw struct {
 	mu          sync.Mutex
 	out         *bufio.Writer
 	initialized bool
+	initRunning bool // early-refuse: an initialize is being answered
 	workspace   string
 	env         map[string]string
 	fetches     int
@@ -175,8 +185,46 @@ func (r *raw) reply(id json.RawMessage, result any, e *protocol.Error) {
 	b, _ := json.Marshal(msg)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.mode == "unknown-notification" {
+		// A notification of a method the host does not know before each
+		// answer: a host ignores it (docs/protocol.md §4.2).
+		r.out.WriteString(`{"jsonrpc":"2.0","method":"raw/progress","params":{"message":"working"}}` + "\n")
+	}
 	r.out.Write(append(b, '\n'))
 	r.out.Flush()
+}
+
+// earlyRefuse is mode early-refuse, a PM taking the freedom §3.2 gives it:
+// initialize takes 300 ms, answered in the background, and a request read
+// meanwhile is refused with -32002 (not initialized) rather than held. It
+// reports whether it took the request.
+func (r *raw) earlyRefuse(id json.RawMessage, method string, params json.RawMessage, wg *sync.WaitGroup) bool {
+	r.mu.Lock()
+	running, initialized := r.initRunning, r.initialized
+	if method == protocol.MethodInitialize && !running && !initialized {
+		r.initRunning = true
+	}
+	r.mu.Unlock()
+	switch {
+	case running:
+		r.reply(id, nil, protocol.NewError(protocol.CodeNotInitialized, nil, "%s: initialize is still running", method))
+		return true
+	case method != protocol.MethodInitialize || initialized:
+		return false
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(300 * time.Millisecond)
+		res, e := r.dispatch(method, params)
+		// Not running once dispatch is done: a request read after the
+		// answer below (as a host sends them) is never refused.
+		r.mu.Lock()
+		r.initRunning = false
+		r.mu.Unlock()
+		r.reply(id, res, e)
+	}()
+	return true
 }
 
 // idOK reports whether a request's id is absent, a string or a number.
