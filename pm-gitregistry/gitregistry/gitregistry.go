@@ -31,7 +31,9 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -543,14 +545,25 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 		return nil, err
 	}
 	idx := p.snapshotIndex(ctx, c, snap)
+	m := idx.match(id.Name)
+	if len(m) == 0 {
+		return nil, p.noEntry(id, snap)
+	}
 	offers := []protocol.Offer{}
-	for _, e := range idx.match(id.Name) {
+	for _, e := range m {
 		if e.Problem != "" {
 			return nil, p.unreadable(id, snap, e)
 		}
 		offers = append(offers, p.offer(snap, e))
 	}
 	return offers, nil
+}
+
+// noEntry is the answer to load_plugin and fetch for a name that is
+// neither an entry's path nor a plugin's name at the commit served: the
+// same -32010 from both (protocol §6.3, §6.4).
+func (p *PM) noEntry(id protocol.PackageID, snap gitcache.Snapshot) error {
+	return protocol.ErrNotFound(id, "%s: registry %s has no entry or plugin %q at commit %s", id, p.cfg.Name, id.Name, snap.Commit)
 }
 
 // unreadable is the answer to load_plugin and fetch for an entry whose
@@ -578,7 +591,7 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	idx := p.snapshotIndex(ctx, c, snap)
 	m := idx.match(id.Name)
 	if len(m) == 0 {
-		return protocol.FetchResult{}, protocol.ErrNotFound(id, "%s: registry %s has no entry or plugin %q at commit %s", id, p.cfg.Name, id.Name, snap.Commit)
+		return protocol.FetchResult{}, p.noEntry(id, snap)
 	}
 	if len(m) > 1 {
 		p.log.Warn("several entries offer the plugin; fetching the first", "plugin", id.Name, "entry", m[0].Path)
@@ -592,40 +605,87 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 
 // Search matches query, case-insensitively, against entry paths, plugin
 // names and skill descriptions (a bare skill's, and those of the skills in
-// a plugin's local skill groups) of the registry as last updated. It never
-// touches the network; an empty query matches everything.
+// a plugin's local skill groups) of the registry as last updated, best
+// matches first (protocol §6.6; see searchRank), ties by entry path. It
+// never touches the network; an empty query matches everything, in entry
+// path order.
 func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, error) {
 	c, snap, ok, err := p.current(ctx)
 	if err != nil || !ok {
 		return []protocol.SearchHit{}, err
 	}
 	q := strings.ToLower(strings.TrimSpace(query))
-	hits := []protocol.SearchHit{}
+	type ranked struct {
+		rank int
+		path string
+		hit  protocol.SearchHit
+	}
+	var found []ranked
 	for _, e := range p.snapshotIndex(ctx, c, snap).Entries {
 		if e.Problem != "" {
 			continue
 		}
-		desc, ok := e.Description, false
-		switch {
-		case strings.Contains(strings.ToLower(e.Path), q), strings.Contains(strings.ToLower(e.Name), q),
-			strings.Contains(strings.ToLower(e.Description), q):
-			ok = true
-		default:
-			for _, d := range e.Skills {
-				if strings.Contains(strings.ToLower(d), q) {
-					desc, ok = d, true
-					break
-				}
-			}
+		rank, desc := searchRank(e, q)
+		if rank < 0 {
+			continue
 		}
-		if ok {
-			hits = append(hits, protocol.SearchHit{
-				ID:          protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
-				Description: desc,
-			})
+		found = append(found, ranked{rank, e.Path, protocol.SearchHit{
+			ID:          protocol.PackageID{PM: p.cfg.Name, Name: e.Path, Version: snap.Commit},
+			Description: desc,
+		}})
+	}
+	slices.SortStableFunc(found, func(a, b ranked) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
 		}
+		return strings.Compare(a.path, b.path)
+	})
+	hits := make([]protocol.SearchHit, len(found))
+	for i, f := range found {
+		hits[i] = f.hit
 	}
 	return hits, nil
+}
+
+// searchRank says how well entry e matches the lower-case query q, best
+// first: 0 its name (the plugin's name, or the last component of its path)
+// is q, 1 a name begins with q, 2 a name contains q, 3 its path contains q,
+// 4 a description contains q (a bare skill's, or a skill's of a plugin's
+// local skill groups); -1 no match. It returns the description the hit
+// shows: the entry's own, or else the skill description that matched.
+func searchRank(e entry, q string) (int, string) {
+	names := [2]string{strings.ToLower(e.Name), strings.ToLower(path.Base(e.Path))}
+	rank := -1
+	for _, n := range names {
+		r := -1
+		switch {
+		case n == "":
+		case n == q:
+			r = 0
+		case strings.HasPrefix(n, q):
+			r = 1
+		case strings.Contains(n, q):
+			r = 2
+		}
+		if r >= 0 && (rank < 0 || r < rank) {
+			rank = r
+		}
+	}
+	if rank >= 0 {
+		return rank, e.Description
+	}
+	if strings.Contains(strings.ToLower(e.Path), q) {
+		return 3, e.Description
+	}
+	if strings.Contains(strings.ToLower(e.Description), q) {
+		return 4, e.Description
+	}
+	for _, d := range e.Skills {
+		if strings.Contains(strings.ToLower(d), q) {
+			return 4, d
+		}
+	}
+	return -1, ""
 }
 
 // Refresh pulls the registry: at level check only when the ref moved, at

@@ -256,6 +256,59 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchBestMatchesFirst: search lists the best matches first
+// (protocol §6.6): a plugin named as the query before one whose name begins
+// with it, before one whose name contains it, before one whose path
+// contains it, before one whose description does, ties by path — not in
+// entry path order.
+func TestSearchBestMatchesFirst(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(map[string]string{
+		"aaa/helper/SKILL.md":    "---\nname: helper\ndescription: keeps a desk tidy-ish\n---\n",
+		"bbb/untidy/SKILL.md":    "---\nname: untidy\ndescription: the opposite\n---\n",
+		"ccc/tidy-desk/SKILL.md": "---\nname: tidy-desk\ndescription: desks\n---\n",
+		"tidy/other/SKILL.md":    "---\nname: other\ndescription: no match but its path\n---\n",
+		"yy/Tidy/SKILL.md":       "---\nname: sweeper\ndescription: named Tidy by its directory\n---\n",
+		"zz/tidy/SKILL.md":       "---\nname: TIDY\ndescription: Tidy things\n---\n",
+	})
+	repo.Commit("r")
+	ctx := context.Background()
+	p, _ := newPM(t, Config{URL: repo.Bare()}, t.TempDir(), nil)
+	if _, err := p.Refresh(ctx, protocol.UpdateFetch, false); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := p.Search(ctx, "tidy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.ID.Name)
+	}
+	want := []string{"yy/Tidy", "zz/tidy", "ccc/tidy-desk", "bbb/untidy", "tidy/other", "aaa/helper"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("search \"tidy\" = %v, want %v (best matches first)", got, want)
+	}
+}
+
+// TestLoadPluginUnknownNameNotFound: load_plugin of a name that is neither
+// an entry nor a plugin's name answers -32010 (protocol §6.3), the error
+// fetch of the same id gives, not [].
+func TestLoadPluginUnknownNameNotFound(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p, _ := newPM(t, Config{URL: f.bare}, t.TempDir(), nil)
+	if _, err := p.Refresh(ctx, protocol.UpdateFetch, false); err != nil {
+		t.Fatal(err)
+	}
+	id := protocol.PackageID{PM: "recs", Name: "nothing", Version: "*"}
+	_, ferr := p.Fetch(ctx, id, protocol.UpdateNone)
+	offers, lerr := p.LoadPlugin(ctx, id)
+	if code(lerr) != protocol.CodeNotFound || code(ferr) != protocol.CodeNotFound || lerr.Error() != ferr.Error() {
+		t.Fatalf("load_plugin of a name that is no entry: %v, %v; want -32010 as fetch answers: %v", offers, lerr, ferr)
+	}
+}
+
 func TestLoadPluginAndFetch(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -270,8 +323,10 @@ func TestLoadPluginAndFetch(t *testing.T) {
 	if err != nil || len(byName) != 1 || byName[0].ID.Name != "group/web/react" || byName[0].Root != offers[0].Root {
 		t.Fatalf("load by plugin name and commit: %+v %v", byName, err)
 	}
-	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "nothing", Version: "*"}); err != nil || len(got) != 0 {
-		t.Fatalf("load of a missing entry: %+v %v, want []", got, err)
+	// A name that is no entry is -32010 (protocol §6.3), the same answer
+	// as fetch's (TestLoadPluginUnknownNameNotFound).
+	if got, err := p.LoadPlugin(ctx, protocol.PackageID{PM: "recs", Name: "nothing", Version: "*"}); code(err) != protocol.CodeNotFound {
+		t.Fatalf("load of a missing entry: %+v %v, want -32010", got, err)
 	}
 	// An entry that cannot be read: load_plugin and fetch give the same
 	// -32014 naming it and the problem (fetch used to hand out its root).

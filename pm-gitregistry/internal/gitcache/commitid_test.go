@@ -1,9 +1,12 @@
 package gitcache
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-gitregistry/internal/gittest"
 )
 
 // TestIsCommitID pins what a full commit id is: exactly 40 lower-case hex
@@ -47,4 +50,31 @@ func FuzzIsCommitID(f *testing.F) {
 			t.Errorf("IsCommitID(%q) = %v, the expression says %v", s, got, want)
 		}
 	})
+}
+
+// TestUpperCaseCommitRef: a full commit id in upper (or mixed) case as the
+// ref is the commit, as git reads it, served and recorded in lower case,
+// and opens the same cache directory as the lower-case id; it was looked
+// up as a branch and not found. An abbreviation stays a name.
+func TestUpperCaseCommitRef(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(sample)
+	c1 := repo.Commit("first")
+	upper := strings.ToUpper(c1)
+	gittest.Run(t, repo.Dir, "rev-parse", "--verify", upper+"^{commit}") // git takes it
+	root := t.TempDir()
+	for _, ref := range []string{upper, upper[:20] + c1[20:]} {
+		c := open(t, root, repo.Dir, ref, "")
+		if snap, _, err := c.Update(context.Background(), Check); err != nil || snap.Commit != c1 {
+			t.Fatalf("ref %s: %q, %v", ref, snap.Commit, err)
+		}
+		if lower := Dir(Config{Root: root, Name: "test", URL: repo.Dir, Ref: c1}); c.dir != lower {
+			t.Errorf("ref %s: cache %s, the lower-case id's is %s", ref, c.dir, lower)
+		}
+	}
+	for ref, want := range map[string]string{upper: c1, "ABC1234": "ABC1234", upper[:39]: upper[:39], "main": "main", upper + "0": upper + "0"} {
+		if got := normalizeRef(ref); got != want {
+			t.Errorf("normalizeRef(%q) = %q, want %q", ref, got, want)
+		}
+	}
 }

@@ -240,9 +240,20 @@ func IsCommitID(s string) bool {
 	return true
 }
 
+// normalizeRef returns ref in lower case when it is a full commit id in
+// any case (40 hex digits), as git reads one, and ref unchanged otherwise:
+// an abbreviation stays a branch or tag name. (Only SHA-1 ids are
+// followed: IsCommitID is 40 digits.)
+func normalizeRef(ref string) string {
+	if len(ref) == 40 && IsCommitID(strings.ToLower(ref)) {
+		return strings.ToLower(ref)
+	}
+	return ref
+}
+
 // Dir returns the directory Open uses for cfg.
 func Dir(cfg Config) string {
-	h := sha256.Sum256([]byte(cfg.URL + "\x00" + cfg.Ref + "\x00" + cleanSubdir(cfg.Subdir)))
+	h := sha256.Sum256([]byte(cfg.URL + "\x00" + normalizeRef(cfg.Ref) + "\x00" + cleanSubdir(cfg.Subdir)))
 	return filepath.Join(cfg.Root, regcache.NamePart(cfg.Name)+"-"+hex.EncodeToString(h[:])[:16])
 }
 
@@ -300,6 +311,7 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 	if cfg.Ref != "" && strings.ContainsAny(cfg.Ref, "\x00 ~^:?*[\\") {
 		return nil, fmt.Errorf("ref %q is not a valid git ref name", cfg.Ref)
 	}
+	cfg.Ref = normalizeRef(cfg.Ref)
 	r, err := parseRemote(cfg.URL)
 	if err != nil {
 		return nil, err

@@ -89,6 +89,44 @@ var sample = map[string]string{
 	"group/nested/deep/data/x.txt": "x",
 }
 
+// TestUpdateRemoteWithDetachedHEAD: a remote whose HEAD is detached at a
+// commit no branch or tag points at (a local work tree checked out at an
+// older commit, or a served repository so left) is read as git reads it:
+// --ref main follows the branch, and the default ref is HEAD's commit.
+// go-git failed both with "reference not found" (it guesses HEAD's branch
+// among the refs at its commit); see detachedhead.go.
+func TestUpdateRemoteWithDetachedHEAD(t *testing.T) {
+	repo := gittest.NewRepo(t)
+	repo.Write(sample)
+	c1 := repo.Commit("first")
+	repo.Write(map[string]string{"x/SKILL.md": "---\nname: x\ndescription: X\n---\n"})
+	c2 := repo.Commit("second")
+	bare := repo.Bare()
+	repo.Git("checkout", "-q", "--detach", c1)
+	gittest.Run(t, bare, "update-ref", "--no-deref", "HEAD", c1)
+	if got := gittest.Run(t, repo.Dir, "ls-remote", repo.Dir, "refs/heads/main"); !strings.HasPrefix(got, c2) {
+		t.Fatalf("git ls-remote: %q", got)
+	}
+	srv := gittest.Serve(t, filepath.Dir(bare))
+	for _, url := range []string{repo.Dir, srv.URL + "/" + filepath.Base(bare)} {
+		for ref, want := range map[string]string{"main": c2, "refs/heads/main": c2, "": c1, "HEAD": c1} {
+			c := open(t, t.TempDir(), url, ref, "")
+			for _, mode := range []Mode{Check, Fetch} {
+				snap, _, err := c.Update(context.Background(), mode)
+				if err != nil || snap.Commit != want {
+					t.Errorf("%s ref %q mode %v: Update = %q, %v; want %s", url, ref, mode, snap.Commit, err, want)
+				}
+			}
+		}
+	}
+	// HEAD detached where a branch points too keeps go-git's reading.
+	repo.Git("checkout", "-q", "--detach", c2)
+	c := open(t, t.TempDir(), repo.Dir, "", "")
+	if snap, _, err := c.Update(context.Background(), Check); err != nil || snap.Commit != c2 {
+		t.Errorf("HEAD detached at main's commit: Update = %q, %v; want %s", snap.Commit, err, c2)
+	}
+}
+
 func TestUpdateLocalAndHTTP(t *testing.T) {
 	repo := gittest.NewRepo(t)
 	repo.Write(sample)

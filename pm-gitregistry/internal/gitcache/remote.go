@@ -87,12 +87,18 @@ func parseRemote(raw string) (*remote, error) {
 			}
 		}
 		r.user, r.password = "", ep.Password
-	case "file", "git":
+	case "git":
+		// The git protocol has no authentication: user information in a
+		// git:// URL is of no use to the daemon and is dropped, as for
+		// https, so that a password never reaches a message or state.json.
+		clean := *ep
+		clean.User, clean.Password = "", ""
+		r.endpoint = &clean
+		r.url = clean.String()
+		r.user, r.password = "", ep.Password
+	case "file":
 		r.endpoint = ep
-		r.url = ep.String()
-		if ep.Protocol == "file" {
-			r.url = ep.Path
-		}
+		r.url = ep.Path
 	default:
 		return nil, fmt.Errorf("registry URL %s: unsupported protocol %q", redact.URL(raw), ep.Protocol)
 	}

@@ -1,6 +1,7 @@
 package gitcache
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,30 @@ func TestRefNotFoundAbbreviation(t *testing.T) {
 		msg := (&RefNotFoundError{URL: "u", Ref: ref}).Error()
 		if got := strings.Contains(msg, "a commit id must be given in full, 40 hex digits"); got != hint {
 			t.Errorf("ref %q: %q; hint %v, want %v", ref, msg, got, hint)
+		}
+	}
+}
+
+// TestParseRemoteGitURLDropsUserinfo: the git protocol has no
+// authentication, so user information in a git:// URL is dropped from the
+// URL kept to log and to store (state.json), as for https; it kept the
+// password in clear.
+func TestParseRemoteGitURLDropsUserinfo(t *testing.T) {
+	for raw, want := range map[string]string{
+		"git://alice:pw-secret@host/r.git":      "git://host/r.git",
+		"git://alice:pw-secret@host:9419/r.git": "git://host:9419/r.git",
+		"git://alice@host/r.git":                "git://host/r.git",
+		"git://host/r.git":                      "git://host/r.git",
+	} {
+		r, err := parseRemote(raw)
+		if err != nil {
+			t.Fatalf("parseRemote(%q): %v", raw, err)
+		}
+		if r.url != want || strings.Contains(r.endpoint.String(), "pw-secret") {
+			t.Errorf("parseRemote(%q) URL %q, endpoint %q; want %q", raw, r.url, r.endpoint.String(), want)
+		}
+		if err := r.scrub(errors.New("dial " + raw)); strings.Contains(err.Error(), "pw-secret") {
+			t.Errorf("parseRemote(%q): scrub leaves the password: %v", raw, err)
 		}
 	}
 }
