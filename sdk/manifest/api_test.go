@@ -414,3 +414,15 @@ func TestDecodeProblemsNameNestedFields(t *testing.T) {
 		}
 	}
 }
+
+// TestTOMLDateIsNotAString: a key the schema types as a string refuses a
+// TOML date, as Symposium's decoder does; unknown keys keep dates as their
+// text (TestTOMLDatesAsText).
+func TestTOMLDateIsNotAString(t *testing.T) {
+	for _, doc := range []string{"name = 1979-05-27\n", "name = \"x\"\ndepends-on = 2024-01-01\n", "name = \"x\"\ndepends-on = [\"a\", 07:32:00]\n"} {
+		_, err := DecodeTOML([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), "a date or time") {
+			t.Errorf("%q: %v; want a type error naming the date", doc, err)
+		}
+	}
+}

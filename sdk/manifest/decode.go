@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -26,13 +27,14 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 	if err := toml.Unmarshal(data, &tree); err != nil {
 		return nil, Problems{tomlProblem(err)}
 	}
-	lines := scanTOMLLines(data)
+	// The document is kept for its lines, apart from the caller's buffer.
+	lines := &tomlLines{data: bytes.Clone(data)}
 	m, err := FromTable(tree)
 	if err != nil {
 		var ps Problems
 		if errors.As(err, &ps) {
 			for i := range ps {
-				ps[i].Line = lookupLine(lines, ps[i].Field)
+				ps[i].Line = lines.line(ps[i].Field)
 			}
 			sortProblemsByLine(ps)
 			return nil, ps
@@ -41,6 +43,28 @@ func DecodeTOML(data []byte) (*Manifest, error) {
 	}
 	m.lines = lines
 	return m, nil
+}
+
+// tomlLines are the lines of a TOML document's keys, scanned on first use
+// (scanTOMLLines parses the document twice more), once for all the copies
+// of the manifest that share it.
+type tomlLines struct {
+	data  []byte
+	once  sync.Once
+	lines map[string]int
+}
+
+// line returns the line of field (see lookupLine), 0 for a manifest not
+// decoded from TOML.
+func (l *tomlLines) line(field string) int {
+	if l == nil {
+		return 0
+	}
+	l.once.Do(func() {
+		l.lines = scanTOMLLines(l.data)
+		l.data = nil
+	})
+	return lookupLine(l.lines, field)
 }
 
 // DecodeJSON decodes a manifest in its JSON wire form (the same keys as
@@ -132,7 +156,7 @@ func (m *Manifest) Line(field string) int {
 	if m == nil {
 		return 0
 	}
-	return lookupLine(m.lines, field)
+	return m.lines.line(field)
 }
 
 type decoder struct {
@@ -300,7 +324,26 @@ func setExtra(extra *map[string]any, k string, v any) {
 	if *extra == nil {
 		*extra = map[string]any{}
 	}
-	(*extra)[k] = v
+	(*extra)[k] = untyped(v)
+}
+
+// untyped returns v, kept where any value goes (an unknown key, `_meta`),
+// with its TOML dates and times as the strings the wire form carries,
+// converting it in place: the decoded tree is this decode's alone.
+func untyped(v any) any {
+	switch v := v.(type) {
+	case dateTime:
+		return string(v)
+	case map[string]any:
+		for k, e := range v {
+			v[k] = untyped(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = untyped(e)
+		}
+	}
+	return v
 }
 
 func (d *decoder) manifest(t map[string]any) *Manifest {
@@ -449,9 +492,9 @@ func (d *decoder) skillGroup(t map[string]any, path string) SkillGroup {
 					sv, sp := v[sk], d.join(p, sk)
 					switch sk {
 					case keyPath:
-						src.Path = d.str(sv, sp)
+						src.Path, src.pathSet = d.str(sv, sp), true
 					case keyGit:
-						src.Git = d.str(sv, sp)
+						src.Git, src.gitSet = d.str(sv, sp), true
 					default:
 						setExtra(&src.Extra, sk, sv)
 					}
@@ -550,7 +593,7 @@ func (d *decoder) mcpServer(t map[string]any, path string) MCPServer {
 		case keyHeaders:
 			s.Headers = d.nameValues(v, p)
 		case keyMeta:
-			s.Meta = v
+			s.Meta = untyped(v)
 		default:
 			setExtra(&s.Extra, k, v)
 		}
@@ -573,9 +616,9 @@ func (d *decoder) nameValues(v any, path string) []NameValue {
 			case keyName:
 				nv.Name = d.str(v, p)
 			case keyValue:
-				nv.Value = d.str(v, p)
+				nv.Value, nv.valueSet = d.str(v, p), true
 			case keyMeta:
-				nv.Meta = v
+				nv.Meta = untyped(v)
 			default:
 				setExtra(&nv.Extra, k, v)
 			}
@@ -663,7 +706,8 @@ func normalizeJSON(v any) any {
 
 // normalize maps the values TOML decoders and encoding/json produce onto
 // one set of Go types: string, bool, int64, float64, []any,
-// map[string]any, and nil. TOML dates and times become their TOML text.
+// map[string]any, and nil. TOML dates and times become their TOML text,
+// as a dateTime.
 func normalize(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -689,16 +733,22 @@ func normalize(v any) any {
 	case float32:
 		return float64(v)
 	case toml.LocalDate:
-		return v.AsTime(time.UTC).Format(localDateLayout)
+		return dateTime(v.AsTime(time.UTC).Format(localDateLayout))
 	case toml.LocalDateTime:
-		return v.AsTime(time.UTC).Format(localDateTimeLayout)
+		return dateTime(v.AsTime(time.UTC).Format(localDateTimeLayout))
 	case toml.LocalTime:
-		return time.Date(0, 1, 1, v.Hour, v.Minute, v.Second, v.Nanosecond, time.UTC).Format(localTimeLayout)
+		return dateTime(time.Date(0, 1, 1, v.Hour, v.Minute, v.Second, v.Nanosecond, time.UTC).Format(localTimeLayout))
 	case time.Time:
-		return v.Format(time.RFC3339Nano)
+		return dateTime(v.Format(time.RFC3339Nano))
 	}
 	return v
 }
+
+// dateTime is a TOML date, time or date-time, in its TOML text. It is not a
+// string: a key the schema types as a string refuses it, as Symposium's
+// decoder does. Where any value goes (an unknown key kept, `_meta`), the
+// wire form carries its text as a JSON string.
+type dateTime string
 
 // jsonNumber converts the text of a JSON number: to an int64 when it is an
 // integer in range, else to a float64, else (out of float64's range, as
@@ -729,6 +779,8 @@ func typeName(v any) string {
 		return "null"
 	case string:
 		return "a string"
+	case dateTime:
+		return "a date or time"
 	case bool:
 		return "a boolean"
 	case int64:

@@ -105,12 +105,16 @@ func (m *Manifest) Table() map[string]any {
 			putDependsOn(gt, g.DependsOn)
 			putStrs(gt, keyPredicates, g.Predicates)
 			if s := g.Source; s != nil {
-				if s.Scalar != "" && s.Path == "" && s.Git == "" && s.Extra == nil {
+				if s.Scalar != "" && !s.hasPath() && !s.hasGit() && s.Extra == nil {
 					gt[keySource] = s.Scalar
 				} else {
 					st := extra(s.Extra)
-					putStr(st, keyPath, s.Path)
-					putStr(st, keyGit, s.Git)
+					if s.hasPath() {
+						st[keyPath] = s.Path
+					}
+					if s.hasGit() {
+						st[keyGit] = s.Git
+					}
 					gt[keySource] = st
 				}
 			}
@@ -303,7 +307,9 @@ func putNameValues(t map[string]any, k string, nvs []NameValue) {
 	for i, nv := range nvs {
 		nt := extra(nv.Extra)
 		nt[keyName] = nv.Name
-		nt[keyValue] = nv.Value
+		if nv.hasValue() {
+			nt[keyValue] = nv.Value
+		}
 		if nv.Meta != nil {
 			nt[keyMeta] = nv.Meta
 		}

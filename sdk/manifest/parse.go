@@ -111,13 +111,19 @@ func parseProblems(m *Manifest) Problems {
 			}
 		}
 		for j, nv := range s.Env {
-			if nv.Name == "" {
+			switch {
+			case nv.Name == "":
 				c.add(indexPath(joinPath(p, keyEnv), j), "an environment entry needs a name")
+			case !nv.hasValue():
+				c.add(indexPath(joinPath(p, keyEnv), j), "an environment entry needs a value (\"\" for an empty one)")
 			}
 		}
 		for j, nv := range s.Headers {
-			if nv.Name == "" {
+			switch {
+			case nv.Name == "":
 				c.add(indexPath(joinPath(p, keyHeaders), j), "a header needs a name")
+			case !nv.hasValue():
+				c.add(indexPath(joinPath(p, keyHeaders), j), "a header needs a value (\"\" for an empty one)")
 			}
 		}
 		c.gate(p, s.DependsOn, s.Predicates)

@@ -118,10 +118,10 @@ func (p *plainDecoder) source(data []byte, v json.RawMessage) *SkillSource {
 		switch string(name) {
 		case `"path"`:
 			p.once(&seen, 1)
-			src.Path = p.str(data, fv)
+			src.Path, src.pathSet = p.str(data, fv), true
 		case `"git"`:
 			p.once(&seen, 2)
-			src.Git = p.str(data, fv)
+			src.Git, src.gitSet = p.str(data, fv), true
 		default:
 			p.ok = false
 		}

@@ -34,8 +34,9 @@ type Manifest struct {
 	// retired `crates`.
 	Extra map[string]any
 
-	// lines maps field paths to TOML line numbers when decoded from TOML.
-	lines map[string]int
+	// lines maps field paths to TOML line numbers when decoded from TOML,
+	// worked out on first use (most manifests never need a line).
+	lines *tomlLines
 }
 
 // DependsOn is the value of a `depends-on` key: one dependency atom written as
@@ -89,7 +90,19 @@ type SkillSource struct {
 	// Extra holds the other keys of the table, including the retired
 	// `crate` and `crate_path`.
 	Extra map[string]any
+
+	// pathSet and gitSet record that a decoded table has a path or git key,
+	// which an empty Path or Git does not tell: an empty path is present
+	// (the plugin root) and excludes git.
+	pathSet, gitSet bool
 }
+
+// hasPath reports whether s has a path: a path key when decoded, a
+// nonempty Path when built in code.
+func (s *SkillSource) hasPath() bool { return s.pathSet || s.Path != "" }
+
+// hasGit reports whether s has a git key or a nonempty Git.
+func (s *SkillSource) hasGit() bool { return s.gitSet || s.Git != "" }
 
 // PluginRef is one `[[plugins]]` table: a chained reference to another
 // package's plugin.
@@ -192,7 +205,15 @@ type NameValue struct {
 	Value string
 	Meta  any
 	Extra map[string]any
+
+	// valueSet records that a decoded entry has a value key, which an
+	// empty Value does not tell: the schema requires one.
+	valueSet bool
 }
+
+// hasValue reports whether nv has a value: a value key when decoded, a
+// nonempty Value when built in code.
+func (nv NameValue) hasValue() bool { return nv.valueSet || nv.Value != "" }
 
 // Subcommand is the body of one `[subcommand.<name>]` table.
 type Subcommand struct {

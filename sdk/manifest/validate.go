@@ -687,17 +687,22 @@ func (v *validator) skillGroup(i int, g SkillGroup) {
 		}
 	}
 	switch {
-	case s.Path != "" && s.Git != "":
+	case s.hasPath() && s.hasGit():
 		v.add(joinPath(path(), keySource), "source.path and source.git are mutually exclusive")
 		return
-	case s.Path == "" && s.Git == "":
+	case !s.hasPath() && s.Git == "":
+		// An empty git names nothing to fetch.
 		v.add(joinPath(path(), keySource), "source must set path or git")
 		return
 	}
-	if s.Git != "" && !isGitHubURL(s.Git) {
+	if s.hasGit() && !isGitHubURL(s.Git) {
 		v.warn(joinPath(joinPath(path(), keySource), keyGit), "%q is not a https://github.com/ URL; Symposium can only fetch skill groups from GitHub and will skip this group", s.Git)
 	}
-	v.p.Skills = append(v.p.Skills, ValidSkillGroup{Predicates: v.gate(g.DependsOn, g.Predicates), Path: s.Path, Git: s.Git})
+	dir := s.Path
+	if s.hasPath() && dir == "" {
+		dir = "." // an empty path is the manifest's directory, the plugin root
+	}
+	v.p.Skills = append(v.p.Skills, ValidSkillGroup{Predicates: v.gate(g.DependsOn, g.Predicates), Path: dir, Git: s.Git})
 }
 
 func isGitHubURL(u string) bool {

@@ -146,10 +146,29 @@ func (s Selector) Matches(pm, name, ws string) bool {
 		return true
 	}
 	if strings.Contains(s.Name, "*") {
-		ok, _ := filepath.Match(normalize(s.Name), normalize(name))
-		return ok
+		return matchStars(normalize(s.Name), normalize(name))
 	}
 	return normalize(s.Name) == normalize(name)
+}
+
+// matchStars reports whether name matches pattern, in which each '*'
+// stands for any run of characters, '/' included (an npm scope: "*-skills"
+// matches "@acme/gizmo-skills"), and every other character for itself.
+func matchStars(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	first, last := parts[0], parts[len(parts)-1]
+	if !strings.HasPrefix(name, first) {
+		return false
+	}
+	name = name[len(first):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, mid)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(mid):]
+	}
+	return strings.HasSuffix(name, last)
 }
 
 func normalize(n string) string { return strings.ReplaceAll(n, "_", "-") }

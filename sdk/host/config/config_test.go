@@ -109,6 +109,8 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestSelectorMatches: a name with '*' in it is a glob in which '*' is the
+// only special character and runs across '/' (configuration.md §2.5).
 func TestSelectorMatches(t *testing.T) {
 	for _, tc := range []struct {
 		sel          Selector
@@ -122,6 +124,16 @@ func TestSelectorMatches(t *testing.T) {
 		{Selector{Name: "*"}, "x", "anything", "/w", true},
 		{Selector{Name: "rust-*"}, "reg", "rust-errors", "/w", true},
 		{Selector{Name: "rust-*"}, "reg", "python-x", "/w", false},
+		// '*' runs across an npm scope's '/'; nothing else is special.
+		{Selector{Name: "*-skills"}, "npm", "@acme/gizmo-skills", "/w", true},
+		{Selector{PM: "npm", Name: "@acme/*"}, "npm", "@acme/gizmo", "/w", true},
+		{Selector{Name: "*-skills"}, "npm", "@acme/gizmo-tools", "/w", false},
+		{Selector{Name: "a*b*c"}, "reg", "a-x-b-y-c", "/w", true},
+		{Selector{Name: "a*b*c"}, "reg", "a-c-b", "/w", false},
+		{Selector{Name: "ab*ba"}, "reg", "aba", "/w", false},
+		{Selector{Name: "f?o*"}, "reg", "foo-x", "/w", false},
+		{Selector{Name: "f?o*"}, "reg", "f?o-x", "/w", true},
+		{Selector{Name: "[a]*"}, "reg", "[a]-x", "/w", true},
 		{Selector{Name: "x", Workspace: "/w/"}, "reg", "x", "/w", true},
 		{Selector{Name: "x", Workspace: "/other"}, "reg", "x", "/w", false},
 	} {

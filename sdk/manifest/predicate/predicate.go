@@ -223,10 +223,40 @@ func IsBuiltin(name string) bool {
 	return false
 }
 
+// MaxNesting bounds how deep predicates nest (any(all(not(...)))): real
+// ones nest two or three deep, and each level of a combinator scans its
+// whole argument again, so deeper nesting is refused rather than parsed
+// in time quadratic in the text.
+const MaxNesting = 32
+
+// checkNesting refuses s when its parentheses nest deeper than MaxNesting.
+func checkNesting(s string) error {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			if depth++; depth > MaxNesting {
+				return fmt.Errorf("%.60q...: predicates nest deeper than %d levels", s, MaxNesting)
+			}
+		case ')':
+			depth--
+		}
+	}
+	return nil
+}
+
 // Parse parses one function-call predicate. The argument is the
 // text between the first '(' and the last ')', trimmed; combinator
-// arguments are split on commas at parenthesis depth 0.
+// arguments are split on commas at parenthesis depth 0. Predicates
+// nested deeper than MaxNesting are refused.
 func Parse(s string) (Predicate, error) {
+	if err := checkNesting(s); err != nil {
+		return nil, err
+	}
+	return parse(s)
+}
+
+func parse(s string) (Predicate, error) {
 	t := strings.TrimSpace(s)
 	open := strings.IndexByte(t, '(')
 	if open < 0 {
@@ -269,13 +299,13 @@ func Parse(s string) (Predicate, error) {
 		if arg == "" {
 			return nil, fmt.Errorf("%q: not() needs a predicate", t)
 		}
-		p, err := Parse(arg)
+		p, err := parse(arg)
 		if err != nil {
 			return nil, err
 		}
 		return Not{P: p}, nil
 	case "any", "all":
-		ps, err := ParseList(arg)
+		ps, err := parseList(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -340,9 +370,16 @@ func SplitTopLevel(s string) []string {
 // ParseList parses a comma-separated list of predicates (the
 // SKILL.md `predicates:` form and combinator arguments).
 func ParseList(s string) ([]Predicate, error) {
+	if err := checkNesting(s); err != nil {
+		return nil, err
+	}
+	return parseList(s)
+}
+
+func parseList(s string) ([]Predicate, error) {
 	var ps []Predicate
 	for _, piece := range SplitTopLevel(s) {
-		p, err := Parse(piece)
+		p, err := parse(piece)
 		if err != nil {
 			return nil, err
 		}

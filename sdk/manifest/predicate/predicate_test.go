@@ -312,3 +312,23 @@ func TestEvaluator(t *testing.T) {
 	}
 	_ = protocol.AnyVersion
 }
+
+// TestNestingBounded: predicates nest at most MaxNesting deep; deeper text
+// (20,000 levels of any(...), which parsed in time quadratic in its length)
+// is refused with a message saying so, by Parse and ParseList alike.
+func TestNestingBounded(t *testing.T) {
+	nest := func(n int) string {
+		return strings.Repeat("any(", n) + "env(X)" + strings.Repeat(")", n)
+	}
+	if _, err := Parse(nest(MaxNesting - 1)); err != nil {
+		t.Errorf("%d levels: %v", MaxNesting, err)
+	}
+	for _, s := range []string{nest(MaxNesting), nest(20000)} {
+		if _, err := Parse(s); err == nil || !strings.Contains(err.Error(), "nest deeper") {
+			t.Errorf("Parse of %d bytes nested too deep: %v", len(s), err)
+		}
+		if _, err := ParseList("env(A), " + s); err == nil || !strings.Contains(err.Error(), "nest deeper") {
+			t.Errorf("ParseList of %d bytes nested too deep: %v", len(s), err)
+		}
+	}
+}
