@@ -148,40 +148,15 @@ func keepHead(buf, chunk []byte) []byte {
 // that is not valid JSON (1.2.3), is no id. The first top-level "id"
 // member is taken: a message naming it twice is invalid anyway.
 func FindID(msg []byte) json.RawMessage {
-	head := msg[:min(len(msg), headSize)]
-	i := skipBlank(head, 0)
-	if i >= len(head) || head[i] != '{' {
-		return nil
-	}
-	i = skipBlank(head, i+1)
-	if i < len(head) && head[i] == '}' {
-		return nil
-	}
-	for i < len(head) && head[i] == '"' {
-		end := headStringEnd(head, i)
-		if end < 0 {
-			return nil
-		}
-		name := head[i:end]
-		i = skipBlank(head, end)
-		if i >= len(head) || head[i] != ':' {
-			return nil
-		}
-		i = skipBlank(head, i+1)
-		end = headValueEnd(head, i)
-		if end < 0 {
-			return nil
-		}
+	var id json.RawMessage
+	jsonscan.HeadMembers(msg[:min(len(msg), headSize)], func(name []byte, value json.RawMessage) bool {
 		if isIDName(name) {
-			return idValue(head[i:end])
+			id = idValue(value)
+			return false
 		}
-		i = skipBlank(head, end)
-		if i >= len(head) || head[i] != ',' {
-			return nil // the end of the object, or not JSON
-		}
-		i = skipBlank(head, i+1)
-	}
-	return nil
+		return true
+	})
+	return id
 }
 
 // isIDName reports whether name, a member name as written (quoted, escapes
@@ -209,73 +184,6 @@ func idValue(v []byte) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(bytes.Clone(v))
-}
-
-// skipBlank returns the index of the first byte of b at or after i that is
-// not JSON whitespace.
-func skipBlank(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// headStringEnd returns the index just after the string starting at b[i]
-// (a quote), or -1 when b ends inside it.
-func headStringEnd(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// headValueEnd returns the index just after the value starting at b[i], or
-// -1 when b ends inside it or before anything follows it (a number or a
-// literal is known whole only when something follows it). It skips over
-// strings, objects and arrays by their quotes and brackets, without
-// checking what is inside: what it returns is checked by its caller.
-func headValueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return headStringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				end := headStringEnd(b, i)
-				if end < 0 {
-					return -1
-				}
-				i = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case ',', '}', ']', ':', ' ', '\t', '\n', '\r', '"', '{', '[':
-			if j == i {
-				return -1 // not a value
-			}
-			return j
-		}
-	}
-	return -1
 }
 
 // Envelope is the part of a JSON-RPC message used for routing.

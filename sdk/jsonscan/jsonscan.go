@@ -216,15 +216,11 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index just past the JSON string starting at b[i].
+// stringEnd returns the index just past the JSON string starting at b[i]
+// (len(b) when b ends inside it).
 func stringEnd(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
+	if end := cutStringEnd(b, i); end >= 0 {
+		return end
 	}
 	return len(b)
 }

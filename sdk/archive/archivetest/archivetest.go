@@ -134,3 +134,84 @@ func wchar() (int64, error) {
 	}
 	return 0, fmt.Errorf("%w: no wchar line in /proc/self/io", ErrUnmeasured)
 }
+
+// SparseTgz returns a gzip'd tar of the extra regular files given (name →
+// content), then n sparse entries named prefix + "sNNNN", each size bytes
+// long of which one is stored (the rest a hole, which Go's tar reader fills
+// with zeros it never reads): in GNU's old sparse form (type 'S'), or with
+// pax, a regular entry made sparse by a PAX header in GNU's 0.1 format
+// (GNU.sparse.map). A few hundred bytes stand for n × size.
+func SparseTgz(prefix string, n int, size int64, pax bool, extra map[string]string) []byte {
+	var raw bytes.Buffer
+	tw := tar.NewWriter(&raw)
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(extra[name]))})
+		tw.Write([]byte(extra[name]))
+	}
+	tw.Flush()
+	for i := range n {
+		name := fmt.Sprintf("%ss%04d", prefix, i)
+		if pax {
+			recs := paxRecord("GNU.sparse.size", strconv.FormatInt(size, 10)) + paxRecord("GNU.sparse.numblocks", "1") +
+				paxRecord("GNU.sparse.map", fmt.Sprintf("%d,1", size-1))
+			raw.Write(rawHeader(name+".pax", tar.TypeXHeader, int64(len(recs)), nil))
+			raw.Write(padded([]byte(recs)))
+			raw.Write(rawHeader(name, tar.TypeReg, 1, nil))
+		} else {
+			raw.Write(rawHeader(name, tar.TypeGNUSparse, 1, func(blk []byte) {
+				octal := func(off, n int, v int64) { copy(blk[off:off+n], fmt.Sprintf("%0*o\x00", n-1, v)) }
+				octal(386, 12, size-1) // sparse[0].offset
+				octal(398, 12, 1)      // sparse[0].numbytes
+				blk[482] = 0           // no extension header
+				octal(483, 12, size)   // realsize
+			}))
+		}
+		raw.Write(padded([]byte("x")))
+	}
+	raw.Write(make([]byte, 1024))
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	return gz.Bytes()
+}
+
+// rawHeader returns a tar header block for name of type typ and size,
+// edited by edit (when not nil) before its checksum is computed: what
+// archive/tar's writer refuses to write (a sparse type, a PAX header
+// written by hand).
+func rawHeader(name string, typ byte, size int64, edit func(blk []byte)) []byte {
+	var hb bytes.Buffer
+	tw := tar.NewWriter(&hb)
+	tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: size, Format: tar.FormatGNU})
+	tw.Flush()
+	blk := bytes.Clone(hb.Bytes()[:512])
+	blk[156] = typ
+	if edit != nil {
+		edit(blk)
+	}
+	copy(blk[148:156], "        ")
+	var sum int64
+	for _, c := range blk {
+		sum += int64(c)
+	}
+	copy(blk[148:156], fmt.Sprintf("%06o\x00 ", sum))
+	return blk
+}
+
+// paxRecord returns one PAX record, "LEN key=value\n", LEN counting itself.
+func paxRecord(k, v string) string {
+	n := len(k) + len(v) + 3
+	for n != len(fmt.Sprintf("%d %s=%s\n", n, k, v)) {
+		n = len(fmt.Sprintf("%d %s=%s\n", n, k, v))
+	}
+	return fmt.Sprintf("%d %s=%s\n", n, k, v)
+}
+
+// padded returns b padded with zeros to a whole number of tar blocks.
+func padded(b []byte) []byte {
+	if r := len(b) % 512; r != 0 {
+		b = append(b, make([]byte, 512-r)...)
+	}
+	return b
+}
