@@ -551,6 +551,11 @@ func selector(v any, allowWorkspace bool) (Selector, error) {
 			case "name":
 				s.Name = str
 			case "workspace":
+				if !filepath.IsAbs(str) {
+					// A relative path would be read against whatever
+					// directory discovery runs in, and never match.
+					return s, fmt.Errorf("workspace must be an absolute path, not %q", str)
+				}
 				s.Workspace = str
 			}
 		}

@@ -91,6 +91,7 @@ func TestParseErrors(t *testing.T) {
 		{"selector type", "[plugins]\ndisable = [1]\n", "plugins.disable[0]: must be a name or a {pm, name} table"},
 		{"selector key", "[plugins]\ndisable = [{ pm = \"a\", nam = \"b\" }]\n", `unknown key "nam"`},
 		{"workspace outside use", "[plugins]\ndisable = [{ name = \"b\", workspace = \"/w\" }]\n", "workspace is only allowed in use entries"},
+		{"relative workspace", "[plugins]\nuse = [{ name = \"b\", workspace = \"rel/w\" }]\n", `workspace must be an absolute path, not "rel/w"`},
 		{"pm kind", "[[package-manager]]\nname = \"p\"\ncommand = \"x\"\nkind = \"trusted\"\n", `kind must be "ecosystem" or "registry"`},
 		{"invalid value in a key Symposium reads", "[hooks]\ntimeout = 99999999999999999999\n", "c.toml:2: decimal number is too large"},
 		{"registry not an array of tables", "a = 1\nregistry = \"x\"\n", "c.toml:2: registry must be an array of tables ([[registry]])"},
