@@ -3,10 +3,8 @@ package manifest
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2/unstable"
 	"github.com/symposium-dev/symposium-pm/sdk/tomlfile"
 )
 
@@ -18,14 +16,13 @@ import (
 // follows is an array, and as a key (`.42`) otherwise.
 func scanTOMLLines(data []byte) map[string]int {
 	lines := map[string]int{}
-	arrays := tomlArrays(data)
-	var b, key strings.Builder
-	tomlfile.Index(data).Walk(func(path []string, pos tomlfile.Position) {
+	idx := tomlfile.Index(data)
+	var b strings.Builder
+	idx.Walk(func(path []string, pos tomlfile.Position) {
 		b.Reset()
-		key.Reset()
 		for i, part := range path {
 			switch {
-			case i > 0 && arrays[key.String()]:
+			case i > 0 && idx.IsArray(path[:i]...):
 				b.WriteString("[" + part + "]")
 			case i > 0:
 				b.WriteByte('.')
@@ -33,98 +30,10 @@ func scanTOMLLines(data []byte) map[string]int {
 			default:
 				b.WriteString(part)
 			}
-			if i > 0 {
-				key.WriteByte(0)
-			}
-			key.WriteString(part)
 		}
 		lines[b.String()] = pos.Line
 	})
 	return lines
-}
-
-// tomlArrays returns the key paths of data that hold arrays (arrays of
-// tables, and array values, also inside arrays and inline tables), spelled
-// as tomlfile spells them: parts joined by NUL, an element's index as a
-// decimal part. It resolves table headers against arrays of tables as
-// tomlfile.Index does: [a.b] after [[a]] means the last a's b.
-func tomlArrays(data []byte) map[string]bool {
-	arrays := map[string]bool{}
-	counts := map[string]int{} // array-of-tables path -> elements seen
-	var parser unstable.Parser
-	parser.Reset(data)
-	var prefix []string
-	for parser.NextExpression() {
-		n := parser.Expression()
-		switch n.Kind {
-		case unstable.Table, unstable.ArrayTable:
-			parts := tomlKeyParts(n.Key())
-			if len(parts) == 0 {
-				continue
-			}
-			prefix = prefix[:0:0]
-			for _, part := range parts[:len(parts)-1] {
-				prefix = append(prefix, part)
-				if c := counts[strings.Join(prefix, "\x00")]; c > 0 {
-					prefix = append(prefix, strconv.Itoa(c-1))
-				}
-			}
-			prefix = append(prefix, parts[len(parts)-1])
-			if n.Kind == unstable.ArrayTable {
-				k := strings.Join(prefix, "\x00")
-				arrays[k] = true
-				prefix = append(prefix, strconv.Itoa(counts[k]))
-				counts[k]++
-			}
-		case unstable.KeyValue:
-			tomlKeyValueArrays(arrays, prefix, n)
-		}
-	}
-	return arrays
-}
-
-// tomlKeyValueArrays records the arrays of a key = value under prefix.
-func tomlKeyValueArrays(arrays map[string]bool, prefix []string, n *unstable.Node) {
-	path := append(slices.Clip(prefix), tomlKeyParts(n.Key())...)
-	tomlValueArrays(arrays, path, n.Value())
-}
-
-func tomlValueArrays(arrays map[string]bool, path []string, v *unstable.Node) {
-	if v == nil {
-		return
-	}
-	switch v.Kind {
-	case unstable.InlineTable:
-		it := v.Children()
-		for it.Next() {
-			if c := it.Node(); c.Kind == unstable.KeyValue {
-				tomlKeyValueArrays(arrays, path, c)
-			}
-		}
-	case unstable.Array:
-		arrays[strings.Join(path, "\x00")] = true
-		it := v.Children()
-		i := 0
-		for it.Next() {
-			c := it.Node()
-			if c.Kind == unstable.Comment {
-				continue
-			}
-			if c.Kind == unstable.Array || c.Kind == unstable.InlineTable {
-				tomlValueArrays(arrays, append(slices.Clip(path), strconv.Itoa(i)), c)
-			}
-			i++
-		}
-	}
-}
-
-// tomlKeyParts returns the decoded parts of a key.
-func tomlKeyParts(it unstable.Iterator) []string {
-	var parts []string
-	for it.Next() {
-		parts = append(parts, string(it.Node().Data))
-	}
-	return parts
 }
 
 // lookupLine returns the line of field or of its nearest recorded ancestor.

@@ -21,6 +21,9 @@ type Position struct {
 // the third [[package]]. The first mention of a path wins.
 type Positions struct {
 	offsets map[string]int
+	// arrays holds the paths that are arrays (of tables, or array values),
+	// whose decimal parts are indices rather than digit-only keys.
+	arrays map[string]bool
 	// starts are the offsets at which lines begin.
 	starts []int
 	data   []byte
@@ -30,7 +33,7 @@ type Positions struct {
 // found before the problem; lookups of the rest fall back to an ancestor,
 // or to no position.
 func Index(data []byte) *Positions {
-	p := &Positions{offsets: map[string]int{}, starts: []int{0}, data: data}
+	p := &Positions{offsets: map[string]int{}, arrays: map[string]bool{}, starts: []int{0}, data: data}
 	for i, b := range data {
 		if b == '\n' {
 			p.starts = append(p.starts, i+1)
@@ -56,6 +59,7 @@ func Index(data []byte) *Positions {
 			}
 			if n.Kind == unstable.ArrayTable {
 				k := join(prefix)
+				p.arrays[k] = true
 				p.set(k, off)
 				prefix = append(prefix, strconv.Itoa(arrays[k]))
 				arrays[k]++
@@ -105,6 +109,7 @@ func (p *Positions) value(path []string, v *unstable.Node) {
 			}
 		}
 	case unstable.Array:
+		p.arrays[join(path)] = true
 		it := v.Children()
 		i := 0
 		for it.Next() {
@@ -230,6 +235,11 @@ func bare(s string) bool {
 	}
 	return true
 }
+
+// IsArray reports whether path is an array of tables or an array value:
+// what a decimal part after it is the index of, where after anything else
+// it is a key made of digits.
+func (p *Positions) IsArray(path ...string) bool { return p.arrays[join(path)] }
 
 // Walk calls fn with every recorded key path and its position, in no
 // particular order.

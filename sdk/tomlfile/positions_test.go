@@ -178,3 +178,20 @@ func TestDecodeTreeKeepsTheRest(t *testing.T) {
 		t.Errorf("decoded %+v", v)
 	}
 }
+
+// TestIsArray: arrays of tables and array values are arrays, so a decimal
+// part after them is an index; a table named by digits is not.
+func TestIsArray(t *testing.T) {
+	p := Index([]byte("a = [1, [2]]\n[[pm]]\nname = \"x\"\n[sub.42]\nb = { c = [3] }\n"))
+	for _, tc := range []struct {
+		path []string
+		want bool
+	}{
+		{[]string{"a"}, true}, {[]string{"a", "1"}, true}, {[]string{"pm"}, true},
+		{[]string{"sub"}, false}, {[]string{"sub", "42"}, false}, {[]string{"sub", "42", "b", "c"}, true},
+	} {
+		if got := p.IsArray(tc.path...); got != tc.want {
+			t.Errorf("IsArray(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
