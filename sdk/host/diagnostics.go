@@ -208,7 +208,7 @@ func (b *diagBox) notification(method string, line []byte) {
 		d.addLocked(hostDiagnostic(msg), len(msg))
 	case d == nil:
 		b.strayLocked(fmt.Sprintf("the PM sent a diagnostic for request %s, which is not a request in flight; dropped: %s",
-			sanitize(string(diag.Request)), sanitize(diag.Message)))
+			printable.String(string(diag.Request)), printable.String(diag.Message)))
 	default:
 		d.addLocked(diag, len(line))
 	}
@@ -266,7 +266,7 @@ func parseDiagnostic(params json.RawMessage) (protocol.Diagnostic, string) {
 	if d.Message, p = str("message", true); p != "" {
 		return d, p
 	}
-	if d.Message = sanitize(d.Message); strings.TrimSpace(d.Message) == "" {
+	if d.Message = printable.String(d.Message); strings.TrimSpace(d.Message) == "" {
 		return d, "message is empty"
 	}
 	level, p := str("level", false)
@@ -298,10 +298,10 @@ func parseDiagnostic(params json.RawMessage) (protocol.Diagnostic, string) {
 				return d, "package." + key + " is not a string"
 			}
 		}
-		id.PM, id.Name, id.Version = sanitize(id.PM), sanitize(id.Name), sanitize(id.Version)
+		id.PM, id.Name, id.Version = printable.String(id.PM), printable.String(id.Name), printable.String(id.Version)
 		d.Package = &id
 	}
-	d.File = sanitize(d.File)
+	d.File = printable.String(d.File)
 	return d, ""
 }
 
@@ -322,13 +322,9 @@ func isID(raw json.RawMessage) bool {
 	return false
 }
 
-// sanitize removes from PM text what a terminal would interpret
-// (printable.String).
-func sanitize(s string) string { return printable.String(s) }
-
 // quoteLine renders a hostile line for a message: sanitized and short.
 func quoteLine(line []byte) string {
-	return sanitize(truncate(line, 200))
+	return printable.String(truncate(line, 200))
 }
 
 // DiagnosticWarning is the Warning carrying one diagnostic pm sent while
