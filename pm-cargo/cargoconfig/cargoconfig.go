@@ -2,8 +2,9 @@
 // where crates come from: source replacement ([source.*] with replace-with,
 // registry, local-registry and directory) and the crates.io protocol. Files
 // are found as cargo finds them: .cargo/config.toml (or the legacy
-// .cargo/config, which wins when both exist) in the working directory and
-// each ancestor, then $CARGO_HOME/config.toml; nearer files win.
+// .cargo/config, which wins when both exist, and which cargo warns is
+// deprecated) in the working directory and each ancestor, then
+// $CARGO_HOME/config.toml; nearer files win.
 package cargoconfig
 
 import (
@@ -70,7 +71,8 @@ type Config struct {
 	Files []string
 	// Warnings are what cargo warns about the files it reads: a legacy
 	// .cargo/config beside a .cargo/config.toml, which cargo reads
-	// instead.
+	// instead, and a legacy .cargo/config alone, which cargo reads as
+	// deprecated (CARGO_HOME's config likewise).
 	Warnings []Warning
 	// sources maps a source name to its definition, nearest file winning.
 	sources map[string]sourceDef
@@ -110,7 +112,8 @@ type Warning struct {
 // configFile returns the configuration file cargo reads in dir, or "":
 // the legacy extensionless config when it exists, else config.toml. When
 // both exist (and are not one file through a link), cargo reads config and
-// warns, and so does configFile.
+// warns, and so does configFile; when config exists alone, cargo reads it
+// and warns that it is deprecated, and so does configFile.
 func configFile(dir string, warnings *[]Warning) string {
 	legacy, toml := filepath.Join(dir, "config"), filepath.Join(dir, "config.toml")
 	lfi, err := os.Stat(legacy)
@@ -120,7 +123,14 @@ func configFile(dir string, warnings *[]Warning) string {
 		}
 		return ""
 	}
-	if tfi, err := os.Stat(toml); err == nil && !os.SameFile(lfi, tfi) {
+	tfi, err := os.Stat(toml)
+	switch {
+	case err != nil:
+		*warnings = append(*warnings, Warning{File: legacy, Message: fmt.Sprintf(
+			"`%s` is deprecated in favor of `config.toml` (cargo still reads it, and warns); rename it to %s, "+
+				"or, if you need to support cargo 1.38 or earlier, make `config` a symbolic link to `config.toml`",
+			legacy, toml)})
+	case !os.SameFile(lfi, tfi):
 		*warnings = append(*warnings, Warning{File: toml, Message: fmt.Sprintf(
 			"both `%s` and `%s` exist. Using `%s` (as cargo does); merge them into %s and delete %s",
 			legacy, toml, legacy, toml, legacy)})

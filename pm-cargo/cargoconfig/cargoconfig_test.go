@@ -2,10 +2,13 @@ package cargoconfig
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 )
 
 func write(t *testing.T, p, body string) {
@@ -177,6 +180,93 @@ func TestDirectoriesCargoBuildsFrom(t *testing.T) {
 				if got := c.Directories(); !slices.Equal(got, want) {
 					t.Fatalf("Directories = %v, want %v", got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestConfigFileWarnings: cargo warns about a legacy extensionless config
+// it reads, in a .cargo directory or in CARGO_HOME: alone, it "is
+// deprecated in favor of `config.toml`"; beside a config.toml it is read
+// instead ("both ... exist"). A config linked to config.toml, or the
+// other way round, is one file read without a warning. Load warns exactly
+// then, naming the file; each case is also given to `cargo metadata
+// --offline --no-deps` when cargo is installed, whose warnings must agree.
+func TestConfigFileWarnings(t *testing.T) {
+	const cfg = "[http]\ntimeout = 30\n"
+	tests := []struct {
+		name  string
+		files map[string]string // relative to the temporary directory; "->x" makes a link to x
+		file  string            // the file the warning names; "" for none
+		want  string            // a substring of the warning
+	}{
+		{"legacy config alone", map[string]string{"ws/.cargo/config": cfg}, "ws/.cargo/config", "is deprecated in favor of `config.toml`"},
+		{"legacy config alone in an ancestor", map[string]string{".cargo/config": cfg}, ".cargo/config", "is deprecated in favor of `config.toml`"},
+		{"legacy config alone in CARGO_HOME", map[string]string{"home/config": cfg}, "home/config", "is deprecated in favor of `config.toml`"},
+		{"config.toml alone", map[string]string{"ws/.cargo/config.toml": cfg, "home/config.toml": cfg}, "", ""},
+		{"both", map[string]string{"ws/.cargo/config": cfg, "ws/.cargo/config.toml": cfg}, "ws/.cargo/config.toml", "exist. Using `"},
+		{"config linked to config.toml", map[string]string{"ws/.cargo/config.toml": cfg, "ws/.cargo/config": "->config.toml"}, "", ""},
+		{"config.toml linked to config", map[string]string{"ws/.cargo/config": cfg, "ws/.cargo/config.toml": "->config"}, "", ""},
+	}
+	cargo, _ := exec.LookPath("cargo")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+			write(t, filepath.Join(ws, "Cargo.toml"), "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+			write(t, filepath.Join(ws, "src", "lib.rs"), "")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range tt.files {
+				p := filepath.Join(base, filepath.FromSlash(name))
+				if target, ok := strings.CutPrefix(body, "->"); ok {
+					if err := os.Symlink(target, p); err != nil {
+						t.Skip(err)
+					}
+					continue
+				}
+				write(t, p, body)
+			}
+			c, err := Load(ws, home)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.file == "" && len(c.Warnings) != 0:
+				t.Errorf("warnings %+v, want none", c.Warnings)
+			case tt.file != "" && (len(c.Warnings) != 1 || c.Warnings[0].File != filepath.Join(base, filepath.FromSlash(tt.file)) ||
+				!strings.Contains(c.Warnings[0].Message, tt.want) || !strings.Contains(c.Warnings[0].Message, c.Warnings[0].File)):
+				t.Errorf("warnings %+v, want one about %s saying %q and naming it", c.Warnings, tt.file, tt.want)
+			}
+			if cargo == "" {
+				return
+			}
+			env := &cargotest.Env{Cargo: cargo, CargoHome: home, Vars: []string{"CARGO_HOME=" + home, "CARGO_TERM_COLOR=never"}}
+			if os.Getenv("RUSTUP_HOME") == "" {
+				if h, err := os.UserHomeDir(); err == nil {
+					env.Vars = append(env.Vars, "RUSTUP_HOME="+filepath.Join(h, ".rustup"))
+				}
+			}
+			cmd := exec.Command(cargo, "metadata", "--offline", "--no-deps", "--format-version", "1")
+			cmd.Dir, cmd.Env = ws, env.Environ()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("cargo metadata: %v\n%s", err, stderr.String())
+			}
+			said := stderr.String()
+			if tt.file == "" {
+				if strings.Contains(said, "warning") {
+					t.Errorf("cargo warns where Load does not:\n%s", said)
+				}
+				return
+			}
+			if !strings.Contains(said, tt.want) {
+				t.Errorf("cargo does not say %q:\n%s", tt.want, said)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package cargopm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -108,4 +109,21 @@ func lockfileWarning(ws *cargotoml.Workspace) []warning {
 	}
 	msg += fmt.Sprintf("; run `cargo generate-lockfile` in %s", ws.Root)
 	return []warning{{Message: msg, File: ws.Lockfile}}
+}
+
+// pathWarnings are the warnings for the path crates outside the members
+// that cargo cannot load (cargotoml.Workspace.PathErrors): cargo refuses to
+// build the workspace, and list_deps reports the dependency at the version
+// Cargo.lock records, if any, as before the crate broke.
+func pathWarnings(ws *cargotoml.Workspace) []warning {
+	out := make([]warning, 0, len(ws.PathErrors))
+	for _, err := range ws.PathErrors {
+		w := warning{Message: err.Error() + "; cargo fails until it is fixed, and the dependency is listed at the version Cargo.lock records, if any"}
+		var pe *cargotoml.PathError
+		if errors.As(err, &pe) {
+			w.File = pe.Manifest
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -31,7 +31,8 @@ type snapshot struct {
 	Members []protocol.WorkspaceMember `json:"members,omitempty"`
 	Deps    []protocol.PackageID       `json:"deps"`
 	// Paths maps "name@version" of each path dependency that is not a
-	// member to its directory.
+	// member, and of each dependency a [patch] or [replace] entry leads to
+	// a path crate, to its directory.
 	Paths    map[string]string `json:"paths,omitempty"`
 	Warnings []warning         `json:"warnings,omitempty"`
 	// Err is set when the workspace cannot be listed at all (a malformed
@@ -42,7 +43,7 @@ type snapshot struct {
 
 // cacheKey versions the persisted snapshot's layout and meaning; the
 // workspace directory follows it.
-const cacheKey = "list_deps 5\x00"
+const cacheKey = "list_deps 6\x00"
 
 // encode returns s as persisted, in three parts, so that a cache hit for
 // list_deps decodes only what list_deps answers with:
@@ -228,6 +229,7 @@ func computeSnapshot(dir string, rec *depcache.Recorder) *snapshot {
 	for _, path := range slices.Sorted(maps.Keys(manifests)) {
 		s.Warnings = append(s.Warnings, unknownTables(path)...)
 	}
+	s.Warnings = append(s.Warnings, pathWarnings(ws)...)
 	for _, m := range ws.Members {
 		s.Members = append(s.Members, protocol.WorkspaceMember{Name: m.Name, Version: m.Version, Dir: m.Dir})
 	}
@@ -315,19 +317,130 @@ func directDeps(ws *cargotoml.Workspace, lf *cargolock.Lockfile) ([]protocol.Pac
 				out = append(out, id)
 				continue
 			}
+			dir := d.Path
 			if lp := pick(pool, d); lp != nil {
 				if isMember(lp) {
 					continue
 				}
 				id.Name, id.Version = lp.Name, lp.Version
+				if d.Path == "" {
+					if version, rdir, ok := redirect(ws, d, lp); ok {
+						id.Version, dir = version, rdir
+					}
+				}
 			}
-			if d.Path != "" {
-				paths[id.Name+"@"+id.Version] = filepath.Clean(d.Path)
+			if dir != "" {
+				paths[id.Name+"@"+id.Version] = filepath.Clean(dir)
 			}
 			out = append(out, id)
 		}
 	}
 	return sortDeps(out), paths
+}
+
+// redirect says where cargo takes the registry or git dependency d, which
+// the lockfile resolved to lp, from when one of the root manifest's
+// [patch] or [replace] entries leads it to a path crate: the version
+// cargo reports and that crate's directory. cargo reads a patch's
+// Cargo.toml every time, as a path dependency's:
+//
+//   - lp is a path package (Cargo.lock recorded the patch): the patch
+//     crate's version now, when d's requirement accepts it; when none
+//     does, the patch is unused and cargo resolves d from its source
+//     again, at a version no lockfile records ("*", no directory);
+//   - lp is from the source: a patch at that very version is used (cargo
+//     keeps a locked version, and leaves a patch at another one unused);
+//   - a [replace] entry naming lp's name and version is used; its crate
+//     declares that version, or cargo fails (a warning from pathWarnings).
+//
+// Only patches whose table applies to d's source count, unless the
+// lockfile's path package shows a patch of a table not recognized led d
+// there. ok is false when no entry leads d to a path crate.
+func redirect(ws *cargotoml.Workspace, d cargotoml.Dependency, lp *cargolock.Package) (version, dir string, ok bool) {
+	var patches, others []cargotoml.RedirectedPackage
+	for _, r := range ws.Redirects {
+		switch {
+		case r.Package.Name != lp.Name:
+		case r.Replace:
+			if lp.Source != "" && r.Version == lp.Version {
+				return lp.Version, r.Dir, true
+			}
+		case patchApplies(r.Source, d):
+			patches = append(patches, r)
+		default:
+			others = append(others, r)
+		}
+	}
+	if len(patches) == 0 && lp.Source == "" {
+		// Only a patch or a replacement locks a registry or git
+		// dependency at a path package: one whose table is not
+		// recognized (a registry named by its URL) led it there.
+		patches = others
+	}
+	if len(patches) == 0 {
+		return "", "", false
+	}
+	if lp.Source != "" {
+		for _, r := range patches {
+			if r.Package.Version == lp.Version {
+				return lp.Version, r.Dir, true
+			}
+		}
+		return "", "", false
+	}
+	var best *cargotoml.RedirectedPackage
+	for i, r := range patches {
+		if d.Req != "" {
+			if ok, err := versions.Cargo.Matches(d.Req, r.Package.Version); err != nil || !ok {
+				continue
+			}
+		}
+		if r.Package.Version == lp.Version {
+			return lp.Version, r.Dir, true
+		}
+		if best == nil {
+			best = &patches[i]
+		} else if c, err := versions.Cargo.Compare(r.Package.Version, best.Package.Version); err == nil && c > 0 {
+			best = &patches[i]
+		}
+	}
+	if best == nil {
+		return protocol.AnyVersion, "", true
+	}
+	return best.Package.Version, best.Dir, true
+}
+
+// cratesIOIndexes are the URLs by which a [patch] table may name
+// crates.io instead of "crates-io".
+var cratesIOIndexes = []string{"https://github.com/rust-lang/crates.io-index", "sparse+https://index.crates.io/", "https://index.crates.io/"}
+
+// patchApplies reports whether [patch.<source>] patches d's source, as far
+// as the manifests tell: crates-io (or its index URL) for a registry
+// dependency without `registry`, the registry's name for one with it, the
+// repository's URL for a git dependency (compared as cargo canonicalizes
+// it: without a trailing "/" or ".git"). A registry named by URL is not
+// recognized; redirect then falls back to the patches of other tables.
+func patchApplies(source string, d cargotoml.Dependency) bool {
+	switch {
+	case d.Git != "":
+		return canonicalGit(source) == canonicalGit(d.Git)
+	case d.Registry != "":
+		return source == d.Registry
+	default:
+		return source == "crates-io" || slices.ContainsFunc(cratesIOIndexes, func(u string) bool {
+			return strings.TrimSuffix(source, "/") == strings.TrimSuffix(u, "/")
+		})
+	}
+}
+
+// canonicalGit is a git URL as cargo compares sources: without a trailing
+// "/" or ".git", and lower-cased on github.com, whose paths ignore case.
+func canonicalGit(u string) string {
+	u = strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
+	if strings.HasPrefix(strings.ToLower(u), "https://github.com/") {
+		u = strings.ToLower(u)
+	}
+	return u
 }
 
 // pathPackage returns the package that the path dependency d's manifest
@@ -355,8 +468,10 @@ func pick(pool []*cargolock.Package, d cargotoml.Dependency) *cargolock.Package 
 			patched = append(patched, lp)
 		}
 	}
-	if len(cands) == 0 && d.Path == "" && d.Git == "" {
-		// A registry dependency that [patch] redirected to a path or git.
+	if len(cands) == 0 && d.Path == "" {
+		// A registry or git dependency that [patch] or [replace]
+		// redirected to another source (a path crate, another git
+		// repository).
 		cands = patched
 	}
 	if len(cands) <= 1 {

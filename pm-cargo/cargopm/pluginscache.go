@@ -15,7 +15,7 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "cargo active_plugins 3"
+const offersCacheKey = "cargo active_plugins 4"
 
 // ActivePlugins offers the plugins embedded in those of deps whose sources
 // are on disk: a crate embeds one when it has SYMPOSIUM.toml at its root, a

@@ -16,7 +16,9 @@ import (
 // holding fnv 1.0.7, each with a plugin of its own, active_plugins offers
 // the copy cargo metadata builds from. The configuration either has both
 // .cargo/config and .cargo/config.toml (cargo uses the extensionless one,
-// and warns: so does the PM, as a diagnostic), or defines both directory
+// and warns: so does the PM, as a diagnostic), or .cargo/config alone
+// (cargo reads it and warns that it is deprecated: so does the PM, as a
+// diagnostic naming the file), or defines both directory
 // sources and replaces crates-io with one (a user who switched
 // replace-with and kept the old table): the other is not a source cargo
 // reads, whatever the order the PM meets them in.
@@ -34,6 +36,13 @@ func TestOracleVendoredDirectoryCargoBuildsFrom(t *testing.T) {
 				"ws/.cargo/config.toml": "[source.crates-io]\nreplace-with = \"vb\"\n\n[source.vb]\ndirectory = \"../vb\"\n",
 			},
 			warning: "exist. Using `",
+		},
+		{
+			name: "legacy config alone",
+			config: map[string]string{
+				"ws/.cargo/config": "[source.crates-io]\nreplace-with = \"va\"\n\n[source.va]\ndirectory = \"../va\"\n",
+			},
+			warning: "/ws/.cargo/config` is deprecated in favor of `config.toml`",
 		},
 		{
 			name: "a directory source nothing is replaced with",
@@ -97,7 +106,7 @@ func TestOracleVendoredDirectoryCargoBuildsFrom(t *testing.T) {
 				}
 				warned := false
 				for _, d := range r.Diagnostics {
-					warned = warned || tt.warning != "" && strings.Contains(d.Message, tt.warning)
+					warned = warned || tt.warning != "" && strings.Contains(d.Message, tt.warning) && d.File != ""
 				}
 				if tt.warning != "" && !warned {
 					t.Fatalf("no diagnostic saying %q: %+v", tt.warning, r.Diagnostics)

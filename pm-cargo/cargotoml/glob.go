@@ -113,6 +113,14 @@ func parseGlobSet(s []rune) []globRange {
 	return out
 }
 
+// leadingDot reports whether the pattern starts with a literal `.`: the
+// glob crate then also offers the special entries `.` and `..` to it when
+// it lists a directory (see loader.glob), as no directory listing holds
+// them.
+func (p componentPattern) leadingDot() bool {
+	return len(p) > 0 && p[0].kind == globChar && p[0].c == '.'
+}
+
 // match reports whether name (one path component) matches the whole
 // pattern, case-sensitively, a leading dot matched by wildcards too (the
 // glob crate's default options, which cargo uses). A mismatch after a `*`

@@ -1,7 +1,12 @@
 package cargotoml
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -100,4 +105,199 @@ func FuzzMemberPatternComponent(f *testing.F) {
 			t.Fatalf("%q matching %q: %v", pattern, name, got)
 		}
 	})
+}
+
+// TestMemberGlobDotEntries: the glob crate offers the special entries `.`
+// and `..` to a member pattern component starting with a literal dot when
+// it lists a directory, so `crates/.*` matches crates/. and crates/.. as
+// well as crates/.hidden; cargo normalizes them to crates and the root. A
+// virtual root reached that way (or listed as ".") is passed over, a
+// directory without Cargo.toml is refused, and right after `**` (whose
+// walked entries are matched by name) the two are never matched. Each case
+// is also given to `cargo metadata --offline --no-deps` when cargo is
+// installed, which must agree.
+func TestMemberGlobDotEntries(t *testing.T) {
+	pkg := func(name string) string {
+		return "[package]\nname = \"" + name + "\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+	}
+	virtual := func(members string) string { return "[workspace]\nresolver = \"2\"\nmembers = [" + members + "]\n" }
+	tests := []struct {
+		name  string
+		files map[string]string // under ws/ unless they start with ../
+		dirs  string            // members' directories relative to ws, by directory
+		err   string            // a substring of the refusal
+	}{
+		{
+			name: "crates/.* reaches crates and a virtual root",
+			files: map[string]string{
+				"Cargo.toml":             virtual(`"crates/.*"`),
+				"crates/Cargo.toml":      pkg("cr"),
+				"crates/.hid/Cargo.toml": pkg("hid"),
+			},
+			dirs: "crates crates/.hid",
+		},
+		{
+			name: "crates/.* reaches crates and a root package",
+			files: map[string]string{
+				"Cargo.toml":             pkg("root") + "\n[workspace]\nmembers = [\"crates/.*\"]\n",
+				"crates/Cargo.toml":      pkg("cr"),
+				"crates/.hid/Cargo.toml": pkg("hid"),
+			},
+			dirs: ". crates crates/.hid",
+		},
+		{
+			name: "crates/. has no Cargo.toml",
+			files: map[string]string{
+				"Cargo.toml":             virtual(`"crates/.*"`),
+				"crates/.hid/Cargo.toml": pkg("hid"),
+			},
+			err: "has no Cargo.toml",
+		},
+		{
+			name: ".? matches .. but not .",
+			files: map[string]string{
+				"Cargo.toml":             virtual(`"crates/.?"`),
+				"crates/.h/Cargo.toml":   pkg("h"),
+				"crates/.hid/Cargo.toml": pkg("hid"),
+			},
+			dirs: "crates/.h",
+		},
+		{
+			name: "never right after **",
+			files: map[string]string{
+				"Cargo.toml":               virtual(`"crates/**/.*"`),
+				"crates/a/.hid/Cargo.toml": pkg("hid"),
+				"crates/.top/Cargo.toml":   pkg("top"),
+			},
+			dirs: "crates/.top crates/a/.hid",
+		},
+		{
+			name: "a literal component after the dot entries",
+			files: map[string]string{
+				"Cargo.toml":             virtual(`"crates/.*/x"`),
+				"crates/x/Cargo.toml":    pkg("x"),
+				"crates/.h/x/Cargo.toml": pkg("hx"),
+			},
+			dirs: "crates/.h/x crates/x",
+		},
+		{
+			name: "[.]* does not start with a literal dot",
+			files: map[string]string{
+				"Cargo.toml":           virtual(`"crates/[.]*"`),
+				"crates/.h/Cargo.toml": pkg("h"),
+			},
+			dirs: "crates/.h",
+		},
+		{
+			name:  "a virtual root listed as a member",
+			files: map[string]string{"Cargo.toml": virtual(`"."`)},
+			dirs:  "",
+		},
+		{
+			name: "excluded like any other match",
+			files: map[string]string{
+				"Cargo.toml":          virtual(`"crates/*", "crates/.*"`) + "exclude = [\"crates\"]\n",
+				"crates/a/Cargo.toml": pkg("a"),
+			},
+			dirs: "",
+		},
+		{
+			name: ".* at the root reaches its parent, which has no Cargo.toml",
+			files: map[string]string{
+				"Cargo.toml":      virtual(`".*"`),
+				".hid/Cargo.toml": pkg("hid"),
+			},
+			err: "has no Cargo.toml",
+		},
+		{
+			name: ".* at the root reaches a package above it",
+			files: map[string]string{
+				"Cargo.toml":      virtual(`".*"`),
+				".hid/Cargo.toml": pkg("hid"),
+				"../Cargo.toml":   pkg("above"),
+			},
+			err: "is not hierarchically below the workspace root",
+		},
+	}
+	cargo, _ := exec.LookPath("cargo")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := filepath.Join(base, "ws")
+			files := map[string]string{}
+			for name, body := range tt.files {
+				files[path.Join("ws", name)] = body
+				if strings.HasSuffix(name, "Cargo.toml") && body != "" && strings.Contains(body, "[package]") {
+					files[path.Join("ws", path.Dir(name), "src/lib.rs")] = ""
+				}
+			}
+			for name, body := range files {
+				p := filepath.Join(base, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got string
+			w, err := Load(ws, Options{})
+			switch {
+			case tt.err != "":
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("Load: %v, want an error containing %q", err, tt.err)
+				}
+			case err != nil:
+				t.Errorf("Load: %v", err)
+			default:
+				if len(w.Errors) > 0 {
+					t.Errorf("member errors (warnings) cargo does not give: %v", w.Errors)
+				}
+				var dirs []string
+				for _, m := range w.Members {
+					dirs = append(dirs, filepath.ToSlash(rel(ws, m.Dir)))
+				}
+				if got = strings.Join(dirs, " "); got != tt.dirs {
+					t.Errorf("members %q, want %q", got, tt.dirs)
+				}
+			}
+			if cargo == "" {
+				return
+			}
+			cmd := exec.Command(cargo, "metadata", "--offline", "--no-deps", "--format-version", "1")
+			cmd.Dir = ws
+			cmd.Env = append(os.Environ(), "CARGO_TERM_COLOR=never")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, cerr := cmd.Output()
+			if (cerr != nil) != (tt.err != "") {
+				t.Fatalf("cargo metadata disagrees with the table (refused: %v): %v\n%s", tt.err != "", cerr, stderr.String())
+			}
+			if cerr != nil {
+				return
+			}
+			var md struct {
+				Packages []struct {
+					ManifestPath string `json:"manifest_path"`
+				}
+			}
+			if err := json.Unmarshal(out, &md); err != nil {
+				t.Fatal(err)
+			}
+			var dirs []string
+			for _, p := range md.Packages {
+				dirs = append(dirs, filepath.ToSlash(rel(ws, filepath.Dir(p.ManifestPath))))
+			}
+			slices.Sort(dirs)
+			if want := strings.Join(dirs, " "); want != tt.dirs {
+				t.Errorf("cargo metadata's members %q, the table's %q", want, tt.dirs)
+			}
+			if strings.Contains(stderr.String(), "warning") {
+				t.Errorf("cargo warns, the table expects no warning:\n%s", stderr.String())
+			}
+		})
+	}
 }

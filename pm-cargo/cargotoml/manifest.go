@@ -9,8 +9,10 @@ package cargotoml
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -32,6 +34,49 @@ type Manifest struct {
 	Dependencies []Dependency
 	// Metadata is the raw [package.metadata] table, or nil.
 	Metadata map[string]any
+	// Redirects are the entries of [patch.<source>] and [replace] that
+	// lead a crate to a path crate, patches first, each table sorted by
+	// key. cargo heeds them in the workspace root's manifest only.
+	Redirects []Redirect
+}
+
+// Redirect is an entry of [patch.<source>] or [replace] with a `path` key:
+// cargo takes the crate from that directory instead of its source.
+type Redirect struct {
+	// Replace marks a [replace] entry; otherwise it is a [patch] one.
+	Replace bool
+	// Source is the <source> of [patch.<source>]: crates-io, a registry's
+	// name or a source URL. Empty for [replace].
+	Source string
+	// Key is the entry's key as written: a crate name under [patch], a
+	// package id spec ("name:version", "name@version", "url#name@version")
+	// under [replace].
+	Key string
+	// Name is the crate cargo looks for at Path: the `package` key, else
+	// Key, under [patch]; the spec's name under [replace].
+	Name string
+	// Version is the exact version a [replace] spec names, which the path
+	// crate must declare; empty under [patch].
+	Version string
+	// Path is the `path` key as written, relative to the manifest's
+	// directory.
+	Path string
+}
+
+// Table names where the entry is, as a user finds it: `[patch.crates-io]
+// entry "heck"`, `[patch."https://host/repo"] entry "x"` or `[replace]
+// entry "fnv:1.0.7"`.
+func (r Redirect) Table() string {
+	if r.Replace {
+		return fmt.Sprintf("[replace] entry %q", r.Key)
+	}
+	src := r.Source
+	if strings.IndexFunc(src, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_')
+	}) >= 0 || src == "" {
+		src = strconv.Quote(src)
+	}
+	return fmt.Sprintf("[patch.%s] entry %q", src, r.Key)
 }
 
 // Package is the [package] table.
@@ -240,6 +285,9 @@ func Parse(name string, data []byte) (*Manifest, error) {
 	if bytes.Contains(data, []byte("replace")) && bytes.Contains(data, []byte("patch")) {
 		p.replaceAndPatch()
 	}
+	if bytes.Contains(data, []byte("replace")) || bytes.Contains(data, []byte("patch")) {
+		m.Redirects = p.redirects()
+	}
 	if m.Package == nil && m.Workspace != nil {
 		p.virtualSections()
 	}
@@ -264,6 +312,66 @@ func (p *parser) replaceAndPatch() {
 			"keep [patch]: move each [replace] entry into it (\"name:version\" = { ... } becomes name = { ... } "+
 			"under [patch.crates-io], or under [patch.'<source URL>'] for another source), then delete [replace]", "replace")
 	}
+}
+
+// redirects reads the [patch.<source>] and [replace] entries that have a
+// string `path`, leniently: any other entry or value is not one, and is
+// left to cargo to judge.
+func (p *parser) redirects() []Redirect {
+	var top map[string]any
+	if err := toml.Unmarshal(p.data, &top); err != nil {
+		return nil // the syntax error is reported already
+	}
+	entry := func(v any) (path, pkg string) {
+		t, _ := v.(map[string]any)
+		path, _ = t["path"].(string)
+		pkg, _ = t["package"].(string)
+		return path, pkg
+	}
+	var out []Redirect
+	patch, _ := top["patch"].(map[string]any)
+	for _, src := range slices.Sorted(maps.Keys(patch)) {
+		entries, _ := patch[src].(map[string]any)
+		for _, key := range slices.Sorted(maps.Keys(entries)) {
+			path, pkg := entry(entries[key])
+			if path == "" {
+				continue
+			}
+			if pkg == "" {
+				pkg = key
+			}
+			out = append(out, Redirect{Source: src, Key: key, Name: pkg, Path: path})
+		}
+	}
+	replace, _ := top["replace"].(map[string]any)
+	for _, key := range slices.Sorted(maps.Keys(replace)) {
+		path, _ := entry(replace[key])
+		name, version, ok := replaceSpec(key)
+		if path == "" || !ok {
+			continue // cargo refuses a spec without a version itself
+		}
+		out = append(out, Redirect{Replace: true, Key: key, Name: name, Version: version, Path: path})
+	}
+	return out
+}
+
+// replaceSpec reads the package id spec of a [replace] key: "name:version"
+// or "name@version", optionally after a source URL and "#", or
+// "url#version" naming the crate by the URL's last path segment.
+func replaceSpec(key string) (name, version string, ok bool) {
+	spec := key
+	if url, frag, cut := strings.Cut(key, "#"); cut {
+		spec = frag
+		if !strings.ContainsAny(frag, ":@") {
+			url = strings.TrimSuffix(url, "/")
+			spec = url[strings.LastIndex(url, "/")+1:] + "@" + frag
+		}
+	}
+	i := strings.IndexAny(spec, ":@")
+	if i <= 0 || i == len(spec)-1 {
+		return "", "", false
+	}
+	return spec[:i], spec[i+1:], true
 }
 
 // virtualOnlyPackage are the top-level keys cargo refuses in a virtual

@@ -581,3 +581,81 @@ func TestLoadFailsOnABrokenAncestor(t *testing.T) {
 		})
 	}
 }
+
+// TestParseRedirects: the [patch.<source>] and [replace] entries with a
+// path are read, patches first and each table by key, with the crate name
+// cargo looks for there (a patch's `package` key; a [replace] spec's name,
+// in every form of package id spec that names a version) and the version a
+// [replace] spec pins. Entries without a path, and values of other types,
+// are not redirects to a path crate and are left to cargo.
+func TestParseRedirects(t *testing.T) {
+	data := `[package]
+name = "app"
+version = "0.1.0"
+
+[patch.crates-io]
+heck = { path = "../heck-fork" }
+casing = { path = "../casing", package = "heck" }
+serde = { git = "https://example.com/serde" }
+odd = "1"
+
+[patch."https://github.com/x/gitdep"]
+gitdep = { path = "/abs/gd" }
+`
+	replace := `[package]
+name = "app"
+version = "0.1.0"
+
+[replace]
+"fnv:1.0.7" = { path = "../fnv" }
+"either@1.9.0" = { path = "../either" }
+"https://github.com/rust-lang/crates.io-index#itoa@1.0.1" = { path = "../itoa" }
+"https://github.com/rust-lang/crates.io-index#ryu:1.0.2" = { path = "../ryu" }
+"https://github.com/x/hex#0.4.3" = { path = "../hex" }
+"noversion" = { path = "../nv" }
+"git:1.0.0" = { git = "https://example.com/git" }
+`
+	tests := []struct {
+		name, data string
+		want       []Redirect
+	}{
+		{"patch", data, []Redirect{
+			{Source: "crates-io", Key: "casing", Name: "heck", Path: "../casing"},
+			{Source: "crates-io", Key: "heck", Name: "heck", Path: "../heck-fork"},
+			{Source: "https://github.com/x/gitdep", Key: "gitdep", Name: "gitdep", Path: "/abs/gd"},
+		}},
+		{"replace", replace, []Redirect{
+			{Replace: true, Key: "either@1.9.0", Name: "either", Version: "1.9.0", Path: "../either"},
+			{Replace: true, Key: "fnv:1.0.7", Name: "fnv", Version: "1.0.7", Path: "../fnv"},
+			{Replace: true, Key: "https://github.com/rust-lang/crates.io-index#itoa@1.0.1", Name: "itoa", Version: "1.0.1", Path: "../itoa"},
+			{Replace: true, Key: "https://github.com/rust-lang/crates.io-index#ryu:1.0.2", Name: "ryu", Version: "1.0.2", Path: "../ryu"},
+			{Replace: true, Key: "https://github.com/x/hex#0.4.3", Name: "hex", Version: "0.4.3", Path: "../hex"},
+		}},
+		{"neither", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n# a patch, replaced\n", nil},
+		{"patch not a table", "patch = 1\n[package]\nname = \"app\"\nversion = \"0.1.0\"\n", nil},
+		{"replace entry not a table", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n[replace]\n\"fnv:1.0.7\" = \"../fnv\"\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse("Cargo.toml", []byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(m.Redirects) != fmt.Sprint(tt.want) {
+				t.Errorf("redirects\n got  %+v\n want %+v", m.Redirects, tt.want)
+			}
+			for _, r := range m.Redirects {
+				want := "[replace] entry \"" + r.Key + "\""
+				switch r.Source {
+				case "crates-io":
+					want = "[patch.crates-io] entry \"" + r.Key + "\""
+				case "https://github.com/x/gitdep":
+					want = "[patch.\"https://github.com/x/gitdep\"] entry \"" + r.Key + "\""
+				}
+				if r.Table() != want {
+					t.Errorf("Table() = %s, want %s", r.Table(), want)
+				}
+			}
+		})
+	}
+}

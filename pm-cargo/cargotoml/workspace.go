@@ -51,9 +51,51 @@ type Workspace struct {
 	// are not members, by directory, as their Cargo.toml says now: cargo
 	// reads a path dependency's manifest every time, whatever Cargo.lock
 	// recorded. A path dependency whose manifest cannot be read, or whose
-	// inherited version cannot be resolved, is absent.
+	// inherited version cannot be resolved, is absent, and in PathErrors.
 	PathPackages map[string]PathPackage
+	// Redirects are the path crates the root manifest's [patch] and
+	// [replace] entries lead to, with the package each Cargo.toml declares
+	// now, in the order of RootManifest.Redirects. An entry whose crate
+	// cargo cannot load is absent, and in PathErrors.
+	Redirects []RedirectedPackage
+	// PathErrors are the path crates outside the members that cargo would
+	// fail to load, each a *PathError: a path dependency, or a crate a
+	// [patch] or [replace] entry leads to, whose Cargo.toml is missing,
+	// unreadable or malformed, has no [package], declares another name (or,
+	// for [replace], another version) than asked for, or inherits a
+	// version its workspace does not give. cargo refuses to build the
+	// workspace until they are fixed; the rest is still listed.
+	PathErrors []error
 }
+
+// RedirectedPackage is a path crate a [patch] or [replace] entry leads to.
+type RedirectedPackage struct {
+	Redirect
+	// Dir is the crate's absolute directory.
+	Dir string
+	// Package is what its Cargo.toml declares now.
+	Package PathPackage
+}
+
+// PathError is a path crate outside the workspace's members that cargo
+// cannot load, and what leads to it.
+type PathError struct {
+	// Manifest is the crate's Cargo.toml.
+	Manifest string
+	// From says what leads there: `the path dependency "out" of app`, or
+	// a [patch] or [replace] entry (Redirect.Table).
+	From string
+	// Err is the cause; it names the file.
+	Err error
+}
+
+// Error names what leads to the crate, its directory and the cause.
+func (e *PathError) Error() string {
+	return fmt.Sprintf("%s leads to %s, which cargo cannot load: %v", e.From, filepath.Dir(e.Manifest), e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *PathError) Unwrap() error { return e.Err }
 
 // PathPackage is the package a path dependency's manifest declares.
 type PathPackage struct {
@@ -168,12 +210,14 @@ func Load(start string, opts Options) (*Workspace, error) {
 		}
 		ws.Members = []*Member{mem}
 		l.pathPackages(ws)
+		l.redirects(ws)
 		return ws, nil
 	}
 	if err := l.members(ws); err != nil {
 		return nil, err
 	}
 	l.pathPackages(ws)
+	l.redirects(ws)
 	if rootPath != current && cm.Package != nil && !ws.hasMember(filepath.Dir(current)) {
 		// Cargo refuses to build a package that a workspace claims without
 		// listing it; answering for the enclosing workspace would describe
@@ -322,6 +366,11 @@ func (l *loader) members(ws *Workspace) error {
 		var err error
 		if dir == ws.Root {
 			m = ws.RootManifest
+			if m.Package == nil {
+				// A virtual root listed among its own members ("." or a
+				// glob reaching it through ".."): cargo passes over it.
+				continue
+			}
 		} else {
 			m, err = l.manifest(filepath.Join(dir, "Cargo.toml"))
 		}
@@ -404,58 +453,112 @@ func (l *loader) checkMember(ws *Workspace, mem *Member) error {
 }
 
 // pathPackages reads the manifest of every path dependency of the members
-// that is not a member into ws.PathPackages, observing what it reads.
+// that is not a member into ws.PathPackages, observing what it reads; a
+// crate cargo cannot load, or that declares another name than the
+// dependency asks for, is a PathError (one per directory and name).
 func (l *loader) pathPackages(ws *Workspace) {
 	members := make(map[string]bool, len(ws.Members))
 	for _, m := range ws.Members {
 		members[m.Dir] = true
 	}
+	failed := map[string]bool{} // directories, and "dir\x00name" pairs
 	for _, mem := range ws.Members {
 		for _, d := range mem.Deps {
 			if d.Path == "" {
 				continue
 			}
 			dir := filepath.Clean(d.Path)
-			if members[dir] {
+			if members[dir] || failed[dir] {
 				continue
 			}
-			if _, ok := ws.PathPackages[dir]; ok {
-				continue
-			}
-			if pkg, ok := l.pathPackage(dir); ok {
+			from := fmt.Sprintf("the path dependency %q of %s", d.Key, mem.Name)
+			pkg, ok := ws.PathPackages[dir]
+			if !ok {
+				var err error
+				if pkg, err = l.pathPackage(dir); err != nil {
+					failed[dir] = true
+					ws.PathErrors = append(ws.PathErrors, &PathError{Manifest: filepath.Join(dir, "Cargo.toml"), From: from, Err: err})
+					continue
+				}
 				if ws.PathPackages == nil {
 					ws.PathPackages = map[string]PathPackage{}
 				}
 				ws.PathPackages[dir] = pkg
 			}
+			if pkg.Name != d.Name && !failed[dir+"\x00"+d.Name] {
+				failed[dir+"\x00"+d.Name] = true
+				p := filepath.Join(dir, "Cargo.toml")
+				ws.PathErrors = append(ws.PathErrors, &PathError{Manifest: p, From: from,
+					Err: fmt.Errorf("%s declares the package %q, not %q (cargo: no matching package named %q found)", p, pkg.Name, d.Name, d.Name)})
+			}
 		}
 	}
 }
 
+// redirects reads the path crate of every [patch] and [replace] entry of
+// the root manifest into ws.Redirects, observing what it reads; one cargo
+// cannot load, or that declares another name (for [replace], another
+// version) than the entry asks for, is a PathError instead.
+func (l *loader) redirects(ws *Workspace) {
+	for _, r := range ws.RootManifest.Redirects {
+		dir := r.Path
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(ws.Root, dir)
+		}
+		dir = filepath.Clean(dir)
+		p := filepath.Join(dir, "Cargo.toml")
+		pkg, err := l.pathPackage(dir)
+		switch {
+		case err != nil:
+		case pkg.Name != r.Name:
+			err = fmt.Errorf("%s declares the package %q, not %q", p, pkg.Name, r.Name)
+		case r.Replace && pkg.Version != r.Version:
+			err = fmt.Errorf("%s declares version %s, not %s (cargo: no matching package for override, version required: =%s); "+
+				"make the [replace] key name version %s, or the crate's version %s", p, pkg.Version, r.Version, r.Version, pkg.Version, r.Version)
+		}
+		if err != nil {
+			ws.PathErrors = append(ws.PathErrors, &PathError{Manifest: p, From: ws.RootManifest.Path + ": " + r.Table(), Err: err})
+			continue
+		}
+		ws.Redirects = append(ws.Redirects, RedirectedPackage{Redirect: r, Dir: dir, Package: pkg})
+	}
+}
+
 // pathPackage reads the package in dir, resolving an inherited version
-// against the workspace that package belongs to.
-func (l *loader) pathPackage(dir string) (PathPackage, bool) {
+// against the workspace that package belongs to. The error names the
+// manifest and why cargo cannot load the package.
+func (l *loader) pathPackage(dir string) (PathPackage, error) {
 	p := filepath.Join(dir, "Cargo.toml")
 	m, err := l.manifest(p)
-	if err != nil || m.Package == nil {
-		return PathPackage{}, false
+	if err != nil {
+		return PathPackage{}, err
+	}
+	if m.Package == nil {
+		return PathPackage{}, fmt.Errorf("%s has no [package] (cargo finds a virtual manifest instead of a package manifest)", p)
 	}
 	v := m.Package.Version
 	if m.Package.VersionInherited {
 		root, err := l.rootOf(p, m)
 		if err != nil {
-			return PathPackage{}, false
+			return PathPackage{}, fmt.Errorf("%s: version.workspace = true, but its workspace cannot be found: %w", p, err)
 		}
-		rm, err := l.manifest(filepath.Clean(root))
-		if err != nil || rm.Workspace == nil || rm.Workspace.PackageVersion == "" {
-			return PathPackage{}, false
+		root = filepath.Clean(root)
+		if root == p {
+			return PathPackage{}, fmt.Errorf("%s: version.workspace = true, but the package belongs to no workspace", p)
+		}
+		rm, err := l.manifest(root)
+		if err != nil {
+			return PathPackage{}, fmt.Errorf("%s: version.workspace = true, but its workspace root cannot be read: %w", p, err)
+		}
+		if rm.Workspace == nil || rm.Workspace.PackageVersion == "" {
+			return PathPackage{}, fmt.Errorf("%s: version.workspace = true, but the workspace root %s has no [workspace.package] version", p, root)
 		}
 		v = rm.Workspace.PackageVersion
 	}
 	if v == "" {
 		v = "0.0.0"
 	}
-	return PathPackage{Name: m.Package.Name, Version: v}, true
+	return PathPackage{Name: m.Package.Name, Version: v}, nil
 }
 
 // claims reports whether the package in dir, outside ws's root, names ws
@@ -524,7 +627,11 @@ func (l *loader) member(ws *Workspace, dir string, m *Manifest) (*Member, error)
 // glob expands a member pattern component by component, as cargo's glob
 // crate does (see componentPattern): `*`, `?`, `[...]` and `[!...]` match
 // within one path component, and `**` matches any number of directories
-// (zero included). It returns the directories matched, and whether
+// (zero included). A component starting with a literal dot matches the
+// special entries `.` and `..` too when it can (`crates/.*` matches
+// crates/. and crates/..), as in the glob crate; the paths are cleaned
+// (crates, the root), as cargo normalizes a member's path. It returns
+// the directories matched, and whether
 // anything matched at all: a pattern matching only files adds no member,
 // one matching nothing is taken by cargo as a literal path. A pattern
 // the glob crate cannot parse is an error. Every directory whose listing
@@ -580,8 +687,17 @@ func (l *loader) glob(pattern string) (dirs []string, matched bool, err error) {
 			if err != nil {
 				continue
 			}
-			names, _ := f.Readdirnames(-1)
+			names, err := f.Readdirnames(-1)
 			f.Close()
+			if err == nil && pats[i].leadingDot() && (i == 0 || parts[i-1] != "**") {
+				// The glob crate offers `.` and `..` to a component
+				// starting with a literal dot (`.*`, `.?`) when it lists
+				// the directory itself: `crates/.*` matches crates/. and
+				// crates/.., which cargo normalizes to crates and the
+				// root. Right after `**` it matches the entries of the
+				// directories walked by name instead, never these two.
+				names = append(names, ".", "..")
+			}
 			for _, name := range names {
 				if !pats[i].match(name) {
 					continue
