@@ -57,6 +57,35 @@ func FromEnv(getenv func(string) string) Settings {
 	return Settings{HTTP: get("HTTP_PROXY"), HTTPS: get("HTTPS_PROXY"), NoProxy: get("NO_PROXY")}
 }
 
+// FromToolEnv reads the environment as libcurl (behind cargo and git) and
+// Python's urllib (behind pip) do, which differs from FromEnv in two ways:
+// each variable is read in lower case first, then in upper case, and
+// ALL_PROXY (all_proxy first) is the proxy for whichever scheme has none of
+// its own. Node's npm reads neither ALL_PROXY nor lower case first, and
+// takes FromEnv. (libcurl also ignores an upper-case HTTP_PROXY, against the
+// "httpoxy" attack on CGI programs; a PM is no CGI program, and urllib
+// honours it, so FromToolEnv does too.) A nil getenv yields no settings.
+func FromToolEnv(getenv func(string) string) Settings {
+	if getenv == nil {
+		return Settings{}
+	}
+	get := func(k string) string {
+		if v := getenv(strings.ToLower(k)); v != "" {
+			return v
+		}
+		return getenv(k)
+	}
+	all := get("ALL_PROXY")
+	s := Settings{HTTP: get("HTTP_PROXY"), HTTPS: get("HTTPS_PROXY"), NoProxy: get("NO_PROXY")}
+	if s.HTTP == "" {
+		s.HTTP = all
+	}
+	if s.HTTPS == "" {
+		s.HTTPS = all
+	}
+	return s
+}
+
 // Override returns s with each field that o sets replacing s's: o holds the
 // more specific source (an ecosystem's own configuration over the
 // environment).

@@ -112,3 +112,27 @@ func FuzzFor(f *testing.F) {
 		}
 	})
 }
+
+// TestFromToolEnv: libcurl's and urllib's reading, lower case first and
+// ALL_PROXY for a scheme without a proxy of its own.
+func TestFromToolEnv(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want Settings
+	}{
+		{"all for both", map[string]string{"ALL_PROXY": "http://all:1"}, Settings{HTTP: "http://all:1", HTTPS: "http://all:1"}},
+		{"lower-case all first", map[string]string{"ALL_PROXY": "http://up:1", "all_proxy": "http://low:1"}, Settings{HTTP: "http://low:1", HTTPS: "http://low:1"}},
+		{"scheme's own wins", map[string]string{"all_proxy": "http://all:1", "HTTPS_PROXY": "http://s:1"}, Settings{HTTP: "http://all:1", HTTPS: "http://s:1"}},
+		{"lower case first", map[string]string{"HTTPS_PROXY": "http://up:1", "https_proxy": "http://low:1", "NO_PROXY": "a", "no_proxy": "b"}, Settings{HTTPS: "http://low:1", NoProxy: "b"}},
+		{"upper case read", map[string]string{"HTTP_PROXY": "http://up:1"}, Settings{HTTP: "http://up:1"}},
+		{"none", nil, Settings{}},
+	} {
+		if got := FromToolEnv(env(tt.env)); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+	if got := FromToolEnv(nil); got != (Settings{}) {
+		t.Errorf("nil getenv: %+v", got)
+	}
+}

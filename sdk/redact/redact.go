@@ -123,8 +123,11 @@ var secretWords = []string{"token", "pass", "secret", "key", "sig", "credential"
 var secretPatterns = sync.OnceValue(func() struct{ assignment, header *regexp.Regexp } {
 	return struct{ assignment, header *regexp.Regexp }{
 		// assignment finds "name = value", "name: value" and JSON's
-		// "name": "value" for credential-like names; the value is group 2.
-		assignment: regexp.MustCompile(`(?i)((?:_authToken|_auth|_password|password|passwd|token|secret|api[-_]?key|access[-_]?key)"?\s*[=:]\s*"?)([^\s"',;&]+)`),
+		// "name": "value" for credential-like names; the value is group
+		// 2: a quoted string whole, spaces and all (a passphrase, or
+		// cargo's token = "Bearer <token>"), or a word, after a Bearer
+		// or Basic scheme if one comes first.
+		assignment: regexp.MustCompile(`(?i)((?:_authToken|_auth|_password|password|passwd|token|secret|api[-_]?key|access[-_]?key)"?\s*[=:]\s*)("[^"\r\n]*"?|'[^'\r\n]*'?|(?:(?:bearer|basic)\s+)?[^\s"',;&]+)`),
 		// header finds credential headers in text; the value runs to the
 		// end of the line.
 		header: regexp.MustCompile(`(?i)\b((?:proxy-)?(?:authorization|cookie|set-cookie|x-api-key|private-token|x-auth-token|x-npm-otp)\s*:\s*)([^\r\n]+)`),
@@ -148,13 +151,38 @@ func Text(s string) string {
 		s = re.header.ReplaceAllString(s, "${1}"+Mask)
 		s = re.assignment.ReplaceAllStringFunc(s, func(m string) string {
 			sub := re.assignment.FindStringSubmatch(m)
-			return sub[1] + Mask
+			return sub[1] + maskValue(sub[2])
 		})
 	}
 	return s
 }
 
-// userinfo masks the user information of every URL in s.
+// maskValue masks an assigned value, keeping the quotes around a quoted
+// one.
+func maskValue(v string) string {
+	if v != "" && (v[0] == '"' || v[0] == '\'') {
+		if len(v) > 1 && v[len(v)-1] == v[0] {
+			return v[:1] + Mask + v[:1]
+		}
+		return v[:1] + Mask
+	}
+	return Mask
+}
+
+// schemeByte reports whether c may appear in a URL scheme.
+func schemeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// urlEnd are the bytes that end a URL in free text; urlTrail the
+// punctuation that, at its end, belongs to the sentence around it.
+const (
+	urlEnd   = " \t\r\n\"'`<>"
+	urlTrail = ".,:;!?)]}"
+)
+
+// userinfo masks the user information and the credential-like query
+// parameters of every URL in s.
 func userinfo(s string) string {
 	var b strings.Builder
 	for {
@@ -173,6 +201,22 @@ func userinfo(s string) string {
 			b.WriteString(Mask)
 			s = s[at:]
 		}
+		// The rest of the URL, up to where the text around it resumes.
+		end = strings.IndexAny(s, urlEnd)
+		if end < 0 {
+			end = len(s)
+		}
+		u := strings.TrimRight(s[:end], urlTrail)
+		if next := strings.Index(u, "://"); next >= 0 {
+			// Another URL follows without a break: this one ends
+			// before its scheme.
+			for next > 0 && schemeByte(u[next-1]) {
+				next--
+			}
+			u = strings.TrimRight(u[:next], urlTrail)
+		}
+		b.WriteString(maskQuery(u))
+		s = s[len(u):]
 	}
 }
 

@@ -69,6 +69,17 @@ func TestText(t *testing.T) {
 		{"CARGO_REGISTRIES_CORP_TOKEN=s3cr3t cargo fetch", "CARGO_REGISTRIES_CORP_TOKEN=*** cargo fetch"},
 		{"tokens: 3 of 5", "tokens: 3 of 5"},
 		{"plain text", "plain text"},
+		{`password = "correct horse battery staple"`, `password = "***"`},
+		{`token = "Bearer cio_abcdef0123456789"`, `token = "***"`},
+		{`{"token": "Bearer npm_abcdef0123456789", "x": 1}`, `{"token": "***", "x": 1}`},
+		{`token = 'two words' kept`, `token = '***' kept`},
+		{`password = "unterminated rest`, `password = "***`},
+		{"token: Bearer abc.def next", "token: *** next"},
+		{"error: failed to download from `https://dl.example.com/x-1.0.0.crate?key=SECRETVALUE`", "error: failed to download from `https://dl.example.com/x-1.0.0.crate?key=***`"},
+		{"GET https://acct.blob.core.windows.net/c/x.whl?sv=2022-11-02&sig=SECRETVALUE: 403", "GET https://acct.blob.core.windows.net/c/x.whl?sv=2022-11-02&sig=***: 403"},
+		{"GET https://b.s3.amazonaws.com/x.tgz?X-Amz-Credential=AKIA&X-Amz-Signature=SECRETVALUE (403)", "GET https://b.s3.amazonaws.com/x.tgz?X-Amz-Credential=***&X-Amz-Signature=*** (403)"},
+		{"https://h/a?sig=1,https://u:p@h2/b?key=2.", "https://h/a?sig=***,https://***@h2/b?key=***."},
+		{"https://h/page?q=1&per_page=2", "https://h/page?q=1&per_page=2"},
 		{"", ""},
 	} {
 		if got := Text(tt.in); got != tt.want {
