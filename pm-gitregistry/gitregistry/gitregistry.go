@@ -19,7 +19,8 @@
 // or SKILL.md, not descending into entries); an entry's id is (NAME, entry
 // path, commit id). Content lives under <cache_dir>/gitregistry/ (see
 // package gitcache): every commit gets its own immutable directory, so the
-// roots handed out stay valid when a refresh moves the registry on.
+// roots handed out stay valid when a refresh moves the registry on, or a
+// repair replaces a damaged directory by a copy beside it.
 package gitregistry
 
 import (
@@ -83,7 +84,7 @@ type PM struct {
 	getenv   func(string) string
 	log      *slog.Logger
 	cache    *gitcache.Cache
-	indexes  map[string]*index // by commit
+	indexes  map[string]*index // by commit directory (gitcache.Snapshot.Dir)
 	reported map[string]bool   // commits whose index head was reported on the hook path (rawanswer.go)
 
 	// beforeWrite is handed to the cache (gitcache.Config.BeforeWrite);
@@ -271,31 +272,35 @@ func (p *PM) open(ctx context.Context) (*gitcache.Cache, error) {
 }
 
 // snapshotIndex returns the index of a materialized commit: from memory,
-// from the file persisted beside the commit, or built from its tree. The
-// persisted index is used only when it is intact (its checksum, format and
-// commit match) and the stamps of the commit's directories still hold (one
-// stat per directory holding entries, none per entry). When a stamp does not
-// hold, the entries are looked for on disk: a commit directory whose entries
-// are gone (the cache was partly deleted) is materialized again from the
-// local repository; one that is whole is stamped again.
-func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot) *index {
+// from the file persisted beside the commit's directory, or built from its
+// tree; and the snapshot it describes, which is snap unless snap's
+// directory had to be repaired. The persisted index is used only when it
+// is intact (its checksum, format and commit match) and the stamps of the
+// commit's directories still hold (one stat per directory holding entries,
+// none per entry). When a stamp does not hold, the entries are looked for
+// on disk: a commit directory whose entries are gone (the cache was partly
+// deleted) is materialized again from the local repository, as a new copy
+// beside it (gitcache.Cache.Repair: the damaged one stays for the roots
+// handed out of it, here or in other processes, until collected); one
+// that is whole is stamped again.
+func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot) (gitcache.Snapshot, *index) {
 	p.mu.Lock()
-	idx := p.indexes[snap.Commit]
+	idx := p.indexes[snap.Dir]
 	p.mu.Unlock()
 	if idx != nil {
-		return idx
+		return snap, idx
 	}
-	side := c.SidecarPath(snap.Commit, indexSuffix)
 	persist := false
-	share, err := c.Shared(snap.Commit)
+	share, err := c.Shared(snap.Name())
 	if err != nil {
 		// What the directory lacks is unknown: it is materialized whole.
 		p.log.Warn("cannot tell which entries the cached commit shares; materializing it again", "commit", snap.Commit, "err", err)
-		if err := p.unshare(ctx, c, snap); err != nil {
-			return p.unbuilt(snap, err)
+		if snap, err = p.unshare(ctx, c, snap); err != nil {
+			return snap, p.unbuilt(snap, err)
 		}
 		share = nil
 	}
+	side := c.SidecarPath(snap.Name(), indexSuffix)
 	data, err := readIndexFile(side)
 	switch {
 	case err == nil:
@@ -312,13 +317,16 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 			idx, persist = got, true
 		default:
 			p.log.Warn("cached commit is damaged; materializing it again", "commit", snap.Commit, "dir", snap.Dir)
-			if err := c.Discard(ctx, snap.Commit); err != nil {
-				p.log.Warn("cannot remove damaged commit", "commit", snap.Commit, "err", err)
+			repaired, err := c.Repair(ctx, snap)
+			if err != nil {
+				return snap, p.unbuilt(snap, err)
 			}
-			if _, err := c.Commit(ctx, snap.Commit, false); err != nil {
-				return p.unbuilt(snap, err)
+			// A repaired copy holds its whole tree; its list is read all
+			// the same, as for any directory this process did not write.
+			snap, share = repaired, nil
+			if rs, err := c.Shared(snap.Name()); err == nil {
+				share = rs
 			}
-			share = nil
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		p.log.Warn("persisted registry index cannot be read; building it again", "file", side, "err", err)
@@ -327,8 +335,8 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 		idx = buildSharedIndex(snap.Dir, snap.Commit, share)
 		if !withHomes(idx, share) {
 			p.log.Warn("cached commit does not hold what it shares; materializing it again", "commit", snap.Commit)
-			if err := p.unshare(ctx, c, snap); err != nil {
-				return p.unbuilt(snap, err)
+			if snap, err = p.unshare(ctx, c, snap); err != nil {
+				return snap, p.unbuilt(snap, err)
 			}
 			idx = nil
 		}
@@ -344,9 +352,9 @@ func (p *PM) snapshotIndex(ctx context.Context, c *gitcache.Cache, snap gitcache
 	}
 	idx.report(p.log)
 	p.mu.Lock()
-	p.indexes[snap.Commit] = idx
+	p.indexes[snap.Dir] = idx
 	p.mu.Unlock()
-	return idx
+	return snap, idx
 }
 
 // unbuilt is the index of a damaged commit that could not be materialized
@@ -372,11 +380,11 @@ func (p *PM) persist(ctx context.Context, c *gitcache.Cache, snap gitcache.Snaps
 
 // writeIndex writes idx and its stamps beside the commit's directory.
 func (p *PM) writeIndex(c *gitcache.Cache, snap gitcache.Snapshot, idx *index, stamps []stamp) {
-	if err := c.WriteSidecar(snap.Commit, indexSuffix, encodeIndex(idx, stamps)); err != nil {
+	if err := c.WriteSidecar(snap.Name(), indexSuffix, encodeIndex(idx, stamps)); err != nil {
 		p.log.Debug("cannot persist registry index", "err", err)
 	}
 	// The index of an earlier version of this PM, if any.
-	os.Remove(c.SidecarPath(snap.Commit, "index.json"))
+	os.Remove(c.SidecarPath(snap.Name(), "index.json"))
 }
 
 // reusable reports whether a commit's directory may be updated in place
@@ -385,7 +393,7 @@ func (p *PM) writeIndex(c *gitcache.Cache, snap gitcache.Snapshot, idx *index, s
 // directory damaged behind the cache's back is not carried into the next
 // commit; that one is then materialized from the repository.
 func reusable(commit, dir string) bool {
-	data, err := readIndexHead(filepath.Join(filepath.Dir(dir), commit+"."+indexSuffix))
+	data, err := readIndexHead(filepath.Clean(dir) + "." + indexSuffix) // its sidecar (gitcache.Cache.SidecarPath)
 	if err != nil {
 		return false
 	}
@@ -432,7 +440,7 @@ func (p *PM) ActivePlugins(ctx context.Context, _ []protocol.PackageID) ([]proto
 	if err != nil || !ok {
 		return []protocol.Offer{}, err
 	}
-	idx := p.snapshotIndex(ctx, c, snap)
+	snap, idx := p.snapshotIndex(ctx, c, snap)
 	idx.diagnose(ctx, p.cfg.Name, snap.Dir)
 	p.keepAnswer(ctx, c, snap, idx)
 	return p.offers(snap, idx), nil
@@ -544,7 +552,7 @@ func (p *PM) LoadPlugin(ctx context.Context, id protocol.PackageID) ([]protocol.
 	if err != nil {
 		return nil, err
 	}
-	idx := p.snapshotIndex(ctx, c, snap)
+	snap, idx := p.snapshotIndex(ctx, c, snap)
 	m := idx.match(id.Name)
 	if len(m) == 0 {
 		return nil, p.noEntry(id, snap)
@@ -588,7 +596,7 @@ func (p *PM) Fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	if err != nil {
 		return protocol.FetchResult{}, err
 	}
-	idx := p.snapshotIndex(ctx, c, snap)
+	snap, idx := p.snapshotIndex(ctx, c, snap)
 	m := idx.match(id.Name)
 	if len(m) == 0 {
 		return protocol.FetchResult{}, p.noEntry(id, snap)
@@ -621,7 +629,8 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 		hit  protocol.SearchHit
 	}
 	var found []ranked
-	for _, e := range p.snapshotIndex(ctx, c, snap).Entries {
+	_, idx := p.snapshotIndex(ctx, c, snap)
+	for _, e := range idx.Entries {
 		if e.Problem != "" {
 			continue
 		}

@@ -79,10 +79,11 @@ type entry struct {
 	// Note is a problem found in a manifest that is offered anyway, raw, for
 	// the host to report.
 	Note string `json:"note,omitempty"`
-	// Home is the commit whose directory holds the entry, when the
-	// commit's own directory shares it (share.go); empty for the commit's
-	// own. The cache records it (gitcache.Cache.Shared); the persisted
-	// index keeps it for the flagged entries of its head only.
+	// Home is the name of the commit directory that holds the entry
+	// (gitcache.IsDirName), when the commit's own directory shares it
+	// (share.go); empty for the commit's own. The cache records it
+	// (gitcache.Cache.Shared); the persisted index keeps it for the
+	// flagged entries of its head only.
 	Home string `json:"-"`
 }
 

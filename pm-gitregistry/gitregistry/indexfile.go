@@ -397,8 +397,8 @@ func parseHead(b []byte, commit string) (*index, []stamp, error) {
 	flagged := make([]entry, r.count(3))
 	for i := range flagged {
 		flagged[i] = entry{Path: r.str(), Problem: r.str(), Note: r.str(), Home: r.str()}
-		if h := flagged[i].Home; r.err == nil && h != "" && !gitcache.IsCommitID(h) {
-			r.err = fmt.Errorf("%w: entry %q held by %q, not a commit id", errBadIndex, flagged[i].Path, h)
+		if h := flagged[i].Home; r.err == nil && h != "" && !gitcache.IsDirName(h) {
+			r.err = fmt.Errorf("%w: entry %q held by %q, not a commit directory's name", errBadIndex, flagged[i].Path, h)
 		}
 	}
 	idx.Entries = flagged

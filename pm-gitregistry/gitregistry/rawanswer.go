@@ -77,7 +77,7 @@ func (p *PM) ActivePluginsStreamed(ctx context.Context, params json.RawMessage) 
 // long enough to hold, and the directory's stamps hold; ok is false, and
 // the file closed, otherwise.
 func (p *PM) answerHead(c *gitcache.Cache, snap gitcache.Snapshot) (*os.File, *index, int64, bool) {
-	path := c.SidecarPath(snap.Commit, indexSuffix)
+	path := c.SidecarPath(snap.Name(), indexSuffix)
 	f, size, err := openIndex(path)
 	if err != nil {
 		return nil, nil, 0, false

@@ -20,6 +20,7 @@ import (
 // removes both), and decoded only once the update changed the commit.
 type previous struct {
 	commit string
+	name   string // the name of its directory (gitcache.Snapshot.Name)
 	data   []byte // the whole file; nil when unusable
 	idx    *index // from memory, when this process loaded it
 }
@@ -35,7 +36,7 @@ func (p *PM) previousIndex(c *gitcache.Cache) previous {
 	if !ok {
 		return previous{}
 	}
-	side := c.SidecarPath(before.Commit, indexSuffix)
+	side := c.SidecarPath(before.Name(), indexSuffix)
 	data, err := readIndexFile(side)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -52,9 +53,9 @@ func (p *PM) previousIndex(c *gitcache.Cache) previous {
 		return previous{}
 	}
 	p.mu.Lock()
-	idx := p.indexes[before.Commit]
+	idx := p.indexes[before.Dir]
 	p.mu.Unlock()
-	return previous{commit: before.Commit, data: data, idx: idx}
+	return previous{commit: before.Commit, name: before.Name(), data: data, idx: idx}
 }
 
 // index decodes the previous index; nil when it is not intact.
@@ -77,11 +78,14 @@ func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.S
 	if prev := pr.index(); prev != nil && changes != nil && changes.From == prev.Commit {
 		idx, parsed, ok := deriveIndex(prev, snap.Dir, snap.Commit, changes.Paths)
 		if ok {
-			if share, err := c.Shared(snap.Commit); err != nil || len(share) > 0 && !withHomes(idx, share) {
+			if share, err := c.Shared(snap.Name()); err != nil || len(share) > 0 && !withHomes(idx, share) {
 				// The directory left out something the new index needs
 				// where it is: it is materialized whole.
-				if err := p.unshare(ctx, c, snap); err != nil {
+				whole, err := p.unshare(ctx, c, snap)
+				if err != nil {
 					p.log.Warn("cannot materialize the registry's commit", "commit", snap.Commit, "err", err)
+				} else {
+					snap = whole
 				}
 				ok = false
 			}
@@ -92,7 +96,7 @@ func (p *PM) indexUpdate(ctx context.Context, c *gitcache.Cache, snap gitcache.S
 			p.persist(ctx, c, snap, idx)
 			idx.report(p.log)
 			p.mu.Lock()
-			p.indexes[snap.Commit] = idx
+			p.indexes[snap.Dir] = idx
 			p.mu.Unlock()
 			return
 		}

@@ -124,7 +124,7 @@ func TestRefreshDerivesIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := hook.snapshotIndex(ctx, c, snap)
+			snap, got := hook.snapshotIndex(ctx, c, snap)
 			want := buildIndex(snap.Dir, snap.Commit)
 			if !reflect.DeepEqual(got.Entries, want.Entries) {
 				t.Fatalf("derived index %s\nbuilt from the tree %s", showEntries(got), showEntries(want))
@@ -184,7 +184,8 @@ func TestRefreshBuildsWhenItCannotDerive(t *testing.T) {
 				t.Fatalf("the first hook after the refresh built the index:\n%s", hookLogs)
 			}
 			c, snap, _, _ := hook.current(ctx)
-			if got, want := hook.snapshotIndex(ctx, c, snap), buildIndex(snap.Dir, snap.Commit); !reflect.DeepEqual(got.Entries, want.Entries) {
+			snap, got := hook.snapshotIndex(ctx, c, snap)
+			if want := buildIndex(snap.Dir, snap.Commit); !reflect.DeepEqual(got.Entries, want.Entries) {
 				t.Fatalf("index %s\nbuilt from the tree %s", showEntries(got), showEntries(want))
 			}
 		})

@@ -23,11 +23,14 @@ import (
 // reads from inside it, so that reading the new commit's changed entries
 // never needs a directory that the new commit does not hold.
 
-// shareFrom returns what a refresh from the commit of pr may share: every
-// such entry of pr's index, with the commit whose directory holds it.
+// shareFrom returns what a refresh from the commit directory of pr may
+// share: every such entry of pr's index, with the name of the commit
+// directory that holds it. The refresh asks with the name of the directory
+// it updates from, which is pr's unless a repair replaced it meanwhile (it
+// then shares nothing).
 func (p *PM) shareFrom(c *gitcache.Cache, pr previous) func(prev string) gitcache.Share {
 	return func(prev string) gitcache.Share {
-		if prev != pr.commit {
+		if prev != pr.name || pr.name == "" {
 			return nil
 		}
 		old := pr.index()
@@ -137,13 +140,11 @@ func rootOf(dir string, e entry) string {
 	return filepath.Join(filepath.Dir(dir), e.Home, filepath.FromSlash(e.Path))
 }
 
-// unshare replaces a commit's directory that shares with others by its
-// whole tree, when its index cannot be had otherwise.
-func (p *PM) unshare(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot) error {
+// unshare replaces a commit's directory that shares with others by a copy
+// holding its whole tree, when its index cannot be had otherwise, and
+// returns that copy (gitcache.Cache.Repair: the directory replaced stays
+// for the roots handed out of it until collected).
+func (p *PM) unshare(ctx context.Context, c *gitcache.Cache, snap gitcache.Snapshot) (gitcache.Snapshot, error) {
 	p.log.Debug("materializing a commit that shares its entries in full", "commit", snap.Commit)
-	if err := c.Discard(ctx, snap.Commit); err != nil {
-		return err
-	}
-	_, err := c.Commit(ctx, snap.Commit, false)
-	return err
+	return c.Repair(ctx, snap)
 }

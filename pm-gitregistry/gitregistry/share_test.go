@@ -152,12 +152,24 @@ func TestRefreshShares(t *testing.T) {
 	for _, o := range third {
 		checkRoot(t, repo, c3, o.ID.Name, o.Root)
 	}
-	if s, err := p.cache.Shared(c3); err != nil || len(s) != 0 {
+	// Materialized whole as a copy beside the directory that shared (which
+	// stays for whoever was handed roots of it until collected).
+	whole := commitDirOf(roots3["plugins/a"], "plugins/a")
+	if whole != c3+"-1" {
+		t.Fatalf("commit 3 is served from %s, want its whole copy %s-1", whole, c3[:8])
+	}
+	if s, err := p.cache.Shared(whole); err != nil || len(s) != 0 {
 		t.Fatalf("commit 3 shares %v (%v), want nothing", s, err)
 	}
 	if !strings.Contains(logs.String(), "materializing a commit that shares its entries in full") {
 		t.Fatalf("no log of the commit materialized whole:\n%s", logs)
 	}
+}
+
+// commitDirOf is the name of the commit directory that root, the root of
+// entry, lies in.
+func commitDirOf(root, entry string) string {
+	return filepath.Base(strings.TrimSuffix(root, string(filepath.Separator)+filepath.FromSlash(entry)))
 }
 
 // rootsByName maps offers' entry paths to their roots.
@@ -201,17 +213,22 @@ func checkRoot(t *testing.T, repo *gittest.Repo, commit, entry, root string) {
 	}
 }
 
-// TestIndexHomeChecked: the commit a persisted index names as holding an
-// entry is where that entry's root is handed out, so anything but a full
-// commit id there makes the index damaged, never a root outside the cache.
+// TestIndexHomeChecked: the commit directory a persisted index names as
+// holding an entry is where that entry's root is handed out, so anything
+// but the name of a commit's directory there (a full commit id, or one
+// with the number of a repaired copy) makes the index damaged, never a
+// root outside the cache.
 func TestIndexHomeChecked(t *testing.T) {
 	commit := strings.Repeat("c", 40)
-	for _, home := range []string{strings.Repeat("d", 40), "../../../etc", "", strings.Repeat("d", 39)} {
+	d := strings.Repeat("d", 40)
+	for home, valid := range map[string]bool{
+		d: true, d + "-1": true, d + "-27": true, "": true,
+		"../../../etc": false, d[:39]: false, d + "-0": false, d + "-1/..": false, d + "/../../x": false, d + "-": false,
+	} {
 		idx := &index{Format: indexFormat, Commit: commit, Entries: []entry{{Path: "e", Kind: "skill", Problem: "broken", Home: home}}}
 		data := encodeIndex(idx, []stamp{{Dir: ""}})
 		_, _, herr := decodeHead(data, commit)
 		_, _, ierr := decodeIndex(data, commit)
-		valid := home == "" || len(home) == 40
 		if (herr == nil) != valid || (ierr == nil) != valid {
 			t.Errorf("home %q: decodeHead %v, decodeIndex %v; want an error: %v", home, herr, ierr, !valid)
 		}

@@ -65,22 +65,23 @@ func (c *Cache) UpdateChanges(ctx context.Context, mode Mode) (Snapshot, bool, *
 
 // UpdateSharing is UpdateChanges, letting the new commit's directory leave
 // out the unchanged directories that share (share.go) names, asked with
-// the id of the commit served before when the new commit is materialized
-// beside it (roots of it may be in use). share may be nil.
+// the name of the directory of the commit served before (Snapshot.Name)
+// when the new commit is materialized beside it (roots of it may be in
+// use). share may be nil.
 func (c *Cache) UpdateSharing(ctx context.Context, mode Mode, share func(prev string) Share) (Snapshot, bool, *Changes, error) {
 	// What the previous commit held is read before the update: an update
 	// in place removes it.
 	before, ok := c.Served()
 	linksBefore := true
 	if ok {
-		stats, sok := c.readTreeStats(before.Commit)
+		stats, sok := c.readTreeStats(before.Name())
 		linksBefore = !sok || stats.links > 0
 	}
 	snap, changed, err := c.updateSharing(ctx, mode, share)
 	if err != nil || !changed || !ok || linksBefore {
 		return snap, changed, nil, err
 	}
-	stats, sok := c.readTreeStats(snap.Commit)
+	stats, sok := c.readTreeStats(snap.Name())
 	if !sok || stats.links > 0 {
 		return snap, changed, nil, nil
 	}

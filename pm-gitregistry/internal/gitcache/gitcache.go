@@ -13,11 +13,21 @@
 //	commits/<sha> that commit's tree (only the subdir, if one is configured),
 //	              materialized once into a temporary directory and renamed
 //	              into place, never changed afterwards
+//	commits/<sha>-<n>
+//	              a copy of that tree materialized again by Repair (n = 1, 2,
+//	              ...), published under its own name: a commit's directory is
+//	              its copy of highest n (repair.go)
+//	commits/<name>.<suffix>
+//	              sidecars of the directory <name> (.tree, .shared, the
+//	              caller's index)
+//	commits/.tomb-<name>
+//	              a directory being removed: renamed out of its commit's
+//	              name first, never served, finished by a later collection
 //
 // Every directory a Cache hands out therefore stays valid while the Cache is
-// open, even when an update moves the ref. Commit directories other than the
-// current one are removed at a later Open, and only when no other process
-// holds the cache.
+// open, even when an update moves the ref or a repair replaces it. Commit
+// directories other than the current one are removed at a later Open, and
+// only when no other process holds the cache.
 //
 // Updates fetch only the ref's newest commit (a shallow fetch); a commit
 // asked for by id is looked for in the full history. Network access happens
@@ -100,6 +110,10 @@ type Config struct {
 	// limits, when set, lowers MaxFileSize, MaxTotalSize and MaxPackSize
 	// (tests only).
 	limits struct{ file, total, pack int64 }
+	// beforeRemove, when set, is called with each path a removal of a
+	// commit directory (removeCommitDir) is about to rename away or remove,
+	// one entry at a time (tests only: they kill the process there).
+	beforeRemove func(path string)
 	// Reusable, when set, is asked before an update turns the previous
 	// commit's directory dir into the new commit's (see inplace.go):
 	// it reports whether the directory is still whole, as far as the caller
@@ -218,7 +232,7 @@ type Cache struct {
 	auth transport.AuthMethod
 
 	hmu    sync.Mutex
-	handed map[string]bool // commits whose snapshot was returned: roots maybe in use
+	handed map[string]bool // names of the directories of the snapshots returned: roots maybe in use
 
 	rmu     sync.Mutex
 	refused map[string]bool // repository files refused for reading and warned of (refusalLog)
@@ -375,10 +389,12 @@ func (c *Cache) URL() string { return c.remote.url }
 // Path returns the cache's directory.
 func (c *Cache) Path() string { return c.dir }
 
-// SidecarPath returns the path of a file kept beside a commit's directory
-// (for example an index derived from it); it is collected with the commit.
-func (c *Cache) SidecarPath(commit, suffix string) string {
-	return filepath.Join(c.commitsDir, commit+"."+suffix)
+// SidecarPath returns the path of a file kept beside the commit directory
+// called name (Snapshot.Name; for example an index derived from it); it
+// describes that directory only, not another copy of the commit's tree,
+// and is collected with it.
+func (c *Cache) SidecarPath(name, suffix string) string {
+	return filepath.Join(c.commitsDir, name+"."+suffix)
 }
 
 // collectIfNotUpdating collects unless a process holds the update lock. A
@@ -405,8 +421,11 @@ func (c *Cache) collectIfNotUpdating() {
 }
 
 // collect removes commit directories and sidecars other than the current
-// commit's, and abandoned temporary directories. The caller holds the life
-// lock exclusively, and the update lock.
+// commit's directory and those it shares with, and abandoned temporary
+// directories and tombstones. A directory is removed through a tombstone
+// (removeCommitDir), so that a collection killed halfway never leaves a
+// partly removed directory under a commit's name. The caller holds the
+// life lock exclusively, and the update lock.
 func (c *Cache) collect() {
 	st := c.stateOr("removing every commit directory")
 	if tmps, err := filepath.Glob(filepath.Join(c.dir, ".tmp-*")); err == nil {
@@ -414,17 +433,21 @@ func (c *Cache) collect() {
 			os.Remove(p) // abandoned atomic writes of state.json
 		}
 	}
-	// The directories the current commit shares with stay, with their
-	// sidecars (one may be asked for by id again).
+	// The current commit's directory, and the directories it shares with,
+	// stay, with their sidecars (one may be asked for by id again). Older
+	// copies of the current commit's tree (Repair) go.
 	keep := map[string]bool{}
 	if st != nil {
-		homes, err := c.sharedHomes(st.Commit)
-		if err != nil {
-			c.log.Warn("cannot tell which commit directories the current one shares; keeping them all", "commit", st.Commit, "err", err)
-			return
-		}
-		for _, h := range homes {
-			keep[h] = true
+		if name, _, ok := c.commitGen(st.Commit); ok {
+			keep[name] = true
+			homes, err := c.sharedHomes(name)
+			if err != nil {
+				c.log.Warn("cannot tell which commit directories the current one shares; keeping them all", "commit", st.Commit, "err", err)
+				return
+			}
+			for _, h := range homes {
+				keep[h] = true
+			}
 		}
 	}
 	ents, err := os.ReadDir(c.commitsDir)
@@ -433,12 +456,28 @@ func (c *Cache) collect() {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		base, _, _ := strings.Cut(n, ".")
-		if st != nil && base == st.Commit || keep[base] {
+		p := filepath.Join(c.commitsDir, n)
+		if strings.HasPrefix(n, ".") {
+			// Never a commit's directory, nor a sidecar: a tombstone
+			// (removeCommitDir) or a temporary directory that was never
+			// published, its process killed.
+			if err := c.removeTree(p); err != nil {
+				c.log.Warn("cannot remove an abandoned directory", "path", p, "err", err)
+			}
 			continue
 		}
-		p := filepath.Join(c.commitsDir, n)
-		if err := os.RemoveAll(p); err != nil {
+		base, _, side := strings.Cut(n, ".")
+		if keep[base] {
+			continue
+		}
+		if side {
+			// The sidecar of a directory removed before (or of none).
+			if err := os.RemoveAll(p); err != nil {
+				c.log.Warn("cannot remove an unreferenced commit's file", "path", p, "err", err)
+			}
+			continue
+		}
+		if err := c.removeCommitDir(n); err != nil {
 			c.log.Warn("cannot remove unreferenced commit", "path", p, "err", err)
 			continue
 		}
@@ -520,9 +559,10 @@ func (c *Cache) writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// WriteSidecar writes a sidecar file atomically.
-func (c *Cache) WriteSidecar(commit, suffix string, data []byte) error {
-	return c.writeFileAtomic(c.SidecarPath(commit, suffix), data)
+// WriteSidecar writes a sidecar of the commit directory called name
+// (SidecarPath) atomically.
+func (c *Cache) WriteSidecar(name, suffix string, data []byte) error {
+	return c.writeFileAtomic(c.SidecarPath(name, suffix), data)
 }
 
 // Current returns the commit of the last update, materializing it from the
@@ -537,46 +577,6 @@ func (c *Cache) Current(ctx context.Context) (Snapshot, error) {
 		return c.hand(Snapshot{Commit: st.Commit, Dir: dir}), nil
 	}
 	return c.Commit(ctx, st.Commit, false)
-}
-
-// Discard removes a commit's directory and sidecars, for example when they
-// were found damaged; a later Current or Commit materializes it again.
-func (c *Cache) Discard(ctx context.Context, commit string) error {
-	if !IsCommitID(commit) {
-		return fmt.Errorf("%q is not a full commit id", commit)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	unlock, err := c.updateLock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	// The directory is unpublished first, at once, then its sidecars go:
-	// killed at any point, this never leaves a published directory without
-	// its sidecars (a sharing one lacking its list, sharedSuffix) nor a
-	// partly removed one. A directory left aside is collected.
-	aside := filepath.Join(c.commitsDir, ".tmp-"+commit[:12]+"-discarded")
-	if err := os.RemoveAll(aside); err != nil {
-		return fmt.Errorf("remove %s: %w", aside, err)
-	}
-	if err := os.Rename(filepath.Join(c.commitsDir, commit), aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", filepath.Join(c.commitsDir, commit), err)
-	}
-	side, _ := filepath.Glob(filepath.Join(c.commitsDir, commit+".*"))
-	for _, p := range append(side, aside) {
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("remove %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
-// commitDir returns the directory of an already materialized commit.
-func (c *Cache) commitDir(commit string) (string, bool) {
-	dir := filepath.Join(c.commitsDir, commit)
-	fi, err := os.Stat(dir)
-	return dir, err == nil && fi.IsDir()
 }
 
 // Commit returns the materialized tree of a commit given by full id. When the
@@ -703,7 +703,9 @@ func (c *Cache) update(ctx context.Context, mode Mode, share func(prev string) S
 	if !inPlace {
 		var sh Share
 		if share != nil && old != nil && old.Commit != commit.String() {
-			sh = share(old.Commit)
+			if prevDir, ok := c.commitDir(old.Commit); ok {
+				sh = share(filepath.Base(prevDir))
+			}
 		}
 		if snap, err = c.materialize(ctx, repo, commit, sh); err != nil {
 			return Snapshot{}, false, err

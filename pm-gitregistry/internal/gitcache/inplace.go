@@ -61,17 +61,17 @@ func (s treeStats) String() string {
 // maxTreeStats bounds the tree sidecar read back: three decimal numbers.
 const maxTreeStats = 100
 
-// readTreeStats reads the tree sidecar of commit; ok is false when it is
-// missing or cannot be used, and the caller then does what it does when
-// nothing is known of the commit's directory (materializes the next
-// commit in full, derives nothing). The sidecar is read as a cache-owned
+// readTreeStats reads the tree sidecar of the commit directory called
+// name; ok is false when it is missing or cannot be used, and the caller
+// then does what it does when nothing is known of the commit's directory
+// (materializes the next commit in full, derives nothing). The sidecar is read as a cache-owned
 // file (pkgfile.ReadOwnFile): a FIFO, a device or a link to one in its
 // place is refused once open, never waited on or read, and a file over
 // maxTreeStats is refused before it is read. A sidecar that is there but
 // cannot be used is a warning naming the file; a missing one (its write
 // failed, which was logged then) is not.
-func (c *Cache) readTreeStats(commit string) (treeStats, bool) {
-	p := c.SidecarPath(commit, treeStatsSuffix)
+func (c *Cache) readTreeStats(name string) (treeStats, bool) {
+	p := c.SidecarPath(name, treeStatsSuffix)
 	st, err := parseTreeStats(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -101,37 +101,39 @@ func parseTreeStats(p string) (treeStats, error) {
 	return treeStats{files: files, bytes: size, links: links}, nil
 }
 
-// hand records that a snapshot of commit was handed to the caller: its
-// roots may be in use for as long as the Cache is open.
+// hand records that a snapshot was handed to the caller: roots of its
+// directory may be in use for as long as the Cache is open.
 func (c *Cache) hand(snap Snapshot) Snapshot {
 	if snap.Commit != "" {
 		c.hmu.Lock()
-		c.handed[snap.Commit] = true
+		c.handed[snap.Name()] = true
 		c.hmu.Unlock()
 	}
 	return snap
 }
 
-// handedShareWith reports whether a commit whose snapshot was handed out
-// shares entries with commit's directory (share.go), or cannot tell: roots
+// handedShareWith reports whether a directory handed out shares entries
+// with the commit directory called name (share.go), or cannot tell: roots
 // handed out then lie in that directory too.
-func (c *Cache) handedShareWith(commit string) bool {
+func (c *Cache) handedShareWith(name string) bool {
 	c.hmu.Lock()
 	handed := slices.Collect(maps.Keys(c.handed))
 	c.hmu.Unlock()
 	for _, h := range handed {
 		homes, err := c.sharedHomes(h)
-		if err != nil || slices.Contains(homes, commit) {
+		if err != nil || slices.Contains(homes, name) {
 			return true
 		}
 	}
 	return false
 }
 
-func (c *Cache) wasHanded(commit string) bool {
+// wasHanded reports whether the commit directory called name was handed
+// out.
+func (c *Cache) wasHanded(name string) bool {
 	c.hmu.Lock()
 	defer c.hmu.Unlock()
-	return c.handed[commit]
+	return c.handed[name]
 }
 
 // op is one change applied to the previous commit's directory.
@@ -306,21 +308,25 @@ func (pl *planner) add(e object.TreeEntry, p string) error {
 // error, when the update must materialize the commit in full instead.
 func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.Hash) (Snapshot, bool, error) {
 	id := commit.String()
-	if _, ok := c.commitDir(id); ok || prev == id || c.wasHanded(prev) {
+	if _, ok := c.commitDir(id); ok || prev == id {
 		return Snapshot{}, false, nil
 	}
 	prevDir, ok := c.commitDir(prev)
 	if !ok {
 		return Snapshot{}, false, nil
 	}
-	stats, ok := c.readTreeStats(prev)
+	prevName := filepath.Base(prevDir)
+	if c.wasHanded(prevName) {
+		return Snapshot{}, false, nil
+	}
+	stats, ok := c.readTreeStats(prevName)
 	if !ok || stats.links > 0 {
 		return Snapshot{}, false, nil
 	}
-	if homes, err := c.sharedHomes(prev); err != nil || len(homes) > 0 {
+	if homes, err := c.sharedHomes(prevName); err != nil || len(homes) > 0 {
 		return Snapshot{}, false, nil // it does not hold its whole tree
 	}
-	if c.handedShareWith(prev) {
+	if c.handedShareWith(prevName) {
 		return Snapshot{}, false, nil // roots of another commit lie in it
 	}
 	if c.cfg.Reusable != nil && !c.cfg.Reusable(prev, prevDir) {
@@ -387,7 +393,7 @@ func (c *Cache) updateInPlace(ctx context.Context, prev string, commit plumbing.
 	}
 	// From here on the previous commit's directory is gone: its sidecars
 	// describe nothing, and a failure leaves it to be materialized again.
-	c.removeSidecars(prev)
+	c.removeSidecars(prevName)
 	if err := applyOps(tmp, stage, pl.ops); err != nil {
 		os.RemoveAll(tmp)
 		return Snapshot{}, false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: %w", id, err)}
@@ -501,9 +507,10 @@ func applyOps(dir, stage string, ops []op) error {
 	return nil
 }
 
-// removeSidecars removes the files kept beside a commit's directory.
-func (c *Cache) removeSidecars(commit string) {
-	side, _ := filepath.Glob(filepath.Join(c.commitsDir, commit+".*"))
+// removeSidecars removes the files kept beside the commit directory called
+// name.
+func (c *Cache) removeSidecars(name string) {
+	side, _ := filepath.Glob(filepath.Join(c.commitsDir, name+".*"))
 	for _, p := range side {
 		os.Remove(p)
 	}

@@ -53,12 +53,21 @@ func (c *Cache) treeLimits() (file, total int64) {
 // materialize writes the commit's tree (or its subdir) into its own
 // directory, through a temporary directory renamed into place, leaving out
 // the directories of share whose subtree is the same in the commit served
-// before (share.go; nil shares nothing). The caller holds the update lock.
+// before (share.go; nil shares nothing), unless the commit has a directory
+// already. The caller holds the update lock.
 func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit plumbing.Hash, share Share) (Snapshot, error) {
 	id := commit.String()
 	if dir, ok := c.commitDir(id); ok {
 		return Snapshot{Commit: id, Dir: dir}, nil
 	}
+	return c.materializeAs(ctx, repo, commit, share, id)
+}
+
+// materializeAs is materialize publishing the directory as name (repair.go:
+// the commit's id, or the name of a repaired copy), which no directory has.
+// The caller holds the update lock.
+func (c *Cache) materializeAs(ctx context.Context, repo *git.Repository, commit plumbing.Hash, share Share, name string) (Snapshot, error) {
+	id := commit.String()
 	// Objects are read through a reader keeping the pack files open; the
 	// repository given was needed only to fetch.
 	if rd, done, err := c.openReader(); err == nil {
@@ -96,7 +105,7 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 	prevTree := w.previous(tree)
 	var total treeStats
 	if share != nil {
-		if share, total, err = c.shareable(share, repo, w.prevCommit, prevTree, id, tree); err != nil {
+		if share, total, err = c.shareable(share, repo, filepath.Base(w.prevDir), prevTree, id, tree); err != nil {
 			root.Close()
 			return Snapshot{}, err
 		}
@@ -125,14 +134,14 @@ func (c *Cache) materialize(ctx context.Context, repo *git.Repository, commit pl
 		stats = total
 	}
 	// What it shares is recorded with it (sharedSuffix).
-	dir, won, err := c.publishDir(tmp, id, w.shared)
+	dir, won, err := c.publishDir(tmp, name, w.shared)
 	if err != nil {
 		return Snapshot{}, err
 	}
 	if !won {
 		return Snapshot{Commit: id, Dir: dir}, nil
 	}
-	if err := c.WriteSidecar(id, treeStatsSuffix, []byte(stats.String())); err != nil {
+	if err := c.WriteSidecar(name, treeStatsSuffix, []byte(stats.String())); err != nil {
 		c.log.Debug("cannot record the commit's tree", "commit", id, "err", err)
 	}
 	c.log.Debug("materialized commit", "commit", id, "dir", dir, "files", res.Entries, "bytes", res.Bytes, "linked", res.Reused, "written", res.Written, "shared", len(w.shared))
@@ -151,7 +160,8 @@ type treeWriter struct {
 	// prevDir is the directory of the commit served before this one, whose
 	// unchanged files are hard-linked instead of written; empty for none.
 	// prevCommit is that commit, and prevShared what its directory shares
-	// (the files of those directories are linked from where they are).
+	// (the files of those directories are linked from where they are, the
+	// directories named by their names: repair.go).
 	prevDir, prevCommit string
 	prevShared          Share
 	// share is what the tree may leave out of its directory (share.go),
@@ -219,7 +229,7 @@ func (w *treeWriter) previous(tree *object.Tree) *object.Tree {
 			return nil
 		}
 	}
-	shared, err := w.c.Shared(st.Commit)
+	shared, err := w.c.Shared(filepath.Base(dir))
 	if err != nil {
 		w.c.log.Debug("cannot read what the previous commit shares; its files there are written again", "commit", st.Commit, "err", err)
 	}

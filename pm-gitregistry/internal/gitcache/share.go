@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -34,9 +33,12 @@ import (
 //
 // What a commit's directory shares is recorded beside it (a sidecar
 // written before the directory is published, so a published directory
-// never lacks it, and removed before any directory of the commit is
-// published: see sharedSuffix), and the commits it names are kept by
-// collect as long as the commit served shares with them. A directory sharing with too many
+// never lacks it, and removed before a directory of that name is
+// published: see sharedSuffix), and the directories it names are kept by
+// collect as long as the commit served shares with them. A shared
+// directory is named exactly (repair.go): a repaired copy of a commit
+// published later does not move the roots of a directory sharing with the
+// copy it replaces. A directory sharing with too many
 // others (maxShareHomes) is not shared again: the next commit is
 // materialized in full, linking the files of the shared directories from
 // where they are. An update in place is never made from a directory that
@@ -45,46 +47,53 @@ import (
 // roots lie there).
 
 // Share maps directories of the commit served before an update,
-// slash-separated and relative to the commit's directory, to the commit
-// whose directory holds each: the directories a new commit may leave out
-// of its own directory when their subtree did not change.
+// slash-separated and relative to the commit's directory, to the name of
+// the commit directory that holds each (IsDirName: the commit's id, or the
+// name of a repaired copy of its tree): the directories a new commit may
+// leave out of its own directory when their subtree did not change.
 type Share map[string]string
 
 // sharedSuffix names the sidecar listing what a commit's directory
 // shares.
 //
-// Invariant: while commits/<id> is published, commits/<id>.shared is there
-// exactly when that directory shares, and lists what it shares; it never
-// describes another directory of <id> (one that was being published when
-// its process was killed, or one updated in place). Every directory of a
-// commit is published through publishDir, under the update lock, which
-// removes any <id>.shared first, then writes the new directory's list (when
-// it shares), and only then renames the directory into place, removing the
-// list again when that fails. Killed at any point, it leaves no directory
-// and no list, no directory and its list (which describes nothing: no one
-// reads a list without the directory, the next publish of <id> removes it,
-// and collection with the commit), or the directory with its own list —
-// never a published directory lacking its list, nor with another's.
+// Invariant: while commits/<name> is published, commits/<name>.shared is
+// there exactly when that directory shares, and lists what it shares; it
+// never describes another directory of that name (one that was being
+// published when its process was killed, one updated in place, or one
+// removed before). Every commit directory is published through publishDir,
+// under the update lock, which removes any sidecar of <name> first, then
+// writes the new directory's list (when it shares), and only then renames
+// the directory into place, removing the list again when that fails.
+// Killed at any point, it leaves no directory and no list, no directory and
+// its list (which describes nothing: no one reads a list without the
+// directory, the next publish of <name> removes it, and so does
+// collection), or the directory with its own list — never a published
+// directory lacking its list, nor with another's.
 const sharedSuffix = "shared"
 
-// publishDir renames the finished directory tmp into place as the
-// directory of commit id, with shared (nil when it holds its whole tree)
-// recorded beside it as sharedSuffix says; won is false when the
-// directory was already there (tmp is then removed). The caller holds the
-// update lock.
-func (c *Cache) publishDir(tmp, id string, shared Share) (dir string, won bool, err error) {
-	dir = filepath.Join(c.commitsDir, id)
-	if _, ok := c.commitDir(id); ok {
+// publishDir renames the finished directory tmp into place as the commit
+// directory called name (repair.go), with shared (nil when it holds its
+// whole tree) recorded beside it as sharedSuffix says; won is false when a
+// directory of that name was already there (tmp is then removed). Any
+// other sidecar of name, left by a directory of that name removed before
+// or never published, goes first: it describes another directory. The
+// caller holds the update lock.
+func (c *Cache) publishDir(tmp, name string, shared Share) (dir string, won bool, err error) {
+	dir = filepath.Join(c.commitsDir, name)
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		os.RemoveAll(tmp)
-		return dir, false, nil // its list is its own: leave it
+		return dir, false, nil // its sidecars are its own: leave them
 	}
-	side := c.SidecarPath(id, sharedSuffix)
-	if err := os.Remove(side); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: remove a stale list of what it shares: %w", id, err)}
+	stale, _ := filepath.Glob(filepath.Join(c.commitsDir, name+".*"))
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit directory %s: remove the stale sidecar %s: %w", name, p, err)}
+		}
 	}
+	side := c.SidecarPath(name, sharedSuffix)
 	if len(shared) > 0 {
-		if err := c.WriteSidecar(id, sharedSuffix, encodeShare(shared)); err != nil {
-			return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit %s: %w", id, err)}
+		if err := c.WriteSidecar(name, sharedSuffix, encodeShare(shared)); err != nil {
+			return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("commit directory %s: %w", name, err)}
 		}
 	}
 	won, err = atomicfile.PublishDir(tmp, dir)
@@ -94,7 +103,7 @@ func (c *Cache) publishDir(tmp, id string, shared Share) (dir string, won bool, 
 		os.Remove(side)
 	}
 	if err != nil {
-		return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit %s: %w", id, err)}
+		return "", false, &WriteError{Dir: c.dir, Err: fmt.Errorf("install commit directory %s: %w", dir, err)}
 	}
 	return dir, won, nil
 }
@@ -106,10 +115,11 @@ const maxShareHomes = 8
 // directory, at most MaxFiles of them.
 const maxSharedFile = 64 << 20
 
-// Holder returns the commit whose directory holds p (slash-separated,
-// relative to the commit's directory) when p is a shared directory or lies
-// below one; ok is false when p is in the commit's own directory.
-func (s Share) Holder(p string) (commit string, ok bool) {
+// Holder returns the name of the commit directory that holds p
+// (slash-separated, relative to the commit's directory) when p is a shared
+// directory or lies below one; ok is false when p is in the commit's own
+// directory.
+func (s Share) Holder(p string) (name string, ok bool) {
 	if len(s) == 0 {
 		return "", false
 	}
@@ -121,7 +131,7 @@ func (s Share) Holder(p string) (commit string, ok bool) {
 	return "", false
 }
 
-// homes lists the commits s shares with, sorted.
+// homes lists the names of the directories s shares with, sorted.
 func (s Share) homes() []string {
 	set := map[string]bool{}
 	for _, h := range s {
@@ -131,8 +141,8 @@ func (s Share) homes() []string {
 }
 
 // encodeShare is the shared sidecar's content: a first line "homes" and
-// the commits shared with (sorted), which collection reads alone, then a
-// line "<commit> <path>" per shared directory, sorted by path.
+// the names of the directories shared with (sorted), which collection reads
+// alone, then a line "<name> <path>" per shared directory, sorted by path.
 func encodeShare(s Share) []byte {
 	var b bytes.Buffer
 	b.WriteString(homesTag)
@@ -154,11 +164,11 @@ func encodeShare(s Share) []byte {
 const homesTag = "homes"
 
 // maxHomesLine bounds the sidecar's first line: the tag and at most
-// maxShareHomes commit ids.
-const maxHomesLine = len(homesTag) + (maxShareHomes+1)*41 + 1
+// maxShareHomes directory names.
+const maxHomesLine = len(homesTag) + (maxShareHomes+1)*(41+1+maxGenDigits) + 1
 
 // parseHomes reads the sidecar's first line (without its newline): the
-// commits shared with, full ids, sorted, each once.
+// directories shared with, by name (IsDirName), sorted, each once.
 func parseHomes(line string) ([]string, error) {
 	f := strings.Split(line, " ")
 	if f[0] != homesTag || len(f) < 2 {
@@ -166,17 +176,17 @@ func parseHomes(line string) ([]string, error) {
 	}
 	homes := f[1:]
 	for i, h := range homes {
-		if !IsCommitID(h) || !plumbing.IsHash(h) || i > 0 && homes[i-1] >= h {
-			return nil, fmt.Errorf("first line %q: %q is not a full commit id in order", line, h)
+		if !IsDirName(h) || i > 0 && homes[i-1] >= h {
+			return nil, fmt.Errorf("first line %q: %q is not the name of a commit directory in order", line, h)
 		}
 	}
 	return homes, nil
 }
 
 // parseShare reads a shared sidecar, refusing anything encodeShare does
-// not write: a commit that is not a full id, a path that is not a clean
-// relative one, a first line that does not name exactly the commits the
-// other lines do.
+// not write: a directory name that is not a commit directory's, a path
+// that is not a clean relative one, a first line that does not name
+// exactly the directories the other lines do.
 func parseShare(b []byte) (Share, error) {
 	head, rest, ok := strings.Cut(string(b), "\n")
 	if !ok {
@@ -188,25 +198,26 @@ func parseShare(b []byte) (Share, error) {
 	}
 	s := Share{}
 	for line := range strings.Lines(rest) {
-		commit, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-		if !ok || !strings.HasSuffix(line, "\n") || !IsCommitID(commit) || !plumbing.IsHash(commit) ||
+		home, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		if !ok || !strings.HasSuffix(line, "\n") || !IsDirName(home) ||
 			p == "" || !fs.ValidPath(p) || p == "." {
 			return nil, fmt.Errorf("malformed line %q", strings.TrimSuffix(line, "\n"))
 		}
-		s[p] = commit
+		s[p] = home
 	}
 	if got := s.homes(); !slices.Equal(got, homes) {
-		return nil, fmt.Errorf("first line names %d commits, the lines %d", len(homes), len(got))
+		return nil, fmt.Errorf("first line names %d directories, the lines %d", len(homes), len(got))
 	}
 	return s, nil
 }
 
-// sharedHomes returns the commits whose directories commit's directory
-// shares with, reading only the first line of its list (collection runs
-// at the start of every process alone with the cache, and the list has a
-// line per shared entry): nil when it shares nothing.
-func (c *Cache) sharedHomes(commit string) ([]string, error) {
-	p := c.SidecarPath(commit, sharedSuffix)
+// sharedHomes returns the names of the directories that the commit
+// directory called name shares with, reading only the first line of its
+// list (collection runs at the start of every process alone with the
+// cache, and the list has a line per shared entry): nil when it shares
+// nothing.
+func (c *Cache) sharedHomes(name string) ([]string, error) {
+	p := c.SidecarPath(name, sharedSuffix)
 	f, size, err := pkgfile.OpenOwnFile(p, maxSharedFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -231,12 +242,12 @@ func (c *Cache) sharedHomes(commit string) ([]string, error) {
 	return homes, nil
 }
 
-// Shared returns what commit's directory shares with other commits'
-// directories: nil when it holds its whole tree. A sidecar that cannot be
-// read or parsed is an error naming it; the caller then treats the
-// directory as damaged.
-func (c *Cache) Shared(commit string) (Share, error) {
-	p := c.SidecarPath(commit, sharedSuffix)
+// Shared returns what the commit directory called name (Snapshot.Name)
+// shares with other commits' directories: nil when it holds its whole
+// tree. A sidecar that cannot be read or parsed is an error naming it; the
+// caller then treats the directory as damaged.
+func (c *Cache) Shared(name string) (Share, error) {
+	p := c.SidecarPath(name, sharedSuffix)
 	b, err := pkgfile.ReadOwnFile(p, maxSharedFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -252,7 +263,7 @@ func (c *Cache) Shared(commit string) (Share, error) {
 }
 
 // shareable decides whether share, offered for an update from the commit
-// prev (whose tree is prevTree) to commit id (whose tree is next), may be
+// directory prev (whose tree is prevTree) to commit id (whose tree is next), may be
 // used: it returns share with id's totals for the limits, or nil when the
 // update must materialize in full — the trees hold symbolic links (as for
 // an update in place), prev's totals are unknown, share names too many
