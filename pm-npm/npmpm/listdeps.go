@@ -26,7 +26,7 @@ import (
 // listCacheKey names the persisted list_deps answer and versions its
 // meaning; the workspace directory follows it. The value is the answer in
 // depcache's compact dependency form.
-const listCacheKey = "npm list_deps 6\x00"
+const listCacheKey = "npm list_deps 7\x00"
 
 // listCache is where the list_deps answers are persisted.
 func (p *PM) listCache() *depcache.Cache {

@@ -11,7 +11,7 @@ import (
 // listRawCacheKey names the persisted list_deps answer kept encoded as it
 // was sent, beside ListDeps' own (listCacheKey), with the same stamps; the
 // workspace directory follows it.
-const listRawCacheKey = "npm list_deps raw 1\x00"
+const listRawCacheKey = "npm list_deps raw 2\x00"
 
 // ListDepsRaw implements pmserver.RawDepLister: while every input of the
 // persisted list_deps answer is unchanged, the answer is sent as it was

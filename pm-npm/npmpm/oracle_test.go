@@ -126,6 +126,14 @@ func TestOracleListDepsAgainstNPMLs(t *testing.T) {
 			"tools/deep/c/package.json": `{"name":"@mono/c","version":"1.0.0","dependencies":{"opt":"0.0.3"}}`,
 		}, []string{"--lockfile-version=1"}},
 		{"shrinkwrap", map[string]string{"package.json": rootPkg}, []string{"shrinkwrap"}},
+		// package.json read as npm reads it, with JSON.parse: "Dependencies",
+		// "DevDependencies" and "Workspaces" are none of npm's, and packages/a
+		// is no member.
+		{"package.json keys as JSON.parse reads them", map[string]string{
+			"package.json": `{"name":"app","version":"1.0.0","dependencies":{"right":"^2.0.0"},"Dependencies":{"left":"^1"},
+			  "devDependencies":{"opt":"*"},"DevDependencies":{"tagged":"next"},"Workspaces":["packages/*"]}`,
+			"packages/a/package.json": `{"name":"a","version":"0.1.0","dependencies":{"@acme/widget":"0.4.0"}}`,
+		}, nil},
 		// A real install, then no lockfile: node_modules alone must answer.
 		{"node_modules only", map[string]string{
 			"package.json":            wsPkg,

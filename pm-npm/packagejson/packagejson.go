@@ -1,7 +1,9 @@
 // Package packagejson reads the parts of an npm package.json that a package
 // manager needs: name, version, the four dependency maps, workspaces and the
 // "symposium" plugin declaration, tolerating the field shapes found in the
-// wild (a UTF-8 byte-order mark, polymorphic fields, duplicate keys).
+// wild (a UTF-8 byte-order mark, polymorphic fields, duplicate keys). Its
+// objects are read as JSON.parse reads them, as npm and Node do: names
+// match exactly and a repeated name's last value wins.
 package packagejson
 
 import (
@@ -54,16 +56,12 @@ type Manifest struct {
 	Symposium json.RawMessage
 }
 
-// raw mirrors package.json with every polymorphic field left raw.
+// raw holds the members of package.json that are read, each as written
+// (the last of a name given twice).
 type raw struct {
-	Name                 json.RawMessage `json:"name"`
-	Version              json.RawMessage `json:"version"`
-	Dependencies         json.RawMessage `json:"dependencies"`
-	DevDependencies      json.RawMessage `json:"devDependencies"`
-	OptionalDependencies json.RawMessage `json:"optionalDependencies"`
-	PeerDependencies     json.RawMessage `json:"peerDependencies"`
-	Workspaces           json.RawMessage `json:"workspaces"`
-	Symposium            json.RawMessage `json:"symposium"`
+	Name, Version                                                         json.RawMessage
+	Dependencies, DevDependencies, OptionalDependencies, PeerDependencies json.RawMessage
+	Workspaces, Symposium                                                 json.RawMessage
 }
 
 // ReadPackage reads and parses the package.json of the package unpacked
@@ -98,16 +96,46 @@ func Parse(data []byte) (*Manifest, error) {
 
 // ParseFile parses the content of the package.json at path; its errors
 // name path, with the line and column of a syntax error.
+//
+// Members are read with the object semantics of JSON.parse, which npm and
+// Node read package.json with: a member is taken only under its exact name
+// ("Name", "Dependencies" or "Workspaces" are other members than "name",
+// "dependencies" and "workspaces", as is "Symposium"), escapes decoded,
+// and a name given twice is its last value.
 func ParseFile(path string, data []byte) (*Manifest, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	var r raw
-	if err := json.Unmarshal(data, &r); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			// Only the document as a whole can have the wrong type.
-			return nil, &jsonfile.Error{File: path, Msg: "a package.json must be a JSON object", Err: err}
+	if !jsonscan.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		if err == nil {
+			err = errors.New("invalid JSON") // jsonscan.Valid is json.Valid: not reached
 		}
 		return nil, jsonfile.Explain(path, data, err)
+	}
+	var r raw
+	isObject := jsonscan.Members(data, func(k string, v json.RawMessage) {
+		switch k {
+		case "name":
+			r.Name = v
+		case "version":
+			r.Version = v
+		case string(Prod):
+			r.Dependencies = v
+		case string(Dev):
+			r.DevDependencies = v
+		case string(Optional):
+			r.OptionalDependencies = v
+		case string(Peer):
+			r.PeerDependencies = v
+		case "workspaces":
+			r.Workspaces = v
+		case "symposium":
+			r.Symposium = v
+		}
+	})
+	if !isObject && !bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		// Only the document as a whole can have the wrong type.
+		return nil, &jsonfile.Error{File: path, Msg: "a package.json must be a JSON object", Err: json.Unmarshal(data, &struct{}{})}
 	}
 	m := &Manifest{
 		Name:    str(r.Name),
@@ -128,8 +156,8 @@ func ParseFile(path string, data []byte) (*Manifest, error) {
 		}
 	}
 	m.Workspaces = workspaces(r.Workspaces)
-	if len(r.Symposium) > 0 && !bytes.Equal(bytes.TrimSpace(r.Symposium), []byte("null")) {
-		m.Symposium = r.Symposium
+	if len(r.Symposium) > 0 && !bytes.Equal(r.Symposium, []byte("null")) {
+		m.Symposium = bytes.Clone(r.Symposium) // not a slice of data, which the caller may reuse
 	}
 	return m, nil
 }
@@ -162,26 +190,27 @@ func strMap(r json.RawMessage) map[string]string {
 	return out
 }
 
-// workspaces decodes both workspace forms: ["a/*"] and {"packages": ["a/*"]}.
+// workspaces decodes both workspace forms: ["a/*"] and {"packages": ["a/*"]}
+// (its exact "packages", as npm's map-workspaces reads it).
 func workspaces(r json.RawMessage) []string {
 	if len(r) == 0 {
 		return nil
 	}
-	var list []json.RawMessage
-	if json.Unmarshal(r, &list) != nil {
-		var obj struct {
-			Packages []json.RawMessage `json:"packages"`
-		}
-		if json.Unmarshal(r, &obj) != nil {
-			return nil
-		}
-		list = obj.Packages
+	list := r
+	if r[0] == '{' {
+		list = nil
+		jsonscan.Members(r, func(k string, v json.RawMessage) {
+			if k == "packages" {
+				list = v
+			}
+		})
 	}
 	var out []string
-	for _, e := range list {
+	jsonscan.Elements(list, func(e json.RawMessage) bool {
 		if s := str(e); s != "" {
 			out = append(out, s)
 		}
-	}
+		return true
+	})
 	return out
 }

@@ -95,7 +95,9 @@ func (e *HTTPError) Unwrap() error { return e.Err }
 // ErrNotFound is returned (wrapped) when the registry has no such package.
 var ErrNotFound = errors.New("no such package in the registry")
 
-// Packument is the decoded subset of a package document.
+// Packument is the decoded subset of a package document, read with the
+// object semantics of JSON.parse, as npm reads it (exact member names, a
+// repeated member's last value).
 type Packument struct {
 	Name     string              `json:"name"`
 	DistTags map[string]string   `json:"dist-tags"`
@@ -191,23 +193,6 @@ func (c *Client) Packument(ctx context.Context, name string) (*Packument, error)
 	return p, nil
 }
 
-// decodePackument decodes a packument document, dropping null versions and
-// taking each version from its key.
-func decodePackument(body []byte) (*Packument, error) {
-	var p Packument
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("invalid packument JSON: %w", err)
-	}
-	for v, m := range p.Versions {
-		if m == nil {
-			delete(p.Versions, v)
-			continue
-		}
-		m.Version = v // the key is the version npm installs, whatever the manifest says
-	}
-	return &p, nil
-}
-
 // Download streams the tarball at rawURL into w, at most MaxTarballBytes.
 // A failure of w (a full disk) is returned as w reported it, not as an
 // *HTTPError: it is the machine's, not the registry's.
@@ -251,24 +236,13 @@ func (c *Client) Search(ctx context.Context, text string, size int) ([]SearchRes
 	if resp.StatusCode != http.StatusOK {
 		return nil, &HTTPError{URL: redact.URL(u), Status: resp.StatusCode}
 	}
-	var doc struct {
-		Objects []struct {
-			Package struct {
-				Name        string `json:"name"`
-				Version     string `json:"version"`
-				Description string `json:"description"`
-			} `json:"package"`
-		} `json:"objects"`
-	}
+	var doc json.RawMessage
 	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxPackumentBytes)).Decode(&doc); err != nil {
 		return nil, &HTTPError{URL: redact.URL(u), Err: fmt.Errorf("invalid search response: %w", err)}
 	}
-	out := make([]SearchResult, 0, len(doc.Objects))
-	for _, o := range doc.Objects {
-		if o.Package.Name == "" {
-			continue
-		}
-		out = append(out, SearchResult{Name: o.Package.Name, Version: o.Package.Version, Description: o.Package.Description})
+	out, err := decodeSearch(doc)
+	if err != nil {
+		return nil, &HTTPError{URL: redact.URL(u), Err: fmt.Errorf("invalid search response: %w", err)}
 	}
 	return out, nil
 }

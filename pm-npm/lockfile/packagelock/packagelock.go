@@ -8,6 +8,11 @@
 // migrates it: an entry whose version is a "file:" directory is a link, and
 // the dependencies nested under a link live under the link's target, which
 // is how a workspace member's own dependencies are recorded.
+//
+// Files of every version are read with the object semantics of JSON.parse,
+// which npm reads them with: a member is taken only under its exact name
+// ("Version" is not "version", "Dependencies" not "dependencies") and a
+// repeated name's last value replaces the earlier one whole.
 package packagelock
 
 import (
@@ -30,7 +35,9 @@ type Lock struct {
 	// "node_modules/x", "packages/a", ...) to what is installed there.
 	Packages map[string]Package
 	// Dependencies is the v1 tree, read only when the file has no
-	// "packages" map (v1 and version-less files); nil otherwise.
+	// "packages" map (v1 and version-less files); nil otherwise. It is
+	// read as JSON.parse reads it (scanV1): exact names, the last of a
+	// repeated one winning.
 	Dependencies map[string]V1Dep
 }
 
@@ -57,13 +64,6 @@ type V1Dep struct {
 	// node_modules (for a link, in the target's).
 	Dependencies map[string]V1Dep `json:"dependencies"`
 }
-
-// maxTolerantDepth bounds how deep entries of the wrong shape are skipped
-// one by one in a v1 tree; below it, a subtree that does not decode is
-// dropped whole. Direct dependencies sit at the top of the tree or just
-// under a link, so only malformed files lose anything there; the bound
-// keeps a deep hostile tree from being decoded once per level.
-const maxTolerantDepth = 8
 
 // Parse parses a package-lock.json or npm-shrinkwrap.json document.
 func Parse(data []byte) (*Lock, error) {
@@ -153,63 +153,20 @@ func exactPackage(raw json.RawMessage) (Package, bool) {
 	return p, true
 }
 
-// loadV1 decodes the v1 tree when the file has no "packages" map, and
-// derives that map from it.
+// loadV1 reads the v1 tree when the file has no "packages" map, and
+// derives that map from it. The tree is read with the object semantics of
+// JSON.parse, as npm reads it (scanV1): keys match exactly and a repeated
+// key's last value wins.
 func (l *Lock) loadV1(raw json.RawMessage) {
-	if l.Packages != nil || len(raw) == 0 || string(raw) == "null" {
+	if l.Packages != nil || len(raw) == 0 {
 		return
 	}
-	var deps map[string]V1Dep
-	if json.Unmarshal(raw, &deps) != nil {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			return // not an object: no tree
-		}
-		deps = tolerantV1Map(m, 0)
+	deps, ok := scanV1(raw)
+	if !ok {
+		return // not an object: no tree
 	}
 	l.Dependencies = deps
 	l.Packages = v1Packages(deps)
-}
-
-// tolerantV1Map decodes one "dependencies" object, skipping entries and
-// fields of the wrong shape.
-func tolerantV1Map(raw map[string]json.RawMessage, depth int) map[string]V1Dep {
-	out := make(map[string]V1Dep, len(raw))
-	for k, v := range raw {
-		var d V1Dep
-		if json.Unmarshal(v, &d) == nil {
-			out[k] = d
-			continue
-		}
-		if depth >= maxTolerantDepth {
-			continue
-		}
-		// Decode the fields one by one, dropping those of the wrong shape.
-		var fields struct {
-			Version, Resolved, Integrity, Dev, Optional json.RawMessage
-			Dependencies                                map[string]json.RawMessage
-		}
-		if json.Unmarshal(v, &fields) != nil {
-			var shallow struct {
-				Version, Resolved, Integrity, Dev, Optional json.RawMessage
-			}
-			if json.Unmarshal(v, &shallow) != nil {
-				continue // not an object
-			}
-			fields.Version, fields.Resolved, fields.Integrity = shallow.Version, shallow.Resolved, shallow.Integrity
-			fields.Dev, fields.Optional = shallow.Dev, shallow.Optional
-		}
-		_ = json.Unmarshal(fields.Version, &d.Version)
-		_ = json.Unmarshal(fields.Resolved, &d.Resolved)
-		_ = json.Unmarshal(fields.Integrity, &d.Integrity)
-		_ = json.Unmarshal(fields.Dev, &d.Dev)
-		_ = json.Unmarshal(fields.Optional, &d.Optional)
-		if len(fields.Dependencies) > 0 {
-			d.Dependencies = tolerantV1Map(fields.Dependencies, depth+1)
-		}
-		out[k] = d
-	}
-	return out
 }
 
 // v1Packages turns a v1 tree into the v2 "packages" map, as npm migrates
@@ -218,7 +175,7 @@ func tolerantV1Map(raw map[string]json.RawMessage, depth int) map[string]V1Dep {
 // every link target. Entries nested under a non-link package are walked
 // only for the links they hold.
 func v1Packages(deps map[string]V1Dep) map[string]Package {
-	pk := map[string]Package{}
+	pk := make(map[string]Package, len(deps)) // the top of the tree, at least
 	var walk func(container string, record bool, deps map[string]V1Dep)
 	walk = func(container string, record bool, deps map[string]V1Dep) {
 		for name, d := range deps {

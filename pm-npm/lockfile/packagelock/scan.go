@@ -399,28 +399,12 @@ func (s *scanner) skip(depth int) bool {
 	}
 }
 
-// packages reads the "packages" object. Its first sampleEntries entries
-// are held in a slice; the map is then made once, at the size the bytes
-// they took predict for the rest of the document (sizeHint), instead of
-// grown and rehashed a dozen times on a large lockfile.
+// packages reads the "packages" object, made at its size (sizedMap).
 func (s *scanner) packages() (map[string]Package, bool) {
 	if !s.byte('{') {
 		return nil, false
 	}
-	start := s.i
-	var (
-		out    map[string]Package
-		sample []sampled
-	)
-	// fill makes the map, for hint entries, and moves the sample into it
-	// in order: a repeated key's last entry wins, as it would have.
-	fill := func(hint int) {
-		out = make(map[string]Package, hint)
-		for _, e := range sample {
-			out[e.key] = e.p
-		}
-		sample = nil
-	}
+	m := sizedMap[Package]{start: s.i}
 	s.space()
 	if s.byte('}') {
 		return map[string]Package{}, true
@@ -434,34 +418,87 @@ func (s *scanner) packages() (map[string]Package, bool) {
 		if !ok {
 			return nil, false
 		}
-		if out != nil {
-			out[key] = p
-		} else if sample = append(sample, sampled{key, p}); len(sample) == sampleEntries {
-			fill(sizeHint(len(sample), s.i-start, len(s.data)-s.i))
-		}
+		m.set(s, key, p)
 		s.space()
 		if s.byte(',') {
 			s.space()
 			continue
 		}
 		if s.byte('}') {
-			if out == nil {
-				fill(len(sample))
-			}
-			return out, true
+			return m.done(), true
 		}
 		return nil, false
 	}
 }
 
-// sampled is one entry of the sample packages reads before it makes its
-// map.
-type sampled struct {
-	key string
-	p   Package
+// sizedMap builds a large map read entry by entry, as packages and the
+// top of a v1 tree do: its first sampleEntries entries are held in a
+// slice; the map is then made once, at the size the bytes they took
+// predict for the rest of the document (sizeHint), instead of grown and
+// rehashed a dozen times on a large lockfile. The entries go into the map
+// in order: a repeated key's last entry wins, as it would have.
+type sizedMap[V any] struct {
+	out    map[string]V
+	sample []sampled[V]
+	start  int // where the map's first entry starts in the scanner's data
 }
 
-// sampleEntries is how many entries packages reads before sizing its map.
+// sampled is one entry of the sample a sizedMap holds before it makes its
+// map; del stands for the key's removal.
+type sampled[V any] struct {
+	key string
+	v   V
+	del bool
+}
+
+// set records key's entry, read up to s's position.
+func (m *sizedMap[V]) set(s *scanner, key string, v V) {
+	m.put(s, sampled[V]{key: key, v: v})
+}
+
+// delete records key's removal, read up to s's position.
+func (m *sizedMap[V]) delete(s *scanner, key string) {
+	m.put(s, sampled[V]{key: key, del: true})
+}
+
+// put records e: into the sample until it is full, then into the map.
+func (m *sizedMap[V]) put(s *scanner, e sampled[V]) {
+	if m.out == nil {
+		if m.sample = append(m.sample, e); len(m.sample) < sampleEntries {
+			return
+		}
+		m.fill(sizeHint(len(m.sample), s.i-m.start, len(s.data)-s.i))
+		return
+	}
+	if e.del {
+		delete(m.out, e.key)
+	} else {
+		m.out[e.key] = e.v
+	}
+}
+
+// fill makes the map, for hint entries, and moves the sample into it.
+func (m *sizedMap[V]) fill(hint int) {
+	m.out = make(map[string]V, hint)
+	for _, e := range m.sample {
+		if e.del {
+			delete(m.out, e.key)
+		} else {
+			m.out[e.key] = e.v
+		}
+	}
+	m.sample = nil
+}
+
+// done returns the map, every entry read.
+func (m *sizedMap[V]) done() map[string]V {
+	if m.out == nil {
+		m.fill(len(m.sample))
+	}
+	return m.out
+}
+
+// sampleEntries is how many entries a sizedMap reads before sizing its map.
 const sampleEntries = 64
 
 // sizeHint predicts the number of entries of a map whose first n entries
@@ -547,4 +584,204 @@ func (s *scanner) pkg() (Package, bool) {
 		}
 		return p, s.byte('}')
 	}
+}
+
+// scanV1 reads a v1 "dependencies" tree with the object semantics of
+// JSON.parse, which npm reads it with: a member is taken only under its
+// exact name, escapes decoded ("Version" is not "version", "\u0076ersion"
+// is), and a repeated name's last value replaces the earlier one whole (a
+// second "dependencies" of an entry is its tree, not merged into the
+// first; a repeated entry is the last one). Within that, what npm writes
+// is kept and the rest skipped: an entry that is not an object is left
+// out (a null one is kept empty, as a null "packages" entry is), and a
+// field of another type than npm writes is read as absent. ok is false
+// when raw is not an object.
+//
+// raw must be a valid JSON value, as Parse hands it over (checked by
+// scanLock's skip or by encoding/json): values are skipped by their
+// brackets, and nesting is followed to any depth.
+func scanV1(raw []byte) (map[string]V1Dep, bool) {
+	s := scanner{data: raw}
+	s.space()
+	if s.peek() != '{' {
+		return nil, false
+	}
+	return s.v1Deps(true)
+}
+
+// v1Deps reads one "dependencies" object, name → entry; the top of the
+// tree, which holds most of a lockfile's entries, is made at its size
+// (sizedMap), the rest grown as they fill (a nested map is small, and the
+// bytes after it do not predict its size).
+func (s *scanner) v1Deps(top bool) (map[string]V1Dep, bool) {
+	if !s.byte('{') {
+		return nil, false
+	}
+	m := sizedMap[V1Dep]{start: s.i}
+	if !top {
+		m.out = map[string]V1Dep{}
+	}
+	s.space()
+	if s.byte('}') {
+		return m.done(), true
+	}
+	for {
+		name, ok := s.stringValue()
+		if !ok || !s.colon() {
+			return nil, false
+		}
+		switch s.peek() {
+		case '{':
+			d, ok := s.v1Dep()
+			if !ok {
+				return nil, false
+			}
+			m.set(s, name, d)
+		case 'n':
+			if !s.literal("null") {
+				return nil, false
+			}
+			m.set(s, name, V1Dep{})
+		default:
+			if !s.skipValid() {
+				return nil, false
+			}
+			m.delete(s, name) // the last value is no entry
+		}
+		s.space()
+		if s.byte(',') {
+			s.space()
+			continue
+		}
+		if s.byte('}') {
+			return m.done(), true
+		}
+		return nil, false
+	}
+}
+
+// v1Dep reads one entry of a v1 tree, an object.
+func (s *scanner) v1Dep() (V1Dep, bool) {
+	var d V1Dep
+	s.byte('{')
+	s.space()
+	if s.byte('}') {
+		return d, true
+	}
+	for {
+		key, ok := s.memberName()
+		if !ok || !s.colon() {
+			return d, false
+		}
+		switch string(key) {
+		case "version":
+			d.Version, ok = s.v1String()
+		case "resolved":
+			d.Resolved, ok = s.v1String()
+		case "integrity":
+			d.Integrity, ok = s.v1String()
+		case "dev":
+			d.Dev, ok = s.v1Flag()
+		case "optional":
+			d.Optional, ok = s.v1Flag()
+		case "dependencies":
+			d.Dependencies = nil
+			if s.peek() == '{' {
+				d.Dependencies, ok = s.v1Deps(false)
+			} else {
+				ok = s.skipValid()
+			}
+		default:
+			ok = s.skipValid()
+		}
+		if !ok {
+			return d, false
+		}
+		s.space()
+		if s.byte(',') {
+			s.space()
+			continue
+		}
+		return d, s.byte('}')
+	}
+}
+
+// memberName reads a member's name as JSON.parse decodes it, for comparing
+// with the names of fields: its bytes in data when it is written plainly,
+// else decoded (escapes resolved).
+func (s *scanner) memberName() ([]byte, bool) {
+	start := s.i
+	if raw, ok := s.plainBytes(); ok {
+		return raw, true
+	}
+	s.i = start
+	if !s.skipString() {
+		return nil, false
+	}
+	var name string
+	if json.Unmarshal(s.data[start:s.i], &name) != nil {
+		return nil, false
+	}
+	return []byte(name), true
+}
+
+// v1String reads a string field: its value, or "" for a value of another
+// type, skipped.
+func (s *scanner) v1String() (string, bool) {
+	if s.peek() == '"' {
+		return s.stringValue()
+	}
+	return "", s.skipValid()
+}
+
+// v1Flag reads a boolean field: its value, or false for a value of another
+// type, skipped.
+func (s *scanner) v1Flag() (bool, bool) {
+	switch {
+	case s.literal("true"):
+		return true, true
+	case s.literal("false"):
+		return false, true
+	}
+	return false, s.skipValid()
+}
+
+// skipValid skips one value of a document known to be valid JSON, at any
+// depth: strings are skipped by their quotes, containers by their
+// brackets, anything else up to the next delimiter.
+func (s *scanner) skipValid() bool {
+	switch s.peek() {
+	case '"':
+		return s.skipString()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.data) {
+			switch s.data[s.i] {
+			case '"':
+				if !s.skipString() {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return true
+				}
+			}
+			s.i++
+		}
+		return false
+	}
+	start := s.i
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r', ',', ']', '}':
+			return s.i > start
+		}
+		s.i++
+	}
+	return s.i > start
 }
