@@ -487,6 +487,9 @@ func (c *Cache) collect() {
 
 // state is what state.json records.
 type state struct {
+	// Name is the registry's name (Config.Name): symposium-pm status tells
+	// by it which of the caches whose names render alike is a registry's.
+	Name      string    `json:"name,omitempty"`
 	URL       string    `json:"url"`
 	Ref       string    `json:"ref"`
 	RefHash   string    `json:"ref_hash"`
@@ -711,7 +714,7 @@ func (c *Cache) update(ctx context.Context, mode Mode, share func(prev string) S
 			return Snapshot{}, false, err
 		}
 	}
-	st := &state{URL: c.remote.url, Ref: name.String(), RefHash: adv.String(), Commit: snap.Commit, FetchedAt: time.Now().UTC()}
+	st := &state{Name: c.cfg.Name, URL: c.remote.url, Ref: name.String(), RefHash: adv.String(), Commit: snap.Commit, FetchedAt: time.Now().UTC()}
 	if err := c.writeState(st); err != nil {
 		return Snapshot{}, false, err
 	}
@@ -747,7 +750,7 @@ func (c *Cache) updatePinned(ctx context.Context, old *state) (Snapshot, bool, e
 	if err != nil {
 		return Snapshot{}, false, err
 	}
-	st := &state{URL: c.remote.url, Ref: c.cfg.Ref, RefHash: c.cfg.Ref, Commit: snap.Commit, FetchedAt: time.Now().UTC()}
+	st := &state{Name: c.cfg.Name, URL: c.remote.url, Ref: c.cfg.Ref, RefHash: c.cfg.Ref, Commit: snap.Commit, FetchedAt: time.Now().UTC()}
 	if err := c.writeState(st); err != nil {
 		return Snapshot{}, false, err
 	}
@@ -799,7 +802,11 @@ func (c *Cache) updateLock(ctx context.Context) (func(), error) {
 // credentials from git's credential helpers when the remote asks for them.
 func (c *Cache) list(ctx context.Context) ([]*plumbing.Reference, error) {
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{c.remote.url}})
-	opts := &git.ListOptions{Auth: c.auth, PeelingOption: git.AppendPeeled, ProxyOptions: c.remote.proxy(c.cfg.Getenv)}
+	proxy, err := c.remote.proxy(c.cfg.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	opts := &git.ListOptions{Auth: c.auth, PeelingOption: git.AppendPeeled, ProxyOptions: proxy}
 	refs, err := rem.ListContext(ctx, opts)
 	if err != nil && c.auth == nil && (errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed)) {
 		environ := c.cfg.Environ
@@ -983,13 +990,17 @@ func (c *Cache) fetchCommit(ctx context.Context, h plumbing.Hash) (*git.Reposito
 // fetch fetches specs into repo. A failure to write the repository (see
 // fetchStorage) is a *WriteError.
 func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.RefSpec, depth int) error {
+	proxy, err := c.remote.proxy(c.cfg.Getenv)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	st, _ := repo.Storer.(*fetchStorage)
 	if st != nil {
 		st.begin(cancel)
 	}
-	err := repo.FetchContext(ctx, &git.FetchOptions{
+	err = repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName:   "origin",
 		RemoteURL:    c.remote.url,
 		RefSpecs:     specs,
@@ -997,7 +1008,7 @@ func (c *Cache) fetch(ctx context.Context, repo *git.Repository, specs []config.
 		Auth:         c.auth,
 		Tags:         git.NoTags,
 		Force:        true,
-		ProxyOptions: c.remote.proxy(c.cfg.Getenv),
+		ProxyOptions: proxy,
 	})
 	if st != nil {
 		if werr := st.end(); werr != nil {

@@ -149,26 +149,32 @@ func (r *remote) auth() transport.AuthMethod {
 	return nil
 }
 
-// proxy returns the proxy the environment selects for the remote (HTTPS_PROXY,
-// HTTP_PROXY, NO_PROXY in either case), or the zero value.
-func (r *remote) proxy(getenv func(string) string) transport.ProxyOptions {
+// proxy returns the proxy the environment selects for the remote, as git's
+// libcurl reads it (https_proxy, http_proxy, all_proxy and no_proxy, lower
+// case first: netproxy.FromToolEnv), or the zero value to go direct. A
+// malformed setting is an error naming it, as git fails on it: going
+// direct instead would go around the proxy the user configured.
+func (r *remote) proxy(getenv func(string) string) (transport.ProxyOptions, error) {
 	if !r.isHTTP() || getenv == nil {
-		return transport.ProxyOptions{}
+		return transport.ProxyOptions{}, nil
 	}
 	u, err := url.Parse(r.url)
 	if err != nil {
-		return transport.ProxyOptions{}
+		return transport.ProxyOptions{}, nil
 	}
-	p, err := netproxy.FromEnv(getenv).For(u)
-	if err != nil || p == nil {
-		return transport.ProxyOptions{}
+	p, err := netproxy.FromToolEnv(getenv).For(u)
+	if err != nil {
+		return transport.ProxyOptions{}, fmt.Errorf("%s: %w", r.url, err)
+	}
+	if p == nil {
+		return transport.ProxyOptions{}, nil
 	}
 	opts := transport.ProxyOptions{URL: (&url.URL{Scheme: p.Scheme, Host: p.Host}).String()}
 	if p.User != nil {
 		opts.Username = p.User.Username()
 		opts.Password, _ = p.User.Password()
 	}
-	return opts
+	return opts, nil
 }
 
 // credentialFill asks git's credential helpers for the remote's credentials

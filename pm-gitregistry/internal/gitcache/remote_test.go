@@ -58,3 +58,35 @@ func TestParseRemoteGitURLDropsUserinfo(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteProxy: the proxy is chosen as git's libcurl chooses it
+// (all_proxy included, lower case first), and a malformed setting is an
+// error naming it, never a quiet direct connection around it.
+func TestRemoteProxy(t *testing.T) {
+	r, err := parseRemote("https://git.example/r.git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want string
+		err  string
+	}{
+		{"none", nil, "", ""},
+		{"all_proxy", map[string]string{"ALL_PROXY": "http://all.example:3128"}, "http://all.example:3128", ""},
+		{"lower case first", map[string]string{"HTTPS_PROXY": "http://up.example:1", "https_proxy": "http://low.example:1"}, "http://low.example:1", ""},
+		{"no_proxy", map[string]string{"all_proxy": "http://all.example:1", "no_proxy": "git.example"}, "", ""},
+		{"malformed", map[string]string{"https_proxy": "http://u:s3cret@[::1"}, "", "invalid proxy setting"},
+	} {
+		got, err := r.proxy(func(k string) string { return tt.env[k] })
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("%s: %v, want an error %q without the password", tt.name, err, tt.err)
+			}
+		case err != nil || got.URL != tt.want:
+			t.Errorf("%s: proxy %q, %v; want %q", tt.name, got.URL, err, tt.want)
+		}
+	}
+}

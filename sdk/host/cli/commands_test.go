@@ -573,12 +573,31 @@ func TestDiscoverRegistries(t *testing.T) {
 func writeRegistryState(t *testing.T, cache, name, url, commit string, at time.Time) {
 	t.Helper()
 	dir := filepath.Join(cache, regcache.NamePart(name), regcache.NamePart(name)+"-0123abcd")
-	b, _ := json.Marshal(registryState{URL: url, Commit: commit, FetchedAt: at})
+	b, _ := json.Marshal(registryState{Name: name, URL: url, Commit: commit, FetchedAt: at})
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, regcache.StateFile), b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRegistryCacheNameCollision: registries whose names render alike as
+// a directory ("corp plugins" and "corp/plugins" are both corp_plugins)
+// never report each other's cache, even through the one-cache fallback.
+func TestRegistryCacheNameCollision(t *testing.T) {
+	cache := t.TempDir()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	commit := strings.Repeat("1", 40)
+	writeRegistryState(t, cache, "corp plugins", "https://git.example/corp/plugins", commit, at)
+	if got := registryCache(cache, config.Registry{Name: "corp/plugins", Git: "https://other.example/evil/registry"}); got.Fetched {
+		t.Errorf("never-fetched registry corp/plugins reported as %+v, the cache of \"corp plugins\"", got)
+	}
+	// The registry itself is found, by URL or as the one cache of its name.
+	for _, git := range []string{"https://git.example/corp/plugins", "https://git.example/corp/plugins/tree/main"} {
+		if got := registryCache(cache, config.Registry{Name: "corp plugins", Git: git}); !got.Fetched || got.Commit != commit {
+			t.Errorf("corp plugins at %s: %+v", git, got)
+		}
 	}
 }
 
@@ -712,8 +731,8 @@ func TestRegistryCache(t *testing.T) {
 	writeRegistryState(t, cache, "moved", "/abs/moved", c2, at)
 	os.MkdirAll(filepath.Join(cache, "two", "two-a"), 0o755)
 	os.MkdirAll(filepath.Join(cache, "two", "two-b"), 0o755)
-	os.WriteFile(filepath.Join(cache, "two", "two-a", regcache.StateFile), []byte(`{"url":"u1","commit":"`+c1+`"}`), 0o644)
-	os.WriteFile(filepath.Join(cache, "two", "two-b", regcache.StateFile), []byte(`{"url":"u2","commit":"`+c2+`"}`), 0o644)
+	os.WriteFile(filepath.Join(cache, "two", "two-a", regcache.StateFile), []byte(`{"name":"two","url":"u1","commit":"`+c1+`"}`), 0o644)
+	os.WriteFile(filepath.Join(cache, "two", "two-b", regcache.StateFile), []byte(`{"name":"two","url":"u2","commit":"`+c2+`"}`), 0o644)
 	writeRegistryState(t, cache, "short", "https://x/short", "abc", at)
 	for _, tc := range []struct {
 		name, url string

@@ -22,6 +22,7 @@ type cachedRegistry struct {
 // registryState is the part of symposium-pm-gitregistry's state.json
 // (<cache>/<name>/<name>-<hash>/state.json) read here.
 type registryState struct {
+	Name      string    `json:"name"`
 	URL       string    `json:"url"`
 	Commit    string    `json:"commit"`
 	FetchedAt time.Time `json:"fetched_at"`
@@ -48,14 +49,20 @@ func registryCache(cacheDir string, r config.Registry) cachedRegistry {
 		if err := json.Unmarshal(data, &st); err != nil || len(st.Commit) != 40 {
 			continue
 		}
+		if st.Name != r.Name {
+			// Another registry whose name renders alike ("corp plugins"
+			// and "corp/plugins" are both corp_plugins), or a state
+			// written before names were recorded.
+			continue
+		}
 		if st.URL == r.Git {
 			return cachedRegistry{Fetched: true, Commit: st.Commit, FetchedAt: st.FetchedAt}
 		}
 		found = append(found, st)
 	}
 	// The registry PM may record the URL otherwise (a github tree URL split
-	// into URL and subdir, a local path made absolute): one cache under the
-	// name is this one.
+	// into URL and subdir, a local path made absolute): the one cache of
+	// this name is this one.
 	if len(found) == 1 {
 		return cachedRegistry{Fetched: true, Commit: found[0].Commit, FetchedAt: found[0].FetchedAt}
 	}
