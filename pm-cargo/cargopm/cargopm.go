@@ -14,6 +14,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
+	httpredirect "github.com/symposium-dev/symposium-pm/sdk/redirect"
 )
 
 // Name is the PM name cargopm announces and mints ids with.
@@ -24,8 +25,14 @@ type PM struct {
 	mu   sync.Mutex
 	sess *pmserver.Session
 
-	// httpClient is used for the sparse index and the web API.
+	// httpClient is used for the sparse index and the web API. Its
+	// redirect policy (redirect.Check) drops the token on a redirect to
+	// another scheme, host or port, as libcurl does for cargo.
 	httpClient *http.Client
+
+	// gitSystemConfig is git's system-wide configuration file, read (with
+	// the user's) for git's http.proxy, as cargo reads it through libgit2.
+	gitSystemConfig string
 
 	// audited keeps auditCrate's verdict per .crate (path, size, mtime).
 	audited map[string]error
@@ -45,10 +52,10 @@ const httpTimeout = 60 * time.Second
 
 // New returns a cargo PM.
 func New() *PM {
-	p := &PM{}
+	p := &PM{gitSystemConfig: gitSystemConfig}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = p.proxy
-	p.httpClient = &http.Client{Transport: t, Timeout: httpTimeout}
+	p.httpClient = &http.Client{Transport: t, Timeout: httpTimeout, CheckRedirect: httpredirect.Check}
 	return p
 }
 

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
+	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/gitconfig"
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
+	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
 
 // cargoHome is CARGO_HOME from the session environment, else $HOME/.cargo.
@@ -78,19 +80,55 @@ func envVarName(name string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// proxy chooses the HTTP proxy for a registry request from the session
-// environment (the host's initialize env first): HTTPS_PROXY or HTTP_PROXY
-// by scheme (upper or lower case), unless NO_PROXY names the host; cargo's
-// own http.proxy (CARGO_HTTP_PROXY, else the configuration files) wins for
-// both schemes, as in cargo.
+// gitSystemConfig is git's system-wide configuration file, as libgit2
+// finds it on Unix.
+const gitSystemConfig = "/etc/gitconfig"
+
+// proxy chooses the HTTP proxy for a registry request as cargo's libcurl
+// handle would, from the session environment (the host's initialize env
+// first): cargo's own http.proxy (CARGO_HTTP_PROXY, else the configuration
+// files) for both schemes, else git's http.proxy (gitHTTPProxy), else the
+// environment as libcurl reads it (netproxy.FromToolEnv: https_proxy or
+// http_proxy by scheme, lower case first, then all_proxy/ALL_PROXY); the
+// environment's no_proxy/NO_PROXY applies to all three, as in libcurl. A
+// git http.proxy set to "" means no proxy at all: cargo hands it to libcurl
+// as CURLOPT_PROXY, and an empty one turns the environment's off.
 func (p *PM) proxy(req *http.Request) (*url.URL, error) {
 	env := p.session().Env
-	s := netproxy.FromEnv(env.Get)
-	cargo := env.Get("CARGO_HTTP_PROXY")
-	if cargo == "" {
+	s := netproxy.FromToolEnv(env.Get)
+	explicit := env.Get("CARGO_HTTP_PROXY")
+	if explicit == "" {
 		if cfg, err := p.cargoConfig(); err == nil {
-			cargo = cfg.HTTPProxy
+			explicit = cfg.HTTPProxy
 		}
 	}
-	return s.Override(netproxy.Settings{HTTP: cargo, HTTPS: cargo}).For(req.URL)
+	if explicit == "" {
+		git, found := p.gitHTTPProxy()
+		if found && git == "" {
+			return nil, nil
+		}
+		explicit = git
+	}
+	return s.Override(netproxy.Settings{HTTP: explicit, HTTPS: explicit}).For(req.URL)
+}
+
+// gitHTTPProxy returns http.proxy from the user's git configuration as
+// cargo reads it (libgit2's git_config_open_default: /etc/gitconfig, then
+// $XDG_CONFIG_HOME/git/config or ~/.config/git/config, then ~/.gitconfig,
+// the later winning), with HOME and XDG_CONFIG_HOME from the session
+// environment. A configuration libgit2 could not open (a file unreadable
+// or malformed) yields nothing, as cargo then uses no git setting.
+func (p *PM) gitHTTPProxy() (value string, found bool) {
+	env := p.session().Env
+	home := env.Get("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	files := gitconfig.Files(p.gitSystemConfig, home, env.Get("XDG_CONFIG_HOME"))
+	value, found, err := gitconfig.Lookup(files, home, "http.proxy")
+	if err != nil {
+		p.session().Logger.Debug("cargo: git's http.proxy is not used, as cargo does not use it when git's configuration cannot be read", "error", redact.Error(err))
+		return "", false
+	}
+	return value, found
 }

@@ -16,7 +16,7 @@ func TestValidCrateName(t *testing.T) {
 }
 
 func TestProxy(t *testing.T) {
-	p := newPM(t, t.TempDir(), map[string]string{"CARGO_HOME": t.TempDir(), "HTTPS_PROXY": "proxy.example:3128", "http_proxy": "http://u:pw@plain.example:80", "NO_PROXY": "internal.example,.corp"})
+	p := proxyPM(t, t.TempDir(), map[string]string{"HTTPS_PROXY": "proxy.example:3128", "http_proxy": "http://u:pw@plain.example:80", "NO_PROXY": "internal.example,.corp"}, "")
 	for target, want := range map[string]string{
 		"https://index.crates.io/config.json": "http://proxy.example:3128",
 		"http://index.example/x":              "http://u:pw@plain.example:80",

@@ -3,6 +3,8 @@ package cargopm
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,13 +45,20 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 	client := &registry.Client{HTTP: p.httpClient}
 	api := ""
 	if base, ok := src.Sparse(); ok {
+		// As cargo: config.json without the token, again with it on a 401;
+		// the web API gets it only when config.json says auth-required.
 		client.Index = base
 		client.Token = p.registryToken(src.Name)
 		ic, err := client.Config(ctx)
 		if err != nil {
+			var se *registry.StatusError
+			if errors.As(err, &se) && se.Status == http.StatusUnauthorized {
+				return nil, protocol.ErrRegistry(nil, se.URL, se.Status, "registry request failed: %v; %s", se, authHint(src.Name, client.Token != ""))
+			}
 			return nil, registryError(nil, base+"config.json", err)
 		}
 		api = ic.API
+		client.AuthRequired = ic.AuthRequired
 	} else if src.Index == cargoconfig.CratesIOGit {
 		api = cratesIOAPI
 	} else {
@@ -76,11 +85,7 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 // token is never logged.
 func (p *PM) registryToken(name string) string {
 	env := p.session().Env
-	if name == "crates-io" {
-		if t := env.Get("CARGO_REGISTRY_TOKEN"); t != "" {
-			return t
-		}
-	} else if t := env.Get("CARGO_REGISTRIES_" + envVarName(name) + "_TOKEN"); t != "" {
+	if t := env.Get(tokenVar(name)); t != "" {
 		return t
 	}
 	home := p.cargoHome()
@@ -121,6 +126,29 @@ func registryError(id *protocol.PackageID, url string, err error) error {
 		return err
 	}
 	return protocol.ErrRegistry(id, redact.URL(url), 0, "registry request failed: %s", redact.Error(err))
+}
+
+// authHint is what cargo tells the user when config.json answers 401: the
+// registry wants a token and none is configured for it, or it rejected the
+// one sent.
+func authHint(registry string, hadToken bool) string {
+	if hadToken {
+		return fmt.Sprintf("the registry rejected the token configured for `%s`", registry)
+	}
+	login := "cargo login --registry " + registry
+	if registry == "crates-io" {
+		login = "cargo login"
+	}
+	return fmt.Sprintf("the registry requires a token and none is configured for `%s`: run `%s` or set %s", registry, login, tokenVar(registry))
+}
+
+// tokenVar is the environment variable cargo reads the named registry's
+// token from.
+func tokenVar(registry string) string {
+	if registry == "crates-io" {
+		return "CARGO_REGISTRY_TOKEN"
+	}
+	return "CARGO_REGISTRIES_" + envVarName(registry) + "_TOKEN"
 }
 
 // searchDirectory matches query against the crates of a vendored directory.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonfile"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
+	"github.com/symposium-dev/symposium-pm/sdk/redirect"
 )
 
 // DefaultUserAgent identifies Symposium to registries, as crates.io's data
@@ -36,17 +37,31 @@ const (
 const MaxCacheFile = 2 * maxIndexFile
 
 // Client talks to one sparse registry.
+//
+// The token is sent as cargo sends it (RFC 3139): config.json is asked for
+// without it, and again with it only when that answers 401; index files and
+// the web API get it only when config.json says "auth-required": true
+// (AuthRequired). A redirect to another origin (scheme, host or port) never
+// carries it (redirect.Check), as libcurl does not carry it for cargo.
 type Client struct {
-	// HTTP is the HTTP client; nil means http.DefaultClient.
+	// HTTP is the HTTP client; nil means http.DefaultClient. A client
+	// without a CheckRedirect policy is used with redirect.Check, so that
+	// no redirect takes the token (or a cookie) to another origin.
 	HTTP *http.Client
 	// Index is the sparse index base URL without the sparse+ prefix,
 	// ending in "/".
 	Index string
 	// UserAgent is sent with every request; empty means DefaultUserAgent.
 	UserAgent string
-	// Token, when set, is sent as the Authorization header (registries with
-	// auth-required). It never appears in errors.
+	// Token is the registry's token, sent as the Authorization header
+	// only when the registry asks for it (see Client). It never appears
+	// in errors.
 	Token string
+	// AuthRequired is config.json's "auth-required" (IndexConfig's), set
+	// by the caller once Config has answered: with it, Token goes to
+	// index files, the web API and config.json itself; without it, only
+	// to a config.json that answered 401 without it.
+	AuthRequired bool
 }
 
 // IndexConfig is the index's config.json.
@@ -88,7 +103,24 @@ func (e *StatusError) NotFound() bool {
 	return e.Status == http.StatusNotFound || e.Status == http.StatusGone || e.Status == http.StatusUnavailableForLegalReasons
 }
 
-func (c *Client) get(ctx context.Context, u string, limit int64) ([]byte, error) {
+// httpClient is c.HTTP (else http.DefaultClient), with redirect.Check as
+// its redirect policy when it has none of its own.
+func (c *Client) httpClient() *http.Client {
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if hc.CheckRedirect == nil {
+		own := *hc
+		own.CheckRedirect = redirect.Check
+		hc = &own
+	}
+	return hc
+}
+
+// get fetches u, at most limit bytes, with the token when withToken is set
+// (and there is one).
+func (c *Client) get(ctx context.Context, u string, limit int64, withToken bool) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", redact.URL(u), err)
@@ -98,14 +130,10 @@ func (c *Client) get(ctx context.Context, u string, limit int64) ([]byte, error)
 		ua = DefaultUserAgent
 	}
 	req.Header.Set("User-Agent", ua)
-	if c.Token != "" {
+	if withToken && c.Token != "" {
 		req.Header.Set("Authorization", c.Token)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", redact.URL(u), unwrapURLError(err))
 	}
@@ -133,10 +161,18 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// Config fetches config.json.
+// Config fetches config.json as cargo does: without the token (unless
+// AuthRequired is already known), then, when that answers 401 and there
+// is a token, once more with it. A 401 without a token, or with the token,
+// is a *StatusError of status 401.
 func (c *Client) Config(ctx context.Context) (IndexConfig, error) {
 	var cfg IndexConfig
-	data, err := c.get(ctx, c.Index+"config.json", 1<<20)
+	u := c.Index + "config.json"
+	data, err := c.get(ctx, u, 1<<20, c.AuthRequired)
+	var se *StatusError
+	if err != nil && !c.AuthRequired && c.Token != "" && errors.As(err, &se) && se.Status == http.StatusUnauthorized {
+		data, err = c.get(ctx, u, 1<<20, true)
+	}
 	if err != nil {
 		return cfg, err
 	}
@@ -163,10 +199,11 @@ func IndexPath(name string) string {
 	return n[:2] + "/" + n[2:4] + "/" + n
 }
 
-// Versions fetches and parses a crate's index file.
+// Versions fetches and parses a crate's index file, with the token only
+// when AuthRequired is set.
 func (c *Client) Versions(ctx context.Context, name string) ([]Version, error) {
 	u := c.Index + IndexPath(name)
-	data, err := c.get(ctx, u, maxIndexFile)
+	data, err := c.get(ctx, u, maxIndexFile, c.AuthRequired)
 	if err != nil {
 		return nil, err
 	}
@@ -206,13 +243,14 @@ func ParseIndexFile(name string, data []byte) ([]Version, error) {
 	return out, nil
 }
 
-// Search queries the web API at api (config.json's "api") for query.
+// Search queries the web API at api (config.json's "api") for query, with
+// the token only when AuthRequired is set, as cargo search does.
 func (c *Client) Search(ctx context.Context, api, query string, perPage int) ([]Hit, error) {
 	if api == "" {
 		return nil, fmt.Errorf("%s: the registry has no web API (config.json has no \"api\")", redact.URL(c.Index))
 	}
 	u := strings.TrimSuffix(api, "/") + "/api/v1/crates?q=" + url.QueryEscape(query) + "&per_page=" + strconv.Itoa(perPage)
-	data, err := c.get(ctx, u, maxAPIBody)
+	data, err := c.get(ctx, u, maxAPIBody, c.AuthRequired)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,10 @@ func TestClient(t *testing.T) {
 	var auth, agent string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth, agent = r.Header.Get("Authorization"), r.UserAgent()
+		if auth != "secret-token" {
+			http.Error(w, "log in", http.StatusUnauthorized)
+			return
+		}
 		switch r.URL.Path {
 		case "/index/config.json":
 			json.NewEncoder(w).Encode(map[string]any{"dl": "http://x/dl", "api": "http://" + r.Host, "auth-required": true})
@@ -93,6 +97,7 @@ func TestClient(t *testing.T) {
 	if auth != "secret-token" || !strings.HasPrefix(agent, "symposium-pm-cargo") {
 		t.Errorf("Authorization %q, User-Agent %q", auth, agent)
 	}
+	c.AuthRequired = cfg.AuthRequired
 	vs, err := c.Versions(ctx, "foo")
 	if err != nil || len(vs) != 1 || vs[0].Vers != "0.1.0" {
 		t.Errorf("Versions = %+v, %v", vs, err)
