@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/cargoconfig"
-	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/gitconfig"
+	"github.com/symposium-dev/symposium-pm/sdk/gitconfig"
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )

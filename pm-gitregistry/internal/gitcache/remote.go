@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/symposium-dev/symposium-pm/sdk/gitconfig"
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
 )
@@ -149,11 +150,14 @@ func (r *remote) auth() transport.AuthMethod {
 	return nil
 }
 
-// proxy returns the proxy the environment selects for the remote, as git's
-// libcurl reads it (https_proxy, http_proxy, all_proxy and no_proxy, lower
-// case first: netproxy.FromToolEnv), or the zero value to go direct. A
-// malformed setting is an error naming it, as git fails on it: going
-// direct instead would go around the proxy the user configured.
+// proxy returns the proxy git would use for the remote, or the zero value
+// to go direct: http.proxy from the user's git configuration (gitProxy),
+// else the environment as git's libcurl reads it (https_proxy, http_proxy,
+// all_proxy, lower case first: netproxy.FromToolEnv); no_proxy applies to
+// both. An empty http.proxy turns proxying off. A malformed setting, or a
+// git configuration that does not parse, is an error naming it, as git
+// fails on it: going direct instead would go around the proxy the user
+// configured.
 func (r *remote) proxy(getenv func(string) string) (transport.ProxyOptions, error) {
 	if !r.isHTTP() || getenv == nil {
 		return transport.ProxyOptions{}, nil
@@ -162,7 +166,17 @@ func (r *remote) proxy(getenv func(string) string) (transport.ProxyOptions, erro
 	if err != nil {
 		return transport.ProxyOptions{}, nil
 	}
-	p, err := netproxy.FromToolEnv(getenv).For(u)
+	settings := netproxy.FromToolEnv(getenv)
+	configured, found, err := gitProxy(getenv)
+	switch {
+	case err != nil:
+		return transport.ProxyOptions{}, fmt.Errorf("%s: %w", r.url, err)
+	case found && configured == "":
+		return transport.ProxyOptions{}, nil
+	case found:
+		settings = settings.Override(netproxy.Settings{HTTP: configured, HTTPS: configured})
+	}
+	p, err := settings.For(u)
 	if err != nil {
 		return transport.ProxyOptions{}, fmt.Errorf("%s: %w", r.url, err)
 	}
@@ -231,4 +245,30 @@ func (r *remote) hostPort() string {
 		return fmt.Sprintf("%s:%d", r.endpoint.Host, r.endpoint.Port)
 	}
 	return r.endpoint.Host
+}
+
+// gitProxy returns http.proxy from the user's git configuration as git reads
+// it outside a repository: the system file ($GIT_CONFIG_SYSTEM, else
+// /etc/gitconfig; none when $GIT_CONFIG_NOSYSTEM is true), then the global
+// files ($GIT_CONFIG_GLOBAL, else $XDG_CONFIG_HOME/git/config or
+// ~/.config/git/config, then ~/.gitconfig), the later winning.
+// (url-specific http.<url>.proxy settings are not read.)
+func gitProxy(getenv func(string) string) (value string, found bool, err error) {
+	home := getenv("HOME")
+	system := "/etc/gitconfig"
+	if v := getenv("GIT_CONFIG_SYSTEM"); v != "" {
+		system = v
+	}
+	switch strings.ToLower(getenv("GIT_CONFIG_NOSYSTEM")) {
+	case "1", "true", "yes", "on":
+		system = ""
+	}
+	files := gitconfig.Files(system, home, getenv("XDG_CONFIG_HOME"))
+	if global := getenv("GIT_CONFIG_GLOBAL"); global != "" {
+		files = []string{global}
+		if system != "" {
+			files = []string{system, global}
+		}
+	}
+	return gitconfig.Lookup(files, home, "http.proxy")
 }

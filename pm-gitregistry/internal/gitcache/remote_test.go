@@ -2,6 +2,8 @@ package gitcache
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -67,6 +69,17 @@ func TestRemoteProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	home := func(gitconfig string) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	withProxy := home("[http]\n\tproxy = http://git-config.example:8080\n")
+	noProxy := home("[http]\n\tproxy =\n")
+	broken := home("[http\n\tproxy = http://x\n")
+	global := filepath.Join(home("[http]\n\tproxy = http://other.example:1\n"), ".gitconfig")
 	for _, tt := range []struct {
 		name string
 		env  map[string]string
@@ -74,12 +87,22 @@ func TestRemoteProxy(t *testing.T) {
 		err  string
 	}{
 		{"none", nil, "", ""},
+		{"git http.proxy over the environment", map[string]string{"HOME": withProxy, "https_proxy": "http://env.example:1"}, "http://git-config.example:8080", ""},
+		{"git http.proxy empty: direct", map[string]string{"HOME": noProxy, "https_proxy": "http://env.example:1"}, "", ""},
+		{"no_proxy still applies", map[string]string{"HOME": withProxy, "no_proxy": "git.example"}, "", ""},
+		{"GIT_CONFIG_GLOBAL", map[string]string{"HOME": withProxy, "GIT_CONFIG_GLOBAL": global}, "http://other.example:1", ""},
+		{"git configuration that does not parse", map[string]string{"HOME": broken}, "", ".gitconfig"},
 		{"all_proxy", map[string]string{"ALL_PROXY": "http://all.example:3128"}, "http://all.example:3128", ""},
 		{"lower case first", map[string]string{"HTTPS_PROXY": "http://up.example:1", "https_proxy": "http://low.example:1"}, "http://low.example:1", ""},
 		{"no_proxy", map[string]string{"all_proxy": "http://all.example:1", "no_proxy": "git.example"}, "", ""},
 		{"malformed", map[string]string{"https_proxy": "http://u:s3cret@[::1"}, "", "invalid proxy setting"},
 	} {
-		got, err := r.proxy(func(k string) string { return tt.env[k] })
+		got, err := r.proxy(func(k string) string {
+			if k == "GIT_CONFIG_NOSYSTEM" {
+				return "1" // not this machine's /etc/gitconfig
+			}
+			return tt.env[k]
+		})
 		switch {
 		case tt.err != "":
 			if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "s3cret") {

@@ -1,9 +1,11 @@
-// Package gitconfig reads a value from the user's git configuration as
-// cargo sees it: cargo takes git's http.proxy (when its own http.proxy is
-// unset) from libgit2's git_config_open_default, which reads, on Unix, the
+// Package gitconfig reads a value from the user's git configuration outside
+// any repository, as a PM needs it when it talks to the network as git's
+// own tools would: cargo takes git's http.proxy (when its own http.proxy is
+// unset) from libgit2's git_config_open_default, and git itself uses
+// http.proxy before the environment's proxy. Both read, on Unix, the
 // system file (/etc/gitconfig), the XDG file ($XDG_CONFIG_HOME/git/config,
-// else $HOME/.config/git/config) and the global file ($HOME/.gitconfig), the
-// later winning, and within a file the last setting winning.
+// else $HOME/.config/git/config) and the global file ($HOME/.gitconfig),
+// the later winning, and within a file the last setting winning.
 //
 // The syntax is git's: [section] and [section "subsection"] headers (and
 // the deprecated [section.subsection]), with names case-insensitive and the
