@@ -39,14 +39,25 @@ func waitStalled(t *testing.T, ix *fakeindex.Index, p ...*pmtest.Proc) string {
 	}
 }
 
-// versionsIn lists the entries of <cache>/pypi/dist/<name>.
+// versionsIn lists the entries of <cache>/pypi/unpacked/<name>.
 func versionsIn(cache, name string) []string {
-	ents, _ := os.ReadDir(filepath.Join(cache, "pypi", "dist", name))
+	ents, _ := os.ReadDir(filepath.Join(cache, "pypi", unpackedDir, name))
 	var out []string
 	for _, e := range ents {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// oneTree returns the one tree unpacked for name@version in cache.
+func oneTree(t *testing.T, cache, name, version string) string {
+	t.Helper()
+	dir := filepath.Join(cache, "pypi", unpackedDir, name, version)
+	trees := treesIn(dir)
+	if len(trees) != 1 {
+		t.Fatalf("%s holds the trees %q, want one", dir, trees)
+	}
+	return filepath.Join(dir, trees[0])
 }
 
 // TestKillMidDownload SIGKILLs a real PM process while the index holds its
@@ -88,7 +99,7 @@ func TestKillMidDownload(t *testing.T) {
 		t.Errorf("none after the killed download: %s", r.Raw)
 	}
 	r := q.Call("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
-	if r.Error != nil || !strings.Contains(string(r.Result), filepath.Join(cache, "pypi", "dist", "demo-plugin", "1.0.0")) {
+	if r.Error != nil || !strings.Contains(string(r.Result), filepath.Join(cache, "pypi", unpackedDir, "demo-plugin", "1.0.0")) {
 		t.Fatalf("fetch after the killed download: %s\n%s", r.Raw, q.Stderr())
 	}
 	if v := versionsIn(cache, "demo-plugin"); !slices.Equal(v, []string{"1.0.0"}) {
@@ -125,7 +136,7 @@ func TestTwoProcessesOneCopy(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Join(cache, "pypi", "tmp")); len(ents) != 0 {
 		t.Errorf("downloads left behind: %d", len(ents))
 	}
-	if _, err := os.Stat(filepath.Join(cache, "pypi", "dist", "demo-plugin", "1.0.0", "demo_plugin", "skills", "hello", "SKILL.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(oneTree(t, cache, "demo-plugin", "1.0.0"), "demo_plugin", "skills", "hello", "SKILL.md")); err != nil {
 		t.Error(err)
 	}
 }
@@ -164,7 +175,7 @@ func TestCacheDirDeleted(t *testing.T) {
 		t.Errorf("none with the cache deleted: %s", r.Raw)
 	}
 	r := ok("fetch", fetchParams("demo-plugin", "1.0.0", "check"))
-	if _, err := os.Stat(filepath.Join(cache, "pypi", "dist", "demo-plugin", "1.0.0", "demo_plugin", "__init__.py")); err != nil {
+	if _, err := os.Stat(filepath.Join(oneTree(t, cache, "demo-plugin", "1.0.0"), "demo_plugin", "__init__.py")); err != nil {
 		t.Errorf("re-fetched tree: %v (%s)", err, r.Raw)
 	}
 	wipe()
@@ -190,20 +201,24 @@ func TestCacheDirDeleted(t *testing.T) {
 }
 
 // TestStaleStagingSwept: the staging trees a process killed while unpacking
-// leaves beside the cache entry (dot-named, so never served) are removed
-// by the next download of that project once stale; fresh ones, possibly
-// another process's work in progress, are left alone.
+// leaves in <cache>/pypi/tmp (dot-named, so never served), and the
+// temporary pointer files one killed while recording a verified sha256
+// leaves beside the trees, are removed by the next download of that
+// release once stale; fresh ones, possibly another process's work in
+// progress, are left alone.
 func TestStaleStagingSwept(t *testing.T) {
 	ix := demoIndex(t)
 	cache := t.TempDir()
-	base := filepath.Join(cache, "pypi", "dist", "demo-plugin")
+	base := filepath.Join(cache, "pypi", unpackedDir, "demo-plugin", "1.0.0")
 	tmp := filepath.Join(cache, "pypi", "tmp")
-	stale, fresh := filepath.Join(base, ".old-123"), filepath.Join(base, ".tmp-.1.0.0-456-789")
+	stale, fresh := filepath.Join(base, ".tmp-latest-123"), filepath.Join(base, ".tmp-latest-456")
 	staleStage := filepath.Join(tmp, ".demo-plugin-1.0.0-42")
-	for _, d := range []string{stale, fresh, staleStage} {
-		os.MkdirAll(filepath.Join(d, "demo_plugin"), 0o755)
-		os.WriteFile(filepath.Join(d, "demo_plugin", "half.py"), []byte("x"), 0o644)
+	os.MkdirAll(base, 0o755)
+	for _, f := range []string{stale, fresh} {
+		os.WriteFile(f, []byte("half"), 0o644)
 	}
+	os.MkdirAll(filepath.Join(staleStage, "demo_plugin"), 0o755)
+	os.WriteFile(filepath.Join(staleStage, "demo_plugin", "half.py"), []byte("x"), 0o644)
 	old := time.Now().Add(-2 * staleAfter)
 	os.Chtimes(stale, old, old)
 	os.Chtimes(staleStage, old, old)
@@ -211,8 +226,18 @@ func TestStaleStagingSwept(t *testing.T) {
 	if _, err := p.Fetch(t.Context(), id("demo-plugin", "1.0.0"), "check"); err != nil {
 		t.Fatal(err)
 	}
-	if v := versionsIn(cache, "demo-plugin"); !slices.Equal(v, []string{".tmp-.1.0.0-456-789", "1.0.0"}) {
+	if v := versionsIn(cache, "demo-plugin"); !slices.Equal(v, []string{"1.0.0"}) {
 		t.Errorf("after the fetch: %v", v)
+	}
+	var got []string
+	ents, _ := os.ReadDir(base)
+	for _, e := range ents {
+		if !validSHA256(e.Name()) {
+			got = append(got, e.Name())
+		}
+	}
+	if want := []string{".tmp-latest-456", indexPointerPrefix + p.indexKey(), latestPointer}; !slices.Equal(got, want) {
+		t.Errorf("beside the tree after the fetch: %v, want %v", got, want)
 	}
 	if _, err := os.Stat(staleStage); err == nil {
 		t.Error("stale staging tree in tmp not swept")

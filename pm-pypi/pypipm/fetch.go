@@ -2,8 +2,13 @@ package pypipm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +20,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
@@ -75,25 +81,30 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 				return p.fromDist(ctx, d.Name, d.Version, d.Site, d.DistInfo, nil), nil
 			}
 		}
-		if in, ok := p.cachedDist(name, req, nil); ok {
-			// An exact pin is immutable; "check" with a range asks the
-			// index whether something newer satisfies it.
-			if _, exact := exactPin(req); exact || update == protocol.UpdateNone {
+		if _, exact := exactPin(req); exact && update != protocol.UpdateNone {
+			// An exact pin is immutable on one index: a tree this index
+			// configuration verified is served without asking it again.
+			// One another configuration verified is not: the index may
+			// publish another file under that name and version. "check"
+			// with a range asks the index whether something newer
+			// satisfies it.
+			if in, ok := p.cachedDist(name, req, p.indexPointers(), nil); ok {
 				return in, nil
 			}
 		}
 	}
 	if update == protocol.UpdateNone {
-		if in, ok := p.cachedDist(name, req, nil); ok {
+		if in, ok := p.cachedDist(name, req, p.offlinePointers(), nil); ok {
 			return in, nil
 		}
 		return installed{}, protocol.ErrOffline(id)
 	}
 	in, err := p.download(ctx, id, name, req, update == protocol.UpdateFetch)
 	if err != nil && update == protocol.UpdateCheck && protocol.CodeOf(err) == protocol.CodeRegistry {
-		// The index could not say whether something newer exists: what is
-		// cached still satisfies the requirement.
-		if cached, ok := p.cachedDist(name, req, nil); ok {
+		// The index could not say whether something newer exists: what
+		// this index configuration verified still satisfies the
+		// requirement.
+		if cached, ok := p.cachedDist(name, req, p.indexPointers(), nil); ok {
 			p.log.Warn("package index unreachable; serving the cached copy", "id", cached.id, "err", err)
 			return cached, nil
 		}
@@ -101,15 +112,99 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 	return in, err
 }
 
-// distDir is where an unpacked distribution lives in the cache.
-func (p *PM) distDir(name, version string) string {
-	return filepath.Join(p.cache, "dist", name, version)
+// The unpacked distributions are cached by the sha256 of the file they
+// came from, under <cache_dir>/pypi/unpacked/<name>/<version>/:
+//
+//   - <sha256>/ is the tree unpacked from the file with that sha256 (a
+//     wheel's files; an sdist's top directory inside it), published whole
+//     (atomicfile.PublishDir) once the file matched the sha256 its index
+//     published and unpacked safely, and never changed after (only
+//     update "fetch" swaps in the same file unpacked again);
+//   - index-<key> holds the sha256 that the index configuration <key>
+//     (indexKey) last gave for the version and had verified;
+//   - latest holds the sha256 last verified, by any index configuration.
+//
+// One host cache serves workspaces configured for different indexes, and
+// two indexes may publish different files under one name and version (a
+// private package and a public one that took its name): each file keeps
+// its own tree, so a root handed out is never replaced by another index's
+// file, and "check" serves a tree only when it is the one whose sha256 the
+// configured index publishes now. The pointer files are written
+// atomically (atomicfile.WriteFile) beside the trees, never into one.
+// The layout before this one (dist/<name>/<version>/, with no record of
+// the file's sha256) is not read: its entries are misses.
+const (
+	unpackedDir = "unpacked"
+	// latestPointer names the pointer file of the last verified sha256.
+	latestPointer = "latest"
+	// indexPointerPrefix starts the name of an index configuration's
+	// pointer file.
+	indexPointerPrefix = "index-"
+)
+
+// versionDir is where the trees of name@version live in the cache.
+func (p *PM) versionDir(name, version string) string {
+	return filepath.Join(p.cache, unpackedDir, name, version)
 }
 
+// treeDir is where the file with sha256 sum of name@version is unpacked.
+func (p *PM) treeDir(name, version, sum string) string {
+	return filepath.Join(p.versionDir(name, version), sum)
+}
+
+// validSHA256 reports whether s is a sha256 written as 64 lower-case hex
+// digits (the simple API client lower-cases them), so that a digest from
+// the index can name a directory.
+func validSHA256(s string) bool {
+	if len(s) != sha256.Size*2 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// indexKey names the configured indexes (primary first, credentials left
+// out) in the cache's pointer files. Reading the configuration reads files
+// only, never the network.
+func (p *PM) indexKey() string {
+	p.indexClient()
+	h := sha256.New()
+	for _, raw := range append([]string{p.indexCfg.Index}, p.indexCfg.Extra...) {
+		if u, err := url.Parse(raw); err == nil {
+			u.User = nil
+			u.Path = strings.TrimRight(u.Path, "/")
+			raw = u.String()
+		}
+		io.WriteString(h, raw+"\n")
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// indexPointers are the pointer files naming the trees the configured
+// indexes verified.
+func (p *PM) indexPointers() []string {
+	return []string{indexPointerPrefix + p.indexKey()}
+}
+
+// offlinePointers are the pointer files update "none" serves from: what
+// the configured indexes verified, else what any verified last.
+func (p *PM) offlinePointers() []string {
+	return []string{indexPointerPrefix + p.indexKey(), latestPointer}
+}
+
+// hookPointers are the pointer files active_plugins serves from: it does
+// not read the index configuration, and takes what was verified last.
+var hookPointers = []string{latestPointer}
+
 // cachedDist returns the greatest cached distribution of name satisfying
-// req.
-func (p *PM) cachedDist(name, req string, rec *depcache.Recorder) (installed, bool) {
-	base := filepath.Join(p.cache, "dist", name)
+// req whose tree one of the pointer files names (the first that names a
+// tree, for each version).
+func (p *PM) cachedDist(name, req string, pointers []string, rec *depcache.Recorder) (installed, bool) {
+	base := filepath.Join(p.cache, unpackedDir, name)
 	rec.ObserveDir(base)
 	var cands []string
 	for _, v := range listDir(base) {
@@ -125,16 +220,56 @@ func (p *PM) cachedDist(name, req string, rec *depcache.Recorder) (installed, bo
 	}
 	versions.Sort(versions.PEP440, cands)
 	for i := len(cands) - 1; i >= 0; i-- {
-		if in, ok := p.unpacked(name, cands[i], rec); ok {
+		if in, ok := p.cachedVersion(name, cands[i], pointers, rec); ok {
 			return in, true
 		}
 	}
 	return installed{}, false
 }
 
-// unpacked describes the cache directory of name@version.
-func (p *PM) unpacked(name, version string, rec *depcache.Recorder) (installed, bool) {
-	dir := p.distDir(name, version)
+// cachedVersion returns the tree of name@version that the first of the
+// pointer files naming one names.
+func (p *PM) cachedVersion(name, version string, pointers []string, rec *depcache.Recorder) (installed, bool) {
+	dir := p.versionDir(name, version)
+	// Its stamp changes when a pointer file is written (renamed into it).
+	if !rec.ObserveDir(dir) {
+		return installed{}, false
+	}
+	for _, ptr := range pointers {
+		data, err := rec.ReadPackageFile(filepath.Join(dir, ptr), 256)
+		if err != nil {
+			continue
+		}
+		if sum := strings.TrimSpace(string(data)); validSHA256(sum) {
+			if in, ok := p.tree(name, version, sum, rec); ok {
+				return in, true
+			}
+		}
+	}
+	return installed{}, false
+}
+
+// recordVerified writes the pointer files saying that the configured
+// indexes gave sum for name@version and that it was verified last. A
+// pointer that cannot be written costs a question to the index later, not
+// an error now.
+func (p *PM) recordVerified(name, version, sum string) {
+	dir := p.versionDir(name, version)
+	for _, ptr := range []string{indexPointerPrefix + p.indexKey(), latestPointer} {
+		path := filepath.Join(dir, ptr)
+		if data, err := pkgfile.ReadFile(dir, ptr, 256); err == nil && strings.TrimSpace(string(data)) == sum {
+			continue
+		}
+		if err := atomicfile.WriteFile(path, []byte(sum+"\n"), 0o644); err != nil {
+			p.log.Debug("cannot record the verified sha256 of a cached distribution", "path", path, "err", err)
+		}
+	}
+}
+
+// tree describes the tree unpacked from the file of name@version with
+// sha256 sum.
+func (p *PM) tree(name, version, sum string, rec *depcache.Recorder) (installed, bool) {
+	dir := p.treeDir(name, version, sum)
 	rec.ObserveDir(dir)
 	in := installed{id: pkgID(name, version), site: dir, rec: rec}
 	for _, e := range listDir(dir) {
@@ -228,15 +363,22 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 			redact.URL(p.indexCfg.Index), displayReq(req))
 	}
 	exact := pkgID(name, c.version)
+	want := c.file.SHA256
+	if want == "" {
+		return installed{}, protocol.ErrIntegrity(exact, "a sha256 published by the index", "none (the index publishes no hash for "+c.file.Filename+")")
+	}
+	if !validSHA256(want) {
+		return installed{}, protocol.ErrIntegrity(exact, "a sha256 published by the index", fmt.Sprintf("%.80q (not a sha256, for %s)", want, c.file.Filename))
+	}
 	unlock := p.lock(name + "@" + c.version)
 	defer unlock()
 	if !force {
-		if in, ok := p.unpacked(name, c.version, nil); ok {
+		// Only the tree of the very file the index publishes now: not one
+		// unpacked from another index's file of that name and version.
+		if in, ok := p.tree(name, c.version, want, nil); ok {
+			p.recordVerified(name, c.version, want)
 			return in, nil
 		}
-	}
-	if c.file.SHA256 == "" {
-		return installed{}, protocol.ErrIntegrity(exact, "a sha256 published by the index", "none (the index publishes no hash for "+c.file.Filename+")")
 	}
 	what := "fetching " + exact.String()
 	tmpDir := filepath.Join(p.cache, "tmp")
@@ -270,13 +412,13 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 		}
 		return installed{}, protocol.ErrInvalidContent(exact, err.Error())
 	}
-	if !strings.EqualFold(sum, c.file.SHA256) {
-		return installed{}, protocol.ErrIntegrity(exact, "sha256:"+strings.ToLower(c.file.SHA256), "sha256:"+sum)
+	if sum != want {
+		return installed{}, protocol.ErrIntegrity(exact, "sha256:"+want, "sha256:"+sum)
 	}
-	dest := p.distDir(name, c.version)
+	dest := p.treeDir(name, c.version, want)
 	// Unpack from the open download (still readable when the cache
 	// directory was removed meanwhile) into a staging tree under tmp
-	// (nothing appears under dist/ unless everything succeeds); when the
+	// (nothing appears under unpacked/ unless everything succeeds); when the
 	// cache directory vanished, the directories are made again once.
 	var info *wheel.Info
 	var stage string
@@ -305,15 +447,17 @@ func (p *PM) download(ctx context.Context, id protocol.PackageID, name, req stri
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return installed{}, protocol.ErrResource(what, err)
 	}
-	// A replaced tree moved aside by a process killed mid-swap (.old-*).
+	// A pointer file's temporary left by a process killed mid-write
+	// (.tmp-*).
 	p.sweepStale(filepath.Dir(dest), ".")
 	if err := swapInto(stage, dest, force); err != nil {
 		return installed{}, protocol.ErrResource(what, err)
 	}
-	in, ok := p.unpacked(name, c.version, nil)
+	in, ok := p.tree(name, c.version, want, nil)
 	if !ok {
 		return installed{}, protocol.ErrInvalidContent(exact, "unpacked distribution has no metadata")
 	}
+	p.recordVerified(name, c.version, want)
 	return in, nil
 }
 
@@ -340,8 +484,9 @@ func (p *PM) unpack(ctx context.Context, f *os.File, c candidate, tmpDir string)
 }
 
 // swapInto moves the finished tree stage to dest. When dest already exists
-// (another process unpacked the same release meanwhile) it is kept, since
-// roots handed out must stay valid, unless replace asks to re-acquire.
+// (another process unpacked the same file meanwhile: dest is named by its
+// sha256) it is kept, since roots handed out must stay valid, unless
+// replace asks to re-acquire.
 func swapInto(stage, dest string, replace bool) error {
 	if !replace {
 		_, err := atomicfile.PublishDir(stage, dest)

@@ -31,6 +31,7 @@ func testEnv(t testing.TB, extra map[string]string) map[string]string {
 		"VIRTUAL_ENV": "", "PIP_INDEX_URL": "", "PIP_EXTRA_INDEX_URL": "", "PIP_CONFIG_FILE": os.DevNull,
 		"UV_INDEX_URL": "", "UV_DEFAULT_INDEX": "", "UV_INDEX": "", "UV_EXTRA_INDEX_URL": "",
 		"HOME": home, "HTTP_PROXY": "", "HTTPS_PROXY": "", "http_proxy": "", "https_proxy": "",
+		"ALL_PROXY": "", "all_proxy": "", "PIP_PROXY": "",
 	}
 	for k, v := range extra {
 		env[k] = v

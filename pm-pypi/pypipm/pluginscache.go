@@ -16,8 +16,10 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes. Version 4 records the .dist-info directories passed over (see
-// venv.Passed).
-const offersCacheKey = "pypi active_plugins 4"
+// venv.Passed); version 5 offers cached copies from the unpacked/ layout
+// (fetch.go), so that an answer offering a tree of the earlier dist/ one,
+// which no longer counts as cached, is a miss.
+const offersCacheKey = "pypi active_plugins 5"
 
 // offersCache is where active_plugins answers are persisted: nil, which
 // stores nothing, when the host gave no cache directory.

@@ -116,7 +116,8 @@ func (p *PM) indexClient() *simpleapi.Client {
 	p.clientOnce.Do(func() {
 		p.indexCfg = simpleapi.LoadConfig(p.getenv)
 		p.client = simpleapi.NewClient(p.indexCfg, p.getenv, "symposium-pm-pypi/"+Version)
-		p.log.Debug("package index", "url", redact.URL(p.indexCfg.Index), "from", p.indexCfg.Source, "extra", len(p.indexCfg.Extra))
+		p.log.Debug("package index", "url", redact.URL(p.indexCfg.Index), "from", p.indexCfg.Source, "extra", len(p.indexCfg.Extra),
+			"proxy", redact.URL(p.indexCfg.Proxy), "proxy_from", p.indexCfg.ProxySource)
 	})
 	return p.client
 }

@@ -185,7 +185,7 @@ func TestFetchBadContent(t *testing.T) {
 		t.Errorf("cut download: %v", err)
 	}
 	for _, name := range []string{"tampered", "escaper", "bomb", "cutoff"} {
-		if ents, _ := os.ReadDir(filepath.Join(cache, "pypi", "dist", name)); len(ents) != 0 {
+		if ents, _ := os.ReadDir(filepath.Join(cache, "pypi", unpackedDir, name)); len(ents) != 0 {
 			t.Errorf("%s left %d cache entries", name, len(ents))
 		}
 		if _, err := p.Fetch(ctx, id(name, "*"), protocol.UpdateNone); code(err) != protocol.CodeOffline {

@@ -182,11 +182,15 @@ func (p *PM) describe(ctx context.Context, name string) (*protocol.SearchHit, er
 			return hit, nil
 		}
 	}
-	if in, ok := p.unpacked(name, c.version, nil); ok && in.distInfo != "" {
-		if data, err := pkgfile.ReadFile(in.distInfo, "METADATA", pkgfile.MaxManifest); err == nil {
-			if m, err := distinfo.ParseMetadata(data); err == nil {
-				hit.Description = m.Summary
-				return hit, nil
+	// The tree of the very file the index publishes (its sha256 names it),
+	// if it was unpacked.
+	if validSHA256(c.file.SHA256) {
+		if in, ok := p.tree(name, c.version, c.file.SHA256, nil); ok && in.distInfo != "" {
+			if data, err := pkgfile.ReadFile(in.distInfo, "METADATA", pkgfile.MaxManifest); err == nil {
+				if m, err := distinfo.ParseMetadata(data); err == nil {
+					hit.Description = m.Summary
+					return hit, nil
+				}
 			}
 		}
 	}

@@ -16,6 +16,13 @@ type Config struct {
 	Extra []string
 	// Source says where Index came from (for diagnostics).
 	Source string
+	// Proxy is pip's own proxy setting (PIP_PROXY, else proxy = in a pip
+	// configuration file), "" when none is set. pip sends every request,
+	// http and https, through it, whatever HTTP(S)_PROXY, ALL_PROXY and
+	// NO_PROXY say. It may carry credentials: print it with redact.URL.
+	Proxy string
+	// ProxySource says where Proxy came from (for diagnostics).
+	ProxySource string
 }
 
 // LoadConfig finds the configured index the way pip does, then uv:
@@ -31,28 +38,50 @@ type Config struct {
 //  3. UV_DEFAULT_INDEX or UV_INDEX_URL, and UV_INDEX / UV_EXTRA_INDEX_URL;
 //  4. PyPI.
 //
+// Proxy is pip's --proxy option as pip 23 reads it from its configuration:
+// PIP_PROXY, else proxy = in an [install] section of any of those files
+// (the last file that sets it), else in a [global] section (likewise);
+// an empty value sets nothing. (pip orders a setting by section first,
+// [global] below the command's section below the environment, and by file
+// only within a section.)
+//
 // getenv reads the session environment.
 func LoadConfig(getenv func(string) string) Config {
 	cfg := Config{Index: DefaultIndex, Source: "default"}
 	var index, source string
 	var extra []string
 	fromPip := false
+	// pip's proxy, by section: [install] wins over [global].
+	var proxy [2]struct{ value, source string }
 	// pip configuration files.
 	cf := getenv("PIP_CONFIG_FILE")
 	if cf != os.DevNull {
 		for _, f := range pipConfigFiles(getenv, cf) {
-			i, e, ok := readPipConf(f)
+			pc, ok := readPipConf(f)
 			if !ok {
 				continue
 			}
-			if i != "" {
-				index, source, fromPip = i, f, true
+			if pc.index != "" {
+				index, source, fromPip = pc.index, f, true
 			}
-			if e != nil {
-				extra = e
+			if pc.extra != nil {
+				extra = pc.extra
 				fromPip = true
 			}
+			for i, v := range pc.proxy {
+				if v != "" {
+					proxy[i].value, proxy[i].source = v, f
+				}
+			}
 		}
+	}
+	for _, p := range proxy {
+		if p.value != "" {
+			cfg.Proxy, cfg.ProxySource = p.value, p.source
+		}
+	}
+	if v := getenv("PIP_PROXY"); v != "" {
+		cfg.Proxy, cfg.ProxySource = v, "PIP_PROXY"
 	}
 	if v := getenv("PIP_INDEX_URL"); v != "" {
 		index, source, fromPip = v, "PIP_INDEX_URL", true
@@ -118,20 +147,30 @@ func pipConfigFiles(getenv func(string) string, cf string) []string {
 	return files
 }
 
-// readPipConf reads index-url and extra-index-url from [global] and
-// [install] of one INI file; [install] wins. The file is read with
-// pkgfile.ReadUserFile, up to pkgfile.MaxManifest: one that cannot be read
-// (absent, a FIFO, a device, oversize) is passed over as pip passes over
-// an absent one.
-func readPipConf(path string) (index string, extra []string, ok bool) {
-	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxManifest)
-	if err != nil {
-		return "", nil, false
-	}
-	return parsePipConf(data)
+// pipConf is what one pip configuration file sets.
+type pipConf struct {
+	// index and extra are index-url and extra-index-url, [install] over
+	// [global]; extra is nil when unset, empty when set to nothing.
+	index string
+	extra []string
+	// proxy is proxy = in [global] (0) and in [install] (1), "" when
+	// unset or empty.
+	proxy [2]string
 }
 
-func parsePipConf(data []byte) (index string, extra []string, ok bool) {
+// readPipConf reads index-url, extra-index-url and proxy from [global] and
+// [install] of one INI file. The file is read with pkgfile.ReadUserFile, up
+// to pkgfile.MaxManifest: one that cannot be read (absent, a FIFO, a
+// device, oversize) is passed over as pip passes over an absent one.
+func readPipConf(path string) (pipConf, bool) {
+	data, err := pkgfile.ReadUserFile(path, pkgfile.MaxManifest)
+	if err != nil {
+		return pipConf{}, false
+	}
+	return parsePipConf(data), true
+}
+
+func parsePipConf(data []byte) pipConf {
 	vals := map[string]map[string]string{}
 	section := ""
 	lastKey := ""
@@ -166,16 +205,18 @@ func parsePipConf(data []byte) (index string, extra []string, ok bool) {
 		vals[section][k] = strings.TrimSpace(v)
 		lastKey = k
 	}
-	for _, s := range []string{"global", "install"} {
+	var pc pipConf
+	for i, s := range []string{"global", "install"} {
 		if v, found := vals[s]["index-url"]; found && v != "" {
-			index = v
+			pc.index = v
 		}
 		if v, found := vals[s]["extra-index-url"]; found {
-			extra = strings.Fields(v)
-			if extra == nil {
-				extra = []string{}
+			pc.extra = strings.Fields(v)
+			if pc.extra == nil {
+				pc.extra = []string{}
 			}
 		}
+		pc.proxy[i] = vals[s]["proxy"]
 	}
-	return index, extra, true
+	return pc
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
 	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
+	"github.com/symposium-dev/symposium-pm/sdk/redirect"
 )
 
 // DefaultIndex is PyPI's simple API.
@@ -87,25 +88,50 @@ type Client struct {
 	UserAgent string
 }
 
-// NewClient returns a client for cfg's indexes whose proxies come from
-// getenv (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case).
+// NewClient returns a client for cfg's indexes, with pip's proxies (see
+// Proxies) and a redirect policy that drops header credentials when a
+// redirect changes the scheme, host or port (sdk/redirect).
 func NewClient(cfg Config, getenv func(string) string, userAgent string) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = netproxy.FromEnv(getenv).Func()
+	tr.Proxy = Proxies(cfg, getenv).Func()
 	return &Client{
 		Indexes:   append([]string{cfg.Index}, cfg.Extra...),
-		HTTP:      &http.Client{Transport: tr, Timeout: 5 * time.Minute},
+		HTTP:      &http.Client{Transport: tr, Timeout: 5 * time.Minute, CheckRedirect: redirect.Check},
 		UserAgent: userAgent,
 	}
 }
 
-func (c *Client) get(ctx context.Context, rawURL, accept string) (*http.Response, error) {
+// Proxies returns the proxy settings pip 23 uses: the environment read
+// through getenv as Python's urllib reads it (netproxy.FromToolEnv:
+// http_proxy, https_proxy, all_proxy and no_proxy, lower case before upper
+// case, all_proxy for a scheme without its own), overridden by cfg.Proxy
+// (PIP_PROXY, pip.conf's proxy), which pip sends every request through,
+// http and https alike, whatever no_proxy says.
+func Proxies(cfg Config, getenv func(string) string) netproxy.Settings {
+	s := netproxy.FromToolEnv(getenv)
+	if cfg.Proxy != "" {
+		s = s.Override(netproxy.Settings{HTTP: cfg.Proxy, HTTPS: cfg.Proxy})
+		s.NoProxy = ""
+	}
+	return s
+}
+
+// get sends a GET for rawURL. accept, when set, is the Accept header;
+// identity asks for the body as stored (Accept-Encoding: identity), which
+// net/http then hands over undecoded, as a download must be to match its
+// hash.
+func (c *Client) get(ctx context.Context, rawURL, accept string, identity bool) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, &RegistryError{URL: redact.URL(rawURL), Err: errors.New("bad URL")}
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
+	}
+	if identity {
+		// Set by hand, the header also stops net/http from asking for
+		// gzip and gunzipping the body behind the caller's back.
+		req.Header.Set("Accept-Encoding", "identity")
 	}
 	if c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
@@ -159,7 +185,7 @@ func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, err
 	if err != nil {
 		return nil, false, &RegistryError{URL: redact.URL(base), Err: errors.New("bad index URL")}
 	}
-	resp, err := c.get(ctx, page.String(), Accept)
+	resp, err := c.get(ctx, page.String(), Accept, false)
 	if err != nil {
 		return nil, false, err
 	}
@@ -171,9 +197,10 @@ func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, err
 		return nil, false, &RegistryError{URL: redact.URL(page.String()), Status: resp.StatusCode}
 	}
 	// The final URL (after redirects) is the base for relative links;
-	// credentials stay with the index's host.
+	// credentials stay with the index's origin (a redirect to plain http
+	// on the same host does not get them).
 	final := resp.Request.URL
-	if final.User == nil && page.User != nil && final.Host == page.Host {
+	if final.User == nil && page.User != nil && credentialsFollow(page, final) {
 		final.User = page.User
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPage))
@@ -191,12 +218,44 @@ func (c *Client) project(ctx context.Context, base, n string) ([]File, bool, err
 		return nil, false, &RegistryError{URL: redact.URL(page.String()), Err: err}
 	}
 	for i := range files {
-		if u, err := url.Parse(files[i].URL); err == nil && u.User == nil && page.User != nil && u.Host == page.Host {
+		if u, err := url.Parse(files[i].URL); err == nil && u.User == nil && page.User != nil && credentialsFollow(page, u) {
 			u.User = page.User
 			files[i].URL = u.String()
 		}
 	}
 	return files, true, nil
+}
+
+// credentialsFollow reports whether the index credentials given for from
+// may be sent to to: the same host, with the same scheme and port (a
+// scheme's default port written or not), or the upgrade from http on port
+// 80 to https on port 443, the cases in which Python's requests (pip's
+// HTTP library) keeps them across a redirect. A move to plain http, or
+// to another port, does not get them.
+func credentialsFollow(from, to *url.URL) bool {
+	if !strings.EqualFold(from.Hostname(), to.Hostname()) {
+		return false
+	}
+	fromScheme, toScheme := strings.ToLower(from.Scheme), strings.ToLower(to.Scheme)
+	fp, tp := portOf(from), portOf(to)
+	if fromScheme == toScheme {
+		return fp == tp
+	}
+	return fromScheme == "http" && fp == "80" && toScheme == "https" && tp == "443"
+}
+
+// portOf returns u's port, or its scheme's default one.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
 }
 
 // ParseProjectJSON decodes a PEP 691 project page; relative URLs resolve
@@ -311,7 +370,7 @@ func parseProjectHTML(body []byte, base *url.URL) ([]File, error) {
 // ProjectNames reads the primary index's root listing (normalized names).
 func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 	root := strings.TrimRight(c.Indexes[0], "/") + "/"
-	resp, err := c.get(ctx, root, Accept)
+	resp, err := c.get(ctx, root, Accept, false)
 	if err != nil {
 		return nil, err
 	}
@@ -349,11 +408,15 @@ func (c *Client) ProjectNames(ctx context.Context) ([]string, error) {
 }
 
 // Download streams f into w and returns the sha256 (hex) of what it wrote;
-// the caller compares it with f.SHA256. At most limit bytes are accepted.
-// A failure of w (a full disk) is returned as w reported it, not as a
-// *RegistryError: it is the machine's, not the index's.
+// the caller compares it with f.SHA256. The file is asked for as stored
+// (Accept-Encoding: identity, as pip asks), and what the server sends is
+// written and hashed as it came, never decoded: a .tar.gz served with
+// Content-Encoding: gzip is the .tar.gz the index's hash is of. At most
+// limit bytes are accepted. A failure of w (a full disk) is returned as w
+// reported it, not as a *RegistryError: it is the machine's, not the
+// index's.
 func (c *Client) Download(ctx context.Context, f File, w io.Writer, limit int64) (string, error) {
-	resp, err := c.get(ctx, f.URL, "")
+	resp, err := c.get(ctx, f.URL, "", true)
 	if err != nil {
 		return "", err
 	}
@@ -385,7 +448,7 @@ func (c *Client) CoreMetadata(ctx context.Context, f File) ([]byte, error) {
 		return nil, err
 	}
 	u.Path += ".metadata"
-	resp, err := c.get(ctx, u.String(), "")
+	resp, err := c.get(ctx, u.String(), "", false)
 	if err != nil {
 		return nil, err
 	}
