@@ -54,7 +54,7 @@ func waitStalled(t *testing.T, stalled <-chan string, n int) {
 // pkgVersions lists the cached versions of name.
 func pkgVersions(t *testing.T, cache, name string) []string {
 	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(cache, Name, "pkg", name))
+	ents, err := os.ReadDir(filepath.Join(cache, Name, unpackedDir, name))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestTwoProcessesFetchAtOnce(t *testing.T) {
 	if v := pkgVersions(t, cache, url.PathEscape("@acme/bulky")); len(v) != 1 {
 		t.Errorf("cached copies %v, want exactly one", v)
 	}
-	if ents, _ := os.ReadDir(filepath.Join(cache, Name, "pkg")); len(ents) != 1 {
+	if ents, _ := os.ReadDir(filepath.Join(cache, Name, unpackedDir)); len(ents) != 1 {
 		t.Errorf("cache holds %v, want only the one package", ents)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(cache, Name, "tmp")); len(ents) != 0 {

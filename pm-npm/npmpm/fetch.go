@@ -2,6 +2,8 @@ package npmpm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +21,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
+	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
@@ -33,9 +36,80 @@ type candidate struct {
 	installerOwned bool
 }
 
-// pkgDir is where the unpacked tarball of name@version is cached.
-func (p *PM) pkgDir(name, version string) string {
-	return filepath.Join(p.cacheRoot, "pkg", url.PathEscape(name), version)
+// The unpacked tarballs are cached under
+// <cache_dir>/npm/unpacked/<name>/<version>/ (the name path-escaped, the
+// version canonical, registry.CanonicalVersion):
+//
+//   - <digest>/ (registry.DigestKey: "sha512-<hex>") is the tree unpacked
+//     from the tarball with that digest, published whole
+//     (atomicfile.PublishDir) once the tarball matched the integrity its
+//     packument gave and unpacked cleanly, and never changed after;
+//   - registry-<hash> (registryPointer) is a file naming the digest of the
+//     tree that registry last verified for this version, written
+//     atomically (atomicfile.WriteFile) once the tree is in place.
+//
+// One host cache serves workspaces configured for different registries,
+// and two registries may publish different tarballs under one name and
+// version (a private package and a public one that took its name): each
+// tarball keeps its own tree. fetch with update "check" serves a cached
+// tree only under a digest the packument the configured registry gives
+// now names (registry.DigestKeys), and "fetch" publishes the tree of the
+// tarball it has just verified. What never goes online (fetch "none", load_plugin
+// before it fetches, active_plugins) serves the tree the configured
+// registry's pointer names: one that registry verified. The layout before
+// this one (pkg/<name>/<version>/, with no record of its tarball's digest)
+// is not read: its entries are misses.
+const (
+	unpackedDir = "unpacked"
+	// registryPointerPrefix starts the name of a registry's pointer file.
+	registryPointerPrefix = "registry-"
+	// maxPointer caps the size of a pointer file read.
+	maxPointer = 256
+)
+
+// versionDir is where the trees of name@version (version canonical) are
+// cached.
+func (p *PM) versionDir(name, version string) string {
+	return filepath.Join(p.cacheRoot, unpackedDir, url.PathEscape(name), version)
+}
+
+// registryPointer returns the name of the pointer file of the registry
+// the configuration sends name to: a digest of its URL without
+// credentials. Each configuration file consulted is recorded in rec (an
+// answer derived from the pointer is stale once one changes); the
+// environment is not.
+func (p *PM) registryPointer(rec *depcache.Recorder, name string) string {
+	cfg := p.npmConfig()
+	for _, f := range cfg.Consulted {
+		rec.Observe(f)
+	}
+	reg := cfg.Registry(name)
+	if u, err := url.Parse(reg); err == nil {
+		u.User = nil
+		u.Host = strings.ToLower(u.Host)
+		reg = u.String()
+	}
+	sum := sha256.Sum256([]byte(reg))
+	return registryPointerPrefix + hex.EncodeToString(sum[:16])
+}
+
+// recordVerified writes the configured registry's pointer file of
+// name@version, naming the tree with digest key, which that registry has
+// just verified. A pointer that cannot be written costs a question to the
+// registry later (offline lookups miss), not an error now.
+func (p *PM) recordVerified(name, version, key string) {
+	dir := p.versionDir(name, version)
+	ptr := p.registryPointer(nil, name)
+	if data, err := pkgfile.ReadFile(dir, ptr, maxPointer); err == nil && strings.TrimSpace(string(data)) == key {
+		return // unchanged: answers persisted from it stay valid
+	}
+	path := filepath.Join(dir, ptr)
+	if err := atomicfile.WriteFile(path, []byte(key+"\n"), 0o644); err != nil {
+		p.log.Warn("cannot record the verified digest of a cached package; it will be checked with the registry again", "package", name, "version", version, "path", path, "err", err)
+		return
+	}
+	// Temporaries of pointers a killed process was writing.
+	sweepTemps(dir, p.log)
 }
 
 // installedCopies returns the copies of name installed under the
@@ -51,7 +125,11 @@ func (p *PM) installedCopies(pd parentDirs, name string) []candidate {
 		for _, e := range entries {
 			dir := filepath.Join(d, "node_modules", filepath.FromSlash(e))
 			pkg, err := packagejson.ReadPackage(dir)
-			if err != nil || !holds(e, pkg.Name, name) || !validVersion(pkg.Version) {
+			if err != nil || !holds(e, pkg.Name, name) {
+				continue
+			}
+			version, ok := registry.CanonicalVersion(pkg.Version)
+			if !ok {
 				continue
 			}
 			if real, err := filepath.EvalSymlinks(dir); err == nil {
@@ -61,28 +139,46 @@ func (p *PM) installedCopies(pd parentDirs, name string) []candidate {
 				continue
 			}
 			seen[dir] = true
-			out = append(out, candidate{version: pkg.Version, root: dir})
+			out = append(out, candidate{version: version, root: dir})
 		}
 	}
 	return out
 }
 
-// cachedCopies returns the unpacked tarballs of name in the cache.
+// cachedCopies returns the unpacked tarballs of name in the cache that
+// the configured registry verified (see unpackedDir), one per version. It
+// reads files only. What it reads is recorded in rec: the name's listing,
+// each version's pointer file (present or not), each tree served and the
+// npm configuration files.
 func (p *PM) cachedCopies(rec *depcache.Recorder, name string) []candidate {
 	if p.cacheRoot == "" {
 		return nil
 	}
-	base := filepath.Join(p.cacheRoot, "pkg", url.PathEscape(name))
+	base := filepath.Join(p.cacheRoot, unpackedDir, url.PathEscape(name))
 	rec.ObserveDir(base)
 	ents, err := os.ReadDir(base)
 	if err != nil {
 		return nil
 	}
 	var out []candidate
+	ptr := ""
 	for _, e := range ents {
-		if e.IsDir() && validVersion(e.Name()) {
-			out = append(out, candidate{version: e.Name(), root: filepath.Join(base, e.Name())})
+		if c, ok := registry.CanonicalVersion(e.Name()); !ok || c != e.Name() || !e.IsDir() {
+			continue
 		}
+		if ptr == "" {
+			ptr = p.registryPointer(rec, name)
+		}
+		dir := filepath.Join(base, e.Name())
+		data, err := rec.ReadPackageFile(filepath.Join(dir, ptr), maxPointer)
+		if err != nil {
+			continue
+		}
+		key := strings.TrimSpace(string(data))
+		if !registry.ValidDigestKey(key) || !rec.ObserveDir(filepath.Join(dir, key)) {
+			continue
+		}
+		out = append(out, candidate{version: e.Name(), root: filepath.Join(dir, key)})
 	}
 	return out
 }
@@ -162,42 +258,49 @@ func (p *PM) fetch(ctx context.Context, id protocol.PackageID, update protocol.U
 	if err != nil {
 		return candidate{}, p.protoErr(&id, err)
 	}
-	if !validVersion(ver.Version) {
-		// A dist-tag or exact key naming something that is not a version
-		// must not become a cache path.
+	if c, ok := registry.CanonicalVersion(ver.Version); !ok || c != ver.Version {
+		// A dist-tag naming something that is not a version must not
+		// become a cache path (Pick answers versions canonical).
 		return candidate{}, protocol.ErrNotFound(id, "%s: the registry's version %q is not a semver version", id, ver.Version)
 	}
 	if update == protocol.UpdateCheck {
-		for _, c := range append(p.installedCopies(p.installedParents(nil), id.Name), p.cachedCopies(nil, id.Name)...) {
+		for _, c := range p.installedCopies(p.installedParents(nil), id.Name) {
 			if sameVersion(c.version, ver.Version) {
-				c.version = ver.Version // as the registry spells it
+				c.version = ver.Version
 				return c, nil
+			}
+		}
+		// Only a tree of a tarball the packument describes now: not one
+		// another registry's packument gave under that name and version.
+		for _, key := range registry.DigestKeys(ver.Dist) {
+			if root := filepath.Join(p.versionDir(id.Name, ver.Version), key); isDir(root) {
+				p.recordVerified(id.Name, ver.Version, key)
+				return candidate{version: ver.Version, root: root}, nil
 			}
 		}
 	}
 	exact := protocol.PackageID{PM: Name, Name: id.Name, Version: ver.Version}
-	root, err := p.download(ctx, client, exact, ver, update == protocol.UpdateFetch)
+	root, err := p.download(ctx, client, exact, ver)
 	if err != nil {
 		return candidate{}, p.protoErr(&exact, err)
 	}
 	return candidate{version: ver.Version, root: root}, nil
 }
 
-// download fetches, verifies and unpacks a version into the cache. Nothing
-// reaches the final directory unless the checksum matches and the archive
-// unpacks cleanly; a concurrent download of the same version by another
-// process is harmless (the first rename wins, both use its result). With
-// force the tarball is downloaded and verified again even when cached; the
-// cached directory is kept, so roots handed out earlier stay valid.
-// Failures of the machine (a full disk, the cache directory removed
+// download fetches and verifies a version's tarball and unpacks it into
+// the cache, under the digest it was verified with (see unpackedDir), and
+// records that the configured registry verified it. Nothing reaches the
+// final directory unless the checksum matches and the archive unpacks
+// cleanly; a concurrent download of the same tarball by another process
+// is harmless (the first rename wins, both use its result). A tree already
+// cached under the verified digest is the same content and is kept, so
+// roots handed out earlier stay valid; a tarball with another digest
+// (update "fetch" after the registry's tarball changed) gets a tree of its
+// own. Failures of the machine (a full disk, the cache directory removed
 // underneath) are -32603 naming the path; when the cache directory
 // vanished while the tarball was downloading, the unpacking is tried once
 // more from the download already in hand.
-func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.PackageID, ver *registry.Version, force bool) (string, error) {
-	final := p.pkgDir(id.Name, id.Version)
-	if !force && isDir(final) {
-		return final, nil
-	}
+func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.PackageID, ver *registry.Version) (string, error) {
 	if ver.Dist.Tarball == "" {
 		return "", protocol.ErrInvalidContent(id, "the registry lists no tarball for this version")
 	}
@@ -226,8 +329,14 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 		}
 		return "", err
 	}
-	if err := v.Check(ver.Dist); err != nil {
+	key, err := v.Verify(ver.Dist)
+	if err != nil {
 		return "", err
+	}
+	final := filepath.Join(p.versionDir(id.Name, id.Version), key)
+	if isDir(final) {
+		p.recordVerified(id.Name, id.Version, key)
+		return final, nil
 	}
 	// The open file stays readable even when its name was removed.
 	fi, err := f.Stat()
@@ -244,6 +353,7 @@ func (p *PM) download(ctx context.Context, client *registry.Client, id protocol.
 	}
 	switch {
 	case err == nil:
+		p.recordVerified(id.Name, id.Version, key)
 		return root, nil
 	case archive.IsContent(err):
 		return "", protocol.ErrInvalidContent(id, err.Error())
@@ -278,8 +388,8 @@ func (p *PM) unpackInto(ctx context.Context, f *os.File, size int64, id protocol
 		os.RemoveAll(dir)
 		return "", err
 	}
-	// When final is already cached (another process won the race), it is
-	// kept.
+	// When final is already cached (another process won the race with the
+	// same tarball), it is kept.
 	if _, err := atomicfile.PublishDir(dir, final); err != nil {
 		os.RemoveAll(dir)
 		return "", err
@@ -331,6 +441,26 @@ func sweepStale(tmpRoot string, log *slog.Logger) {
 			path := filepath.Join(tmpRoot, e.Name())
 			log.Debug("removing a temporary file a killed process left", "path", path)
 			os.RemoveAll(path)
+		}
+	}
+}
+
+// sweepTemps removes from dir the temporary files atomicfile left there
+// (".tmp-*") that are older than staleAfter: pointer files a killed
+// process was writing.
+func sweepTemps(dir string, log *slog.Logger) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".tmp-") || e.IsDir() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			path := filepath.Join(dir, e.Name())
+			log.Debug("removing a temporary file a killed process left", "path", path)
+			os.Remove(path)
 		}
 	}
 }

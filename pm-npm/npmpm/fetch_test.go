@@ -20,11 +20,11 @@ func npmID(name, version string) protocol.PackageID {
 	return protocol.PackageID{PM: Name, Name: name, Version: version}
 }
 
-// cacheEntries lists what sits under <cache>/npm/pkg, relative.
+// cacheEntries lists what sits under <cache>/npm/unpacked, relative.
 func cacheEntries(t *testing.T, cache string) []string {
 	t.Helper()
 	var out []string
-	root := filepath.Join(cache, Name, "pkg")
+	root := filepath.Join(cache, Name, unpackedDir)
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && p != root {
 			rel, _ := filepath.Rel(root, p)

@@ -411,7 +411,10 @@ func installedVersion(rec *depcache.Recorder, ws, importer, name string) (string
 	}
 }
 
-// validVersion reports whether v is an exact npm version.
+// validVersion reports whether v is an exact npm version as node-semver
+// reads one (" 1.0.0" and "v1.0.0" are): what a lockfile or package.json
+// may say. A version that names a cache directory or is answered as a
+// package's version is canonical (registry.CanonicalVersion).
 func validVersion(v string) bool {
 	if v == "" || v == protocol.AnyVersion {
 		return false
@@ -422,8 +425,10 @@ func validVersion(v string) bool {
 
 // sameVersion reports whether the exact versions a and b are equal as
 // node-semver's eq compares them (npm's reading of a package.json's
-// version): "v1.0.0" is 1.0.0, and build metadata is ignored. Strings that
-// are not versions are equal only as strings.
+// version): "v1.0.0" and " 1.0.0" are 1.0.0, and build metadata is
+// ignored. Strings that are not versions are equal only as strings. It
+// compares; it does not say how a version is written in an answer or a
+// path (registry.CanonicalVersion does).
 func sameVersion(a, b string) bool {
 	if a == b {
 		return true

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/packagejson"
+	"github.com/symposium-dev/symposium-pm/pm-npm/registry"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
@@ -347,10 +348,14 @@ func (p *PM) installedCopy(ctx context.Context, rec *depcache.Recorder, idx *ins
 				"skipping a package whose package.json cannot be used", "package", name, "err", err)
 			continue
 		}
-		if !holds(at.entry, pkg.Name, name) || !validVersion(pkg.Version) || !ok(pkg.Version) {
+		if !holds(at.entry, pkg.Name, name) || !ok(pkg.Version) {
 			continue
 		}
-		return candidate{version: pkg.Version, root: real, pkg: pkg, installerOwned: owned}, true
+		version, valid := registry.CanonicalVersion(pkg.Version)
+		if !valid {
+			continue
+		}
+		return candidate{version: version, root: real, pkg: pkg, installerOwned: owned}, true
 	}
 	return candidate{}, false
 }

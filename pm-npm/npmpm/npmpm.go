@@ -77,6 +77,9 @@ type PM struct {
 	// that check finds fresh instead of taking them again alongside it.
 	listCheck sync.Mutex
 
+	configOnce sync.Once
+	config     *npmrc.Config
+
 	clientOnce sync.Once
 	client     *registry.Client
 	clientErr  error
@@ -130,19 +133,28 @@ func (p *PM) Initialize(ctx context.Context, s *pmserver.Session) error {
 	return nil
 }
 
+// npmConfig returns the npm configuration, read on first use from files
+// and the environment only (never the network): the hook path reads it to
+// know which registry's verified copies it may serve.
+func (p *PM) npmConfig() *npmrc.Config {
+	p.configOnce.Do(func() {
+		// The project .npmrc is the one at npm's local prefix: the
+		// workspace root when the workspace is inside a member.
+		var rec depcache.Recorder
+		p.config = npmrc.Load(findProject(&rec, p.workspace).root, p.env)
+		for _, err := range p.config.Unreadable {
+			p.log.Warn("skipping an npm configuration file", "err", err)
+		}
+		p.log.Debug("npm configuration", "files", p.config.Files, "registry", redact.URL(p.config.Registry("")))
+	})
+	return p.config
+}
+
 // registryClient returns the client for the configured registries, reading
 // the npm configuration on first use.
 func (p *PM) registryClient() (*registry.Client, error) {
 	p.clientOnce.Do(func() {
-		// The project .npmrc is the one at npm's local prefix: the
-		// workspace root when the workspace is inside a member.
-		var rec depcache.Recorder
-		cfg := npmrc.Load(findProject(&rec, p.workspace).root, p.env)
-		for _, err := range cfg.Unreadable {
-			p.log.Warn("skipping an npm configuration file", "err", err)
-		}
-		p.log.Debug("npm configuration", "files", cfg.Files, "registry", redact.URL(cfg.Registry("")))
-		p.client, p.clientErr = registry.New(cfg, p.env, "symposium-pm-npm/"+Version)
+		p.client, p.clientErr = registry.New(p.npmConfig(), p.env, "symposium-pm-npm/"+Version)
 	})
 	return p.client, p.clientErr
 }
@@ -170,11 +182,12 @@ func (p *PM) Search(ctx context.Context, query string) ([]protocol.SearchHit, er
 	}
 	hits := make([]protocol.SearchHit, 0, len(res))
 	for _, r := range res {
-		if !packagejson.ValidName(r.Name) || !validVersion(r.Version) {
+		version, ok := registry.CanonicalVersion(r.Version)
+		if !packagejson.ValidName(r.Name) || !ok {
 			continue
 		}
 		hits = append(hits, protocol.SearchHit{
-			ID:          protocol.PackageID{PM: Name, Name: r.Name, Version: r.Version},
+			ID:          protocol.PackageID{PM: Name, Name: r.Name, Version: version},
 			Description: r.Description,
 		})
 	}

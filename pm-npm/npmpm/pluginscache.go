@@ -13,7 +13,7 @@ import (
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
 // changes.
-const offersCacheKey = "npm active_plugins 5"
+const offersCacheKey = "npm active_plugins 6"
 
 // offersCache is where active_plugins answers are persisted, or nil (which
 // stores nothing) when the host gave no cache directory.

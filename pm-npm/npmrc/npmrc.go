@@ -43,6 +43,10 @@ type Config struct {
 	// Files lists the configuration files that were read, in precedence order
 	// (highest first), for diagnostics.
 	Files []string
+	// Consulted lists every configuration file Load looked for, present or
+	// not, so that a caller persisting what it derived from the
+	// configuration can notice a file appearing, changing or vanishing.
+	Consulted []string
 	// Unreadable holds, for each configuration file that exists but was
 	// not read (a FIFO, a device, a directory, one over
 	// pkgfile.MaxManifest, or a read that failed), the error naming it.
@@ -91,6 +95,7 @@ func Load(dir string, env Env) *Config {
 		if f == project && f == user {
 			continue // npm skips the project file when it is the user file
 		}
+		c.Consulted = append(c.Consulted, f)
 		data, err := pkgfile.ReadUserFile(f, pkgfile.MaxManifest)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {

@@ -161,3 +161,18 @@ func TestLoadBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestConsulted: Consulted names every file Load looked for, absent ones
+// included, and Files only those it read.
+func TestConsulted(t *testing.T) {
+	home, proj, global := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".npmrc"), "registry=https://user.example/\n")
+	c := Load(proj, mapEnv{"HOME": home, "PREFIX": global})
+	want := []string{filepath.Join(global, "etc", "npmrc"), filepath.Join(home, ".npmrc"), filepath.Join(proj, ".npmrc")}
+	if strings.Join(c.Consulted, "|") != strings.Join(want, "|") {
+		t.Errorf("consulted %q, want %q", c.Consulted, want)
+	}
+	if len(c.Files) != 1 || c.Files[0] != want[1] {
+		t.Errorf("files %q, want only %s", c.Files, want[1])
+	}
+}

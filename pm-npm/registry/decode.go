@@ -68,7 +68,7 @@ func checkJSON(data []byte) error {
 }
 
 // decodePackument decodes a packument document, dropping null versions and
-// taking each version from its key.
+// taking each version from its key, canonical (CanonicalVersion).
 func decodePackument(body []byte) (*Packument, error) {
 	if err := checkJSON(body); err != nil {
 		return nil, fmt.Errorf("invalid packument JSON: %w", err)
@@ -95,7 +95,14 @@ func decodePackument(body []byte) (*Packument, error) {
 				}
 				path := "versions[" + ver + "]"
 				if v := d.version(m, path); v != nil {
-					v.Version = ver // the key is the version npm installs, whatever the manifest says
+					// The key is the version, whatever the manifest says,
+					// in its canonical form (" 1.0.0" is 1.0.0, as node-semver
+					// reads it); a key that is no version stays as written,
+					// for the caller to refuse.
+					v.Version = ver
+					if c, ok := CanonicalVersion(ver); ok {
+						v.Version = c
+					}
 					p.Versions[ver] = v
 				}
 			})

@@ -6,12 +6,14 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // FuzzCheck verifies a fixed download against arbitrary dist fields: the
-// check passes only when they really name one of its digests.
+// check passes only when they really name one of its digests, and then the
+// key Verify gives it (its cache directory) is one DigestKeys(dist) names.
 func FuzzCheck(f *testing.F) {
 	payload := []byte("the tarball bytes")
 	s512 := sha512.Sum512(payload)
@@ -41,15 +43,23 @@ func FuzzCheck(f *testing.F) {
 		if !named {
 			t.Errorf("integrity %q, shasum %q accepted for a download they do not describe", integrity, shasum)
 		}
+		d := Dist{Integrity: integrity, Shasum: shasum}
+		key, err := v.Verify(d)
+		if err != nil || !ValidDigestKey(key) || !slices.Contains(DigestKeys(d), key) {
+			t.Errorf("integrity %q, shasum %q: Verify gave key %q (%v), not one of DigestKeys %q", integrity, shasum, key, err, DigestKeys(d))
+		}
 	})
 }
 
 // FuzzPick decodes arbitrary packuments and picks a version for arbitrary
-// specs: never a panic, and any version picked is one the packument lists.
+// specs: never a panic, any version picked is one the packument lists, and
+// a version picked is canonical (the form a cache directory is named by).
 func FuzzPick(f *testing.F) {
 	f.Add([]byte(`{"name":"x","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"version":"1.0.0"},"1.1.0":{"deprecated":"no"},"2.0.0-rc.1":{}}}`), "^1")
 	f.Add([]byte(`{"name":"x","dist-tags":{"next":"9.9.9"},"versions":{"1.0.0":null}}`), "next")
 	f.Add([]byte(`{"versions":{"../x":{}}}`), "*")
+	f.Add([]byte(`{"versions":{" 1.0.0":{},"1.0.1\n":{},"v1.0.2":{},"1.0.3+b":{}}}`), "^1")
+	f.Add([]byte(`{"dist-tags":{"latest":" 1.0.0"},"versions":{" 1.0.0":{}}}`), "latest")
 	f.Fuzz(func(t *testing.T, doc []byte, spec string) {
 		p, err := decodePackument(doc)
 		if err != nil {
@@ -59,8 +69,16 @@ func FuzzPick(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v == nil || p.Versions[v.Version] != v {
+		listed := false
+		for _, lv := range p.Versions {
+			listed = listed || lv == v
+		}
+		if v == nil || !listed {
 			t.Errorf("picked %+v, not a listed version", v)
+			return
+		}
+		if c, ok := CanonicalVersion(v.Version); ok && c != v.Version {
+			t.Errorf("picked version %q, not canonical (%q)", v.Version, c)
 		}
 	})
 }

@@ -12,18 +12,27 @@ import (
 var ErrNoMatch = errors.New("no version satisfies the requirement")
 
 // Pick chooses the version of p that npm would install for spec, following
-// npm-pick-manifest: a spec that is not a valid range is a dist-tag; an
-// exact version is taken as is; otherwise the "latest" tag wins when it
-// satisfies the range (always for "*" or ""), else the highest satisfying
-// version, preferring versions that are not deprecated (a deprecated version
-// is still chosen when nothing else satisfies). Engine constraints are not
-// considered: plugins are read, not run by node.
+// npm-pick-manifest: an exact version names the version listed under its
+// canonical form and no other (a packument key " 1.0.0" or "1.0.0+build"
+// is not the 1.0.0 asked for, as npm answers ETARGET); a spec that is not
+// a valid range is a dist-tag, naming the key it gives as written;
+// otherwise the "latest" tag wins when it satisfies the range (always for
+// "*" or ""), else the highest satisfying version, preferring versions that
+// are not deprecated (a deprecated version is still chosen when nothing
+// else satisfies). Keys are matched against ranges as node-semver reads
+// them (" 1.0.1" satisfies ^1), and the Version picked is always canonical
+// (see CanonicalVersion). Engine constraints are not considered: plugins
+// are read, not run by node.
 func Pick(p *Packument, spec string) (*Version, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		spec = "*"
 	}
-	if v, ok := p.Versions[spec]; ok {
+	if exact, ok := exactVersion(spec); ok {
+		v, ok := p.Versions[exact]
+		if !ok {
+			return nil, fmt.Errorf("%s@%s: no version %s in the packument: %w", p.Name, spec, exact, ErrNoMatch)
+		}
 		return v, nil
 	}
 	if _, err := versions.NPM.Matches(spec, "0.0.0"); err != nil {
@@ -49,13 +58,14 @@ func Pick(p *Packument, spec string) (*Version, error) {
 		}
 	}
 	var best *Version
-	for ver, v := range p.Versions {
-		m, err := versions.NPM.Matches(spec, ver)
+	bestKey := ""
+	for key, v := range p.Versions {
+		m, err := versions.NPM.Matches(spec, key)
 		if err != nil || !m {
 			continue
 		}
-		if best == nil || better(v, best) {
-			best = v
+		if best == nil || better(v, key, best, bestKey) {
+			best, bestKey = v, key
 		}
 	}
 	if best == nil {
@@ -64,12 +74,20 @@ func Pick(p *Packument, spec string) (*Version, error) {
 	return best, nil
 }
 
-// better orders candidates: not deprecated first, then the higher version.
-func better(a, b *Version) bool {
+// better orders candidates: not deprecated first, then the higher version;
+// between keys of one version ("1.0.0" and " 1.0.0"), the canonical key,
+// then the lesser key, so that the choice does not depend on map order.
+func better(a *Version, aKey string, b *Version, bKey string) bool {
 	da, db := a.IsDeprecated(), b.IsDeprecated()
 	if da != db {
 		return !da
 	}
 	c, err := versions.NPM.Compare(a.Version, b.Version)
-	return err == nil && c > 0
+	if err != nil || c != 0 {
+		return err == nil && c > 0
+	}
+	if ac, bc := aKey == a.Version, bKey == b.Version; ac != bc {
+		return ac
+	}
+	return aKey < bKey
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/download"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
+	"github.com/symposium-dev/symposium-pm/sdk/redirect"
 )
 
 // AcceptAbbreviated asks for the abbreviated ("corgi") packument, falling
@@ -47,7 +48,10 @@ type Client struct {
 const MaxCAFile = 4 << 20
 
 // New returns a client for cfg. env supplies proxy variables; userAgent is
-// sent with every request.
+// sent with every request. Redirects follow sdk/redirect's policy: a
+// redirect to another scheme, host or port (https://registry.example to
+// http://registry.example, say) drops the Authorization header, which
+// net/http would otherwise copy to the same host in clear text.
 func New(cfg *npmrc.Config, env npmrc.Env, userAgent string) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = cfg.ProxySettings(env).Func()
@@ -67,7 +71,7 @@ func New(cfg *npmrc.Config, env npmrc.Env, userAgent string) (*Client, error) {
 		tlsCfg.RootCAs = pool
 	}
 	tr.TLSClientConfig = tlsCfg
-	return &Client{cfg: cfg, http: &http.Client{Transport: tr, Timeout: 10 * time.Minute}, userAgent: userAgent}, nil
+	return &Client{cfg: cfg, http: &http.Client{Transport: tr, Timeout: 10 * time.Minute, CheckRedirect: redirect.Check}, userAgent: userAgent}, nil
 }
 
 // Config returns the client's configuration.

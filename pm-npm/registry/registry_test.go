@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/internal/fakeregistry"
@@ -131,4 +133,49 @@ func (e envWith) Environ() []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// TestDigestKeys: a verified tarball's key is "<alg>-<hex>" of the
+// algorithm it was verified with, one of the keys DigestKeys gives for the
+// dist; values Verify could never match (malformed base64, a wrong length)
+// name no key, and another tarball's digest is not among them.
+func TestDigestKeys(t *testing.T) {
+	data := []byte("tarball bytes")
+	s512 := sha512.Sum512(data)
+	s1 := sha1.Sum(data)
+	other := sha512.Sum512([]byte("other bytes"))
+	sri512 := "sha512-" + base64.StdEncoding.EncodeToString(s512[:])
+	key512 := "sha512-" + hex.EncodeToString(s512[:])
+	key1 := "sha1-" + hex.EncodeToString(s1[:])
+	for name, tc := range map[string]struct {
+		d    Dist
+		key  string
+		keys []string
+	}{
+		"sha512":          {Dist{Integrity: sri512}, key512, []string{key512}},
+		"several values":  {Dist{Integrity: "sha512-" + base64.StdEncoding.EncodeToString(other[:]) + " " + sri512 + "?opt sha512-!!"}, key512, []string{"sha512-" + hex.EncodeToString(other[:]), key512}},
+		"weaker ignored":  {Dist{Integrity: "sha1-" + base64.StdEncoding.EncodeToString(s1[:]) + " " + sri512}, key512, []string{key512}},
+		"shasum":          {Dist{Shasum: " " + strings.ToUpper(hex.EncodeToString(s1[:]))}, key1, []string{key1}},
+		"unpadded base64": {Dist{Integrity: strings.TrimRight(sri512, "=")}, "", nil},
+	} {
+		v := NewVerifier()
+		v.Write(data)
+		key, err := v.Verify(tc.d)
+		if key != tc.key || (err == nil) != (tc.key != "") {
+			t.Errorf("%s: Verify = %q, %v; want %q", name, key, err, tc.key)
+		}
+		if got := DigestKeys(tc.d); !slices.Equal(got, tc.keys) {
+			t.Errorf("%s: DigestKeys = %q, want %q", name, got, tc.keys)
+		}
+		for _, k := range tc.keys {
+			if !ValidDigestKey(k) {
+				t.Errorf("%s: %q is not a valid key", name, k)
+			}
+		}
+	}
+	for _, k := range []string{"", "sha512-", "md5-" + hex.EncodeToString(s1[:]), "sha1-" + hex.EncodeToString(s512[:]), "sha1-" + strings.ToUpper(hex.EncodeToString(s1[:])), "sha1-../" + hex.EncodeToString(s1[:])[3:]} {
+		if ValidDigestKey(k) {
+			t.Errorf("ValidDigestKey(%q) = true", k)
+		}
+	}
 }
