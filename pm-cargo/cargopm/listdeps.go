@@ -181,7 +181,9 @@ func (p *PM) snapshot(ctx context.Context, parts snapshotParts) (*snapshot, erro
 	var rec depcache.Recorder
 	s := computeSnapshot(sess.Workspace, &rec)
 	if data, ok := s.encode(); ok {
-		if err := cache.Store(key, rec.Stamps(), data); err != nil {
+		if err := cache.Store(key, rec.Stamps(), data); errors.Is(err, depcache.ErrRecent) {
+			sess.Logger.Debug("cargo: dependency cache not persisted", "err", err)
+		} else if err != nil {
 			sess.Logger.Warn("cargo: cannot persist the dependency cache", "err", err)
 		}
 		p.snapshotRead.Forget()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -248,6 +249,7 @@ func TestListDepsCache(t *testing.T) {
 		"crates/a/Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\n",
 		"Cargo.lock":          "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"serde\"]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
 	})
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // settled: the answer is stored
 	cache := t.TempDir()
 	run := func() []protocol.PackageID {
 		p := New()
@@ -356,6 +358,7 @@ func TestSnapshotCacheParts(t *testing.T) {
 		"Cargo.toml": "[package]\nname = \"a\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\n",
 		"Cargo.lock": "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"serde\"]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
 	})
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // settled: the answer is stored
 	cache := t.TempDir()
 	newPM := func() *PM {
 		p := New()

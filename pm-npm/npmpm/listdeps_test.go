@@ -223,6 +223,7 @@ func TestListDepsSpecialSpecs(t *testing.T) {
 func TestListDepsCache(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{"package.json": appPackageJSON, "pnpm-lock.yaml": pnpm6Lock})
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // settled: the answer is stored
 	p, cache := newPM(t, ws, nil)
 	ctx := context.Background()
 	first, err := p.ListDeps(ctx)

@@ -94,6 +94,10 @@ func render(ids []protocol.PackageID) string {
 	return b.String()
 }
 
+// settle waits out depcache.RacyWindow after the inputs were written, so
+// that an answer read from them is persisted.
+func settle() { time.Sleep(depcache.RacyWindow + 20*time.Millisecond) }
+
 // TestListDeps runs every testdata/listdeps/*.txtar workspace: its files
 // are the workspace, its "want" section the expected name/version lines.
 // Each is run cold, then warm from the persisted cache by a new PM.
@@ -110,6 +114,7 @@ func TestListDeps(t *testing.T) {
 			}
 			ws := t.TempDir()
 			want := unpack(t, ar, ws)
+			settle()
 			cache := t.TempDir()
 			var coldLocal map[string]string
 			for _, run := range []string{"cold", "cached"} {
@@ -156,6 +161,7 @@ func TestListDepsCacheInvalidation(t *testing.T) {
 		// Make sure the mtime moves even on coarse clocks.
 		future := time.Now().Add(time.Duration(len(body)) * time.Second)
 		os.Chtimes(p, future, future)
+		settle()
 	}
 	list := func() string {
 		t.Helper()
@@ -182,6 +188,7 @@ func TestListDepsCacheInvalidation(t *testing.T) {
 		t.Errorf("edited lockfile not seen: %q", got)
 	}
 	os.Remove(filepath.Join(ws, "uv.lock"))
+	settle()
 	if got := list(); got != "a 1.0\nb *\n" {
 		t.Errorf("removed lockfile not seen: %q", got)
 	}
@@ -192,6 +199,7 @@ func TestListDepsCacheInvalidation(t *testing.T) {
 	}
 	write(".venv/lib/python3.12/site-packages/b-3.4.dist-info/METADATA", "Name: b\nVersion: 3.4\n")
 	os.RemoveAll(filepath.Join(ws, ".venv/lib/python3.12/site-packages/b-3.3.dist-info"))
+	settle()
 	if got := list(); got != "a 1.0\nb 3.4\n" {
 		t.Errorf("upgrade in virtualenv not seen: %q", got)
 	}
@@ -240,6 +248,7 @@ func cacheEntries(t *testing.T, cache string) []string {
 func TestListDepsCacheEnv(t *testing.T) {
 	ws, cache := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(ws, "requirements.txt"), []byte("a==${A_VERSION}\nb\n"), 0o644)
+	settle()
 	list := func(v string) string {
 		t.Helper()
 		got, err := newPM(t, ws, cache, map[string]string{"A_VERSION": v}).ListDeps(context.Background())

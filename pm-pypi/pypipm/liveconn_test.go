@@ -143,6 +143,7 @@ func TestListDepsLiveConnection(t *testing.T) {
 				env := testEnv(t, nil)
 				cache := ""
 				if mode.persisted {
+					settle()
 					cache = t.TempDir()
 					listOn(t, liveConn(t, New(), ws, cache, env))
 				}

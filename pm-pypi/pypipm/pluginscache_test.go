@@ -37,6 +37,7 @@ func cacheProject(t *testing.T, ws string) []protocol.PackageID {
 		}
 	}
 	writeTree(t, ws, files)
+	settle()
 	return []protocol.PackageID{pkgID("epplug", "1.0"), pkgID("tomlplug", "1.0"), pkgID("plain", "1.0"), pkgID("local", "*")}
 }
 

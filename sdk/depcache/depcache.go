@@ -43,6 +43,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
@@ -143,10 +144,15 @@ func (c *Cache) Load(key string) ([]byte, bool) {
 }
 
 // Store writes value under key with the stamps of the inputs it was computed
-// from, atomically.
+// from, atomically. A value read from an input modified or changed within
+// RacyWindow is not written: Store returns an error wrapping ErrRecent,
+// and the value is computed again next time.
 func (c *Cache) Store(key string, stamps []Stamp, value []byte) error {
 	if c == nil || c.dir == "" {
 		return nil
+	}
+	if err := racy(stamps, time.Now()); err != nil {
+		return err
 	}
 	data := Entry{Key: key, Stamps: stamps, Value: value}.Encode()
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {

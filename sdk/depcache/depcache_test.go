@@ -84,9 +84,11 @@ func TestInvalidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			write(t, filepath.Join(dir, "Cargo.lock"), "v1")
 			write(t, filepath.Join(dir, "members", "a", "Cargo.toml"), "")
+			time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // settled: Store takes it
 			c := depcache.New(filepath.Join(dir, "cache"))
 			stamps := record(t, dir)
 			if len(stamps) != 3 {
@@ -131,6 +133,7 @@ func restoreMtime(t *testing.T, path string, change func(path string)) {
 func TestMisses(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "in"), "x")
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
 	c := depcache.New(filepath.Join(dir, "cache"))
 	if _, ok := c.Load("k"); ok {
 		t.Fatal("an empty cache hit")

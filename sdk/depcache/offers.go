@@ -229,9 +229,6 @@ func (c *Cache) StoreOffers(key string, stamps []Stamp, offers []protocol.Offer)
 	if err := checkRecordedRoots(offerRoots(offers), stamps); err != nil {
 		return err
 	}
-	if err := racy(stamps, time.Now()); err != nil {
-		return err
-	}
 	if offers == nil {
 		offers = []protocol.Offer{}
 	}
@@ -250,12 +247,25 @@ func (c *Cache) StoreOffers(key string, stamps []Stamp, offers []protocol.Offer)
 // next change, and the answer is recomputed next time instead.
 const RacyWindow = 50 * time.Millisecond
 
-// racy reports an input modified or changed within RacyWindow of now.
+// ErrRecent is wrapped by the error of a store refused because an input
+// changed within RacyWindow: an expected outcome right after an edit, not a
+// fault to report.
+var ErrRecent = errors.New("input changed too recently to be trusted")
+
+// racy reports an input changed within RacyWindow of now. The change time
+// tells, where the platform has one: the kernel sets it to the current
+// time at every change, contents included, while a modification time may
+// be set anywhere (a file unpacked with a time in the future would
+// otherwise never be cached).
 func racy(stamps []Stamp, now time.Time) error {
 	limit := now.Add(-RacyWindow).UnixNano()
 	for _, s := range stamps {
-		if s.Size >= 0 && (s.Mod > limit || s.Change > limit) {
-			return fmt.Errorf("depcache: not persisted: %s changed less than %v ago", s.Path, RacyWindow)
+		changed := s.Change
+		if changed == 0 {
+			changed = s.Mod
+		}
+		if s.Size >= 0 && changed > limit {
+			return fmt.Errorf("depcache: not persisted: %s: %w (less than %v ago)", s.Path, ErrRecent, RacyWindow)
 		}
 	}
 	return nil

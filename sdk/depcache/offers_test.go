@@ -3,6 +3,7 @@ package depcache_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -484,5 +485,47 @@ func TestParallelCheckRoots(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "input 1991: bad kind") {
 		t.Errorf("debug report %q does not name the corrupt line", log.String())
+	}
+}
+
+// TestStoreRacyNotStored: the rule holds for every entry, list_deps
+// answers included: Store refuses a value read from an input changed
+// within the racy window, with an error wrapping ErrRecent.
+func TestStoreRacyNotStored(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Cargo.lock"), "version = 4\n")
+	var rec depcache.Recorder
+	rec.Observe(filepath.Join(dir, "Cargo.lock"))
+	c := depcache.New(t.TempDir())
+	err := c.Store("k", rec.Stamps(), []byte("deps"))
+	if !errors.Is(err, depcache.ErrRecent) || !strings.Contains(err.Error(), "Cargo.lock") {
+		t.Fatalf("Store of a value read from a just-written input: %v", err)
+	}
+	if _, ok := c.Load("k"); ok {
+		t.Fatal("racy value persisted")
+	}
+}
+
+// TestStoreFutureModTimeSettled: a file whose modification time lies in the
+// future (unpacked from an archive, copied from a machine whose clock is
+// ahead) is stored once its change time has settled: only the change time,
+// which the kernel sets, tells how recent a change is.
+func TestStoreFutureModTimeSettled(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "Cargo.lock")
+	write(t, path, "version = 4\n")
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(path, future, future); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	var rec depcache.Recorder
+	rec.Observe(path)
+	c := depcache.New(t.TempDir())
+	if err := c.Store("k", rec.Stamps(), []byte("deps")); err != nil {
+		t.Fatalf("Store of a settled input with a future modification time: %v", err)
+	}
+	if v, ok := c.Load("k"); !ok || string(v) != "deps" {
+		t.Fatalf("Load = %q, %v", v, ok)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"time"
 	"unicode/utf8"
 
 	"github.com/symposium-dev/symposium-pm/sdk/jsonscan"
@@ -145,9 +144,6 @@ func (c *Cache) StoreRawOffers(key string, stamps []Stamp, encoded json.RawMessa
 		return err
 	}
 	if err := checkRecordedRoots(roots, stamps); err != nil {
-		return err
-	}
-	if err := racy(stamps, time.Now()); err != nil {
 		return err
 	}
 	return c.Store(key, stamps, encoded)

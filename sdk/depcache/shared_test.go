@@ -119,6 +119,7 @@ func TestSharedReadMiss(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // v2 settled
 	store("b") // fresh again, behind the SharedRead's back
 	if _, ok := s.Load(c, "b"); ok {
 		t.Fatal("within the window the stale entry was read again instead of its miss shared")
