@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/symposium-dev/symposium-pm/sdk/host"
+	"github.com/symposium-dev/symposium-pm/sdk/host/config"
+	"github.com/symposium-dev/symposium-pm/sdk/host/discovery"
 	"github.com/symposium-dev/symposium-pm/sdk/pmtest"
 )
 
@@ -116,5 +119,51 @@ func TestWritingAPMGuide(t *testing.T) {
 		t.Errorf("%s:%d: the PM tried by hand prints\n%s\nwhere the guide shows\n%s", guide, shown[0].line, got, shown[0].body)
 	}
 
+	// Registered as a registry (kind = "registry"), the guide's plugin is
+	// enabled with its one skill: its manifest names the skills/ group (a
+	// registry's manifest gets none by default), and depends-on = "*" keeps
+	// it from waiting for [plugins] use.
+	res := guideDiscover(t, bin, shelf)
+	if len(res.Warnings) != 0 {
+		t.Errorf("discovery over the guide's shelf warned: %v", res.Warnings)
+	}
+	if len(res.Plugins) != 1 || res.Plugins[0].Name != "hello" || res.Plugins[0].State != discovery.Enabled || res.Plugins[0].Skills != 1 {
+		t.Errorf("%s:%d: discovery over the guide's shelf gave %+v; want hello enabled with 1 skill", guide, shelfCmds[0].line, res.Plugins)
+	}
+	// An entry whose manifest cannot be read is left out, and named in a
+	// warning (protocol §5.2); a file beside the plugins is no entry.
+	bad := filepath.Join(tmp, "bad-shelf")
+	broken := filepath.Join(bad, "broken", "SYMPOSIUM.toml")
+	if err := os.MkdirAll(filepath.Dir(broken), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, []byte("name = \"broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "README"), []byte("a shelf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = guideDiscover(t, bin, bad)
+	if len(res.Plugins) != 0 || len(res.Warnings) != 1 || res.Warnings[0].File != broken || !strings.Contains(res.Warnings[0].Message, `"broken"`) {
+		t.Errorf("discovery over a shelf whose one plugin does not parse gave plugins %+v, warnings %+v; want none, and one warning naming %s", res.Plugins, res.Warnings, broken)
+	}
+
 	pmtest.Run(t, []string{bin}, pmtest.WithProcessEnv("SHELF_DIR="+shelf))
+}
+
+// guideDiscover runs discovery, as symposium-pm discover does, with the
+// guide's PM bin serving shelf as the one PM, configured with kind =
+// "registry" as the guide registers it, in an empty workspace.
+func guideDiscover(t *testing.T, bin, shelf string) discovery.Result {
+	t.Helper()
+	ws := t.TempDir()
+	pms := host.NewRegistry(host.Options{Workspace: ws, CacheDir: t.TempDir()},
+		host.Spec{Name: "shelf", Command: bin, Env: []string{"SHELF_DIR=" + shelf}})
+	defer pms.Close()
+	return discovery.Discover(t.Context(), discovery.Options{
+		Workspace: ws,
+		Config:    &config.Config{},
+		PMs:       pms,
+		Kinds:     map[string]discovery.Source{"shelf": discovery.SourceRegistry},
+	})
 }

@@ -335,6 +335,13 @@ func TestRegistryUnionsAnswers(t *testing.T) {
 	if len(a.refreshed) != 0 || !slices.Equal(b.refreshed, []bool{true}) {
 		t.Errorf("refreshed a %v, b %v; want b alone, forced", a.refreshed, b.refreshed)
 	}
+	// Force decided PM by PM: a forced, b not, in one refresh.
+	if warns := r.RefreshEach(ctx, protocol.UpdateCheck, func(name string) bool { return name == "a" }, nil); len(warns) != 0 {
+		t.Errorf("RefreshEach warnings: %v", warns)
+	}
+	if !slices.Equal(a.refreshed, []bool{true}) || !slices.Equal(b.refreshed, []bool{true, false}) {
+		t.Errorf("after RefreshEach, refreshed a %v, b %v; want a forced, b not", a.refreshed, b.refreshed)
+	}
 	answers, warns := r.WorkspaceAnswers(ctx)
 	if len(warns) != 0 || len(answers) != 2 || answers[0].PM != "a" || answers[1].PM != "b" {
 		t.Errorf("WorkspaceAnswers = %+v, %v", answers, warns)

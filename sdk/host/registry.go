@@ -363,18 +363,29 @@ func (r *Registry) Search(ctx context.Context, query string) ([]protocol.SearchH
 }
 
 // Refresh asks the PMs announcing refresh whose names only accepts (every
-// one when only is nil) to pull their backing sources.
+// one when only is nil) to pull their backing sources, sending each of them
+// force (protocol §6.7: override a source's opt-out of automatic updates).
 //
 // The diagnostics the PMs sent while answering are warnings after those
 // of the PMs that failed, PM by PM in configuration order.
 func (r *Registry) Refresh(ctx context.Context, update protocol.UpdateLevel, force bool, only func(name string) bool) []Warning {
+	return r.RefreshEach(ctx, update, func(string) bool { return force }, only)
+}
+
+// RefreshEach is Refresh with force decided PM by PM: the PM named name is
+// sent force(name) (false for every PM when force is nil), so that one
+// refresh can force the sources that need it (a registry never fetched,
+// which an opt-out of automatic updates would otherwise leave empty) and
+// leave the others' opt-out alone.
+func (r *Registry) RefreshEach(ctx context.Context, update protocol.UpdateLevel, force, only func(name string) bool) []Warning {
 	var sink diagSink
 	warns := r.each(ctx, protocol.MethodRefresh, func(c *Conn) error {
 		if only != nil && !only(c.Name()) || !c.Has(protocol.CapRefresh) {
 			return nil
 		}
 		var res protocol.RefreshResult
-		ds, err := c.CallDiagnostics(ctx, protocol.MethodRefresh, protocol.RefreshParams{Update: update, Force: force}, &res)
+		params := protocol.RefreshParams{Update: update, Force: force != nil && force(c.Name())}
+		ds, err := c.CallDiagnostics(ctx, protocol.MethodRefresh, params, &res)
 		sink.add(c.Name(), protocol.MethodRefresh, ds)
 		return err
 	})

@@ -71,7 +71,15 @@ const discoverUsage = `Usage: symposium-pm discover [flags]
 Runs discovery as Symposium does on a hook: every package manager's list_deps,
 then active_plugins with the dependencies each owns, chained [[plugins]]
 references through load_plugin, validation of every offer, and enablement from
-your configuration. Offline unless --refresh.
+your configuration. Offline, except for chained references to packages not on
+disk, which the PM may download (the cargo PM runs cargo fetch). It runs the
+shell() predicates of enabled plugins, the workspace's own among them, and the
+PMs the workspace's .symposium/config.toml declares: review both in a checkout
+you do not trust (see SECURITY.md).
+
+--refresh first asks the registries to check for updates. A git registry that
+has never been fetched is fetched then, even with auto-update = false; one
+that has been is updated only when its auto-update is on, or with --force.
 
 Each plugin gets a state:
   enabled        it runs (a trusted source, or a dependency you consented to)
@@ -216,10 +224,15 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var cf commonFlags
 	cf.register(fs)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	refresh := fs.Bool("refresh", false, "refresh registries (update level check) before discovering")
+	refresh := fs.Bool("refresh", false, "refresh registries (update level check) before discovering; a git registry never fetched is fetched even with auto-update = false")
+	force := fs.Bool("force", false, "with --refresh, update the registries configured with auto-update = false too")
 	strict := fs.Bool("strict", false, "exit 1 when there are warnings (for CI)")
 	if code, ok := parseArgs(fs, args, noArgs(), stdout); !ok {
 		return code
+	}
+	if *force && !*refresh {
+		usageError(fs, "--force forces a refresh: give it with --refresh")
+		return ExitUsage
 	}
 	s, code := openSession("discover", &cf, *asJSON, stdout, stderr)
 	if s == nil {
@@ -230,9 +243,13 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var notes []string
 	if *refresh {
 		isRegistry := func(name string) bool { return s.set.Kinds[name] == discovery.SourceRegistry }
+		forced, kept := refreshPlan(s, *force)
 		done := progress(stderr, "refreshing registries")
-		warnings = append(warnings, hostWarnings(s.pms.Refresh(ctx, protocol.UpdateCheck, false, isRegistry))...)
+		warnings = append(warnings, hostWarnings(s.pms.RefreshEach(ctx, protocol.UpdateCheck, func(name string) bool { return *force || forced[name] }, isRegistry))...)
 		done()
+		for _, k := range kept {
+			notes = append(notes, fmt.Sprintf("registry %s (%s) has auto-update = false, so --refresh left it at commit %s; run `symposium-pm discover --refresh --force` to update it", k.r.Name, k.r.Git, shortVersion(k.commit)))
+		}
 	} else {
 		for _, r := range s.cfg.Registries {
 			if r.Git == "" || s.set.Kinds[r.Name] != discovery.SourceRegistry {
@@ -278,6 +295,36 @@ func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// keptRegistry is a git registry a refresh leaves where it is: fetched
+// already, at commit, and configured with auto-update = false.
+type keptRegistry struct {
+	r      config.Registry
+	commit string
+}
+
+// refreshPlan decides, for discover --refresh, which git registries are
+// sent force (forced, by name) besides every one when force is set: those
+// never fetched, since an opt-out of automatic updates (auto-update =
+// false) keeps a registry where it is, and a registry never fetched is
+// nowhere yet. It also returns the registries the refresh leaves alone
+// because of that opt-out (none when force is set), for a note saying how
+// to update them.
+func refreshPlan(s *session, force bool) (forced map[string]bool, kept []keptRegistry) {
+	forced = map[string]bool{}
+	for _, r := range s.cfg.Registries {
+		if r.Git == "" || s.set.Kinds[r.Name] != discovery.SourceRegistry {
+			continue
+		}
+		switch c := registryCache(s.opts.CacheDir, r); {
+		case !c.Fetched:
+			forced[r.Name] = true
+		case !r.AutoUpdates() && !force:
+			kept = append(kept, keptRegistry{r: r, commit: c.Commit})
+		}
+	}
+	return forced, kept
 }
 
 // consentHint is a note holding the [plugins] snippet that consents to

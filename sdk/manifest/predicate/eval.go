@@ -57,7 +57,9 @@ func (ds Deps) MatchAtom(a Atom) bool {
 // rewrites, or another ecosystem's syntax kept verbatim) into the syntax of
 // the ecosystem named eco: for npm, Cargo's comma (AND) becomes a space; for
 // PyPI, `=v` becomes `==v` and Cargo's `^` and `~` become explicit bounds.
-// Text that is already the ecosystem's own passes through.
+// Text that is already the ecosystem's own passes through. The `=v` here is
+// Cargo's exact version, which [ParseAtom] makes of an atom's `==v`; an
+// atom's own `=v` has become `^v` by then, for every ecosystem.
 func ReqFor(eco, req string) string {
 	switch eco {
 	case "npm":
