@@ -151,6 +151,9 @@ func TestLookupPriority(t *testing.T) {
 	if got := lookupString(t, []string{sys, xdg, global}, "", "http.proxy"); got != "global" {
 		t.Errorf("global over xdg: %q", got)
 	}
+	if got := lookupString(t, []string{sys, os.DevNull}, "", "http.proxy"); got != "system" {
+		t.Errorf("with GIT_CONFIG_GLOBAL=/dev/null, as git reads it (empty): %q", got)
+	}
 	write("etc/gitconfig", "[http\n")
 	if got := lookupString(t, []string{sys, xdg, global}, "", "http.proxy"); got != "error" {
 		t.Errorf("with a malformed system file: %q", got)
