@@ -2,8 +2,6 @@ package npmpm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +19,8 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
-	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
+	"github.com/symposium-dev/symposium-pm/sdk/verifiedtree"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -46,7 +44,8 @@ type candidate struct {
 //     packument gave and unpacked cleanly, and never changed after;
 //   - registry-<hash> (registryPointer) is a file naming the digest of the
 //     tree that registry last verified for this version, written
-//     atomically (atomicfile.WriteFile) once the tree is in place.
+//     atomically once the tree is in place and read bounded
+//     (verifiedtree).
 //
 // One host cache serves workspaces configured for different registries,
 // and two registries may publish different tarballs under one name and
@@ -63,8 +62,6 @@ const (
 	unpackedDir = "unpacked"
 	// registryPointerPrefix starts the name of a registry's pointer file.
 	registryPointerPrefix = "registry-"
-	// maxPointer caps the size of a pointer file read.
-	maxPointer = 256
 )
 
 // versionDir is where the trees of name@version (version canonical) are
@@ -75,22 +72,15 @@ func (p *PM) versionDir(name, version string) string {
 
 // registryPointer returns the name of the pointer file of the registry
 // the configuration sends name to: a digest of its URL without
-// credentials. Each configuration file consulted is recorded in rec (an
-// answer derived from the pointer is stale once one changes); the
-// environment is not.
+// credentials (verifiedtree.ScopeKey). Each configuration file consulted
+// is recorded in rec (an answer derived from the pointer is stale once one
+// changes); the environment is not.
 func (p *PM) registryPointer(rec *depcache.Recorder, name string) string {
 	cfg := p.npmConfig()
 	for _, f := range cfg.Consulted {
 		rec.Observe(f)
 	}
-	reg := cfg.Registry(name)
-	if u, err := url.Parse(reg); err == nil {
-		u.User = nil
-		u.Host = strings.ToLower(u.Host)
-		reg = u.String()
-	}
-	sum := sha256.Sum256([]byte(reg))
-	return registryPointerPrefix + hex.EncodeToString(sum[:16])
+	return registryPointerPrefix + verifiedtree.ScopeKey(cfg.Registry(name))
 }
 
 // recordVerified writes the configured registry's pointer file of
@@ -99,14 +89,13 @@ func (p *PM) registryPointer(rec *depcache.Recorder, name string) string {
 // registry later (offline lookups miss), not an error now.
 func (p *PM) recordVerified(name, version, key string) {
 	dir := p.versionDir(name, version)
-	ptr := p.registryPointer(nil, name)
-	if data, err := pkgfile.ReadFile(dir, ptr, maxPointer); err == nil && strings.TrimSpace(string(data)) == key {
-		return // unchanged: answers persisted from it stay valid
-	}
-	path := filepath.Join(dir, ptr)
-	if err := atomicfile.WriteFile(path, []byte(key+"\n"), 0o644); err != nil {
-		p.log.Warn("cannot record the verified digest of a cached package; it will be checked with the registry again", "package", name, "version", version, "path", path, "err", err)
+	wrote, err := verifiedtree.Write(dir, p.registryPointer(nil, name), key)
+	if err != nil {
+		p.log.Warn("cannot record the verified digest of a cached package; it will be checked with the registry again", "package", name, "version", version, "err", err)
 		return
+	}
+	if !wrote {
+		return // unchanged: answers persisted from it stay valid
 	}
 	// Temporaries of pointers a killed process was writing.
 	sweepTemps(dir, p.log)
@@ -169,16 +158,11 @@ func (p *PM) cachedCopies(rec *depcache.Recorder, name string) []candidate {
 		if ptr == "" {
 			ptr = p.registryPointer(rec, name)
 		}
-		dir := filepath.Join(base, e.Name())
-		data, err := rec.ReadPackageFile(filepath.Join(dir, ptr), maxPointer)
-		if err != nil {
+		root, ok := verifiedtree.Lookup(rec, filepath.Join(base, e.Name()), ptr, registry.ValidDigestKey)
+		if !ok {
 			continue
 		}
-		key := strings.TrimSpace(string(data))
-		if !registry.ValidDigestKey(key) || !rec.ObserveDir(filepath.Join(dir, key)) {
-			continue
-		}
-		out = append(out, candidate{version: e.Name(), root: filepath.Join(dir, key)})
+		out = append(out, candidate{version: e.Name(), root: root})
 	}
 	return out
 }

@@ -12,8 +12,10 @@ import (
 
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
-// changes.
-const offersCacheKey = "npm active_plugins 6"
+// changes. Version 7: the registry pointer files are named by
+// verifiedtree.ScopeKey, so that answers recording the earlier names are
+// misses.
+const offersCacheKey = "npm active_plugins 7"
 
 // offersCache is where active_plugins answers are persisted, or nil (which
 // stores nothing) when the host gave no cache directory.

@@ -3,12 +3,9 @@ package pypipm
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,10 +17,10 @@ import (
 	"github.com/symposium-dev/symposium-pm/sdk/archive"
 	"github.com/symposium-dev/symposium-pm/sdk/atomicfile"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
-	"github.com/symposium-dev/symposium-pm/sdk/pkgfile"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 	"github.com/symposium-dev/symposium-pm/sdk/pyname"
 	"github.com/symposium-dev/symposium-pm/sdk/redact"
+	"github.com/symposium-dev/symposium-pm/sdk/verifiedtree"
 	"github.com/symposium-dev/symposium-pm/sdk/versions"
 )
 
@@ -88,13 +85,15 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 			// publish another file under that name and version. "check"
 			// with a range asks the index whether something newer
 			// satisfies it.
-			if in, ok := p.cachedDist(name, req, p.indexPointers(), nil); ok {
+			if in, ok := p.cachedDist(name, req, nil); ok {
 				return in, nil
 			}
 		}
 	}
 	if update == protocol.UpdateNone {
-		if in, ok := p.cachedDist(name, req, p.offlinePointers(), nil); ok {
+		// Only what the configured indexes verified: a tree another
+		// index configuration verified may be a squatter's file.
+		if in, ok := p.cachedDist(name, req, nil); ok {
 			return in, nil
 		}
 		return installed{}, protocol.ErrOffline(id)
@@ -104,7 +103,7 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 		// The index could not say whether something newer exists: what
 		// this index configuration verified still satisfies the
 		// requirement.
-		if cached, ok := p.cachedDist(name, req, p.indexPointers(), nil); ok {
+		if cached, ok := p.cachedDist(name, req, nil); ok {
 			p.log.Warn("package index unreachable; serving the cached copy", "id", cached.id, "err", err)
 			return cached, nil
 		}
@@ -121,22 +120,23 @@ func (p *PM) obtain(ctx context.Context, id protocol.PackageID, update protocol.
 //     published and unpacked safely, and never changed after (only
 //     update "fetch" swaps in the same file unpacked again);
 //   - index-<key> holds the sha256 that the index configuration <key>
-//     (indexKey) last gave for the version and had verified;
-//   - latest holds the sha256 last verified, by any index configuration.
+//     (indexKey) last gave for the version and had verified.
 //
 // One host cache serves workspaces configured for different indexes, and
 // two indexes may publish different files under one name and version (a
 // private package and a public one that took its name): each file keeps
 // its own tree, so a root handed out is never replaced by another index's
 // file, and "check" serves a tree only when it is the one whose sha256 the
-// configured index publishes now. The pointer files are written
-// atomically (atomicfile.WriteFile) beside the trees, never into one.
+// configured index publishes now. What never goes online (fetch "none",
+// active_plugins) serves only the tree the configured indexes' pointer
+// names: one they verified. The pointer files are written atomically
+// beside the trees, never into one, and read bounded (verifiedtree). A
+// "latest" pointer earlier versions wrote (the sha256 verified last, by
+// any index configuration) is not read.
 // The layout before this one (dist/<name>/<version>/, with no record of
 // the file's sha256) is not read: its entries are misses.
 const (
 	unpackedDir = "unpacked"
-	// latestPointer names the pointer file of the last verified sha256.
-	latestPointer = "latest"
 	// indexPointerPrefix starts the name of an index configuration's
 	// pointer file.
 	indexPointerPrefix = "index-"
@@ -168,42 +168,32 @@ func validSHA256(s string) bool {
 }
 
 // indexKey names the configured indexes (primary first, credentials left
-// out) in the cache's pointer files. Reading the configuration reads files
-// only, never the network.
-func (p *PM) indexKey() string {
+// out: verifiedtree.ScopeKey) in the cache's pointer files. Reading the
+// configuration reads files only, never the network. Each pip
+// configuration file consulted (read or absent) is recorded in rec: a
+// choice derived from the key is stale once one changes. The environment
+// the configuration was read from is not recorded: active_plugins keys
+// its answers on it (offersContext).
+func (p *PM) indexKey(rec *depcache.Recorder) string {
 	p.indexClient()
-	h := sha256.New()
-	for _, raw := range append([]string{p.indexCfg.Index}, p.indexCfg.Extra...) {
-		if u, err := url.Parse(raw); err == nil {
-			u.User = nil
-			u.Path = strings.TrimRight(u.Path, "/")
-			raw = u.String()
-		}
-		io.WriteString(h, raw+"\n")
+	for _, f := range p.indexCfg.Consulted {
+		rec.Observe(f)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return verifiedtree.ScopeKey(append([]string{p.indexCfg.Index}, p.indexCfg.Extra...)...)
 }
 
-// indexPointers are the pointer files naming the trees the configured
-// indexes verified.
-func (p *PM) indexPointers() []string {
-	return []string{indexPointerPrefix + p.indexKey()}
+// indexPointer is the name of the pointer file of the configured indexes
+// (see unpackedDir), recording in rec what it was derived from (indexKey).
+func (p *PM) indexPointer(rec *depcache.Recorder) string {
+	return indexPointerPrefix + p.indexKey(rec)
 }
-
-// offlinePointers are the pointer files update "none" serves from: what
-// the configured indexes verified, else what any verified last.
-func (p *PM) offlinePointers() []string {
-	return []string{indexPointerPrefix + p.indexKey(), latestPointer}
-}
-
-// hookPointers are the pointer files active_plugins serves from: it does
-// not read the index configuration, and takes what was verified last.
-var hookPointers = []string{latestPointer}
 
 // cachedDist returns the greatest cached distribution of name satisfying
-// req whose tree one of the pointer files names (the first that names a
-// tree, for each version).
-func (p *PM) cachedDist(name, req string, pointers []string, rec *depcache.Recorder) (installed, bool) {
+// req whose tree the configured indexes verified: the one their pointer
+// file names. It reads files only, and records what it read in rec: the
+// name's and each version's listing, each pointer file (present or not),
+// the trees it looked into and the pip configuration files (indexKey).
+func (p *PM) cachedDist(name, req string, rec *depcache.Recorder) (installed, bool) {
 	base := filepath.Join(p.cache, unpackedDir, name)
 	rec.ObserveDir(base)
 	var cands []string
@@ -219,50 +209,38 @@ func (p *PM) cachedDist(name, req string, pointers []string, rec *depcache.Recor
 		return installed{}, false
 	}
 	versions.Sort(versions.PEP440, cands)
+	ptr := p.indexPointer(rec)
 	for i := len(cands) - 1; i >= 0; i-- {
-		if in, ok := p.cachedVersion(name, cands[i], pointers, rec); ok {
+		if in, ok := p.cachedVersion(name, cands[i], ptr, rec); ok {
 			return in, true
 		}
 	}
 	return installed{}, false
 }
 
-// cachedVersion returns the tree of name@version that the first of the
-// pointer files naming one names.
-func (p *PM) cachedVersion(name, version string, pointers []string, rec *depcache.Recorder) (installed, bool) {
+// cachedVersion returns the tree of name@version that the pointer file
+// ptr names.
+func (p *PM) cachedVersion(name, version, ptr string, rec *depcache.Recorder) (installed, bool) {
 	dir := p.versionDir(name, version)
 	// Its stamp changes when a pointer file is written (renamed into it).
 	if !rec.ObserveDir(dir) {
 		return installed{}, false
 	}
-	for _, ptr := range pointers {
-		data, err := rec.ReadPackageFile(filepath.Join(dir, ptr), 256)
-		if err != nil {
-			continue
-		}
-		if sum := strings.TrimSpace(string(data)); validSHA256(sum) {
-			if in, ok := p.tree(name, version, sum, rec); ok {
-				return in, true
-			}
-		}
+	tree, ok := verifiedtree.Lookup(rec, dir, ptr, validSHA256)
+	if !ok {
+		return installed{}, false
 	}
-	return installed{}, false
+	return p.tree(name, version, filepath.Base(tree), rec)
 }
 
-// recordVerified writes the pointer files saying that the configured
-// indexes gave sum for name@version and that it was verified last. A
-// pointer that cannot be written costs a question to the index later, not
-// an error now.
+// recordVerified writes the pointer file saying that the configured
+// indexes gave sum for name@version. A pointer that cannot be written
+// costs a question to the index later, not an error now.
 func (p *PM) recordVerified(name, version, sum string) {
-	dir := p.versionDir(name, version)
-	for _, ptr := range []string{indexPointerPrefix + p.indexKey(), latestPointer} {
-		path := filepath.Join(dir, ptr)
-		if data, err := pkgfile.ReadFile(dir, ptr, 256); err == nil && strings.TrimSpace(string(data)) == sum {
-			continue
-		}
-		if err := atomicfile.WriteFile(path, []byte(sum+"\n"), 0o644); err != nil {
-			p.log.Debug("cannot record the verified sha256 of a cached distribution", "path", path, "err", err)
-		}
+	// An unchanged pointer is not written: answers persisted from it stay
+	// valid.
+	if _, err := verifiedtree.Write(p.versionDir(name, version), p.indexPointer(nil), sum); err != nil {
+		p.log.Debug("cannot record the verified sha256 of a cached distribution", "err", err)
 	}
 }
 

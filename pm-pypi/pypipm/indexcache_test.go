@@ -263,9 +263,11 @@ func TestOldCacheLayoutIsAMiss(t *testing.T) {
 	vdir := filepath.Join(cache, "pypi", unpackedDir, "demo-pkg", "1.0")
 	orphan := filepath.Join(vdir, strings.Repeat("a", 64))
 	os.MkdirAll(filepath.Join(orphan, "demo_pkg-1.0.dist-info"), 0o755)
-	os.WriteFile(filepath.Join(vdir, latestPointer), []byte(strings.Repeat("b", 64)+"\n"), 0o644)
+	// The "latest" pointer earlier versions wrote, naming the orphan: not
+	// read.
+	os.WriteFile(filepath.Join(vdir, "latest"), []byte(strings.Repeat("a", 64)+"\n"), 0o644)
 	p := newPM(t, t.TempDir(), cache, map[string]string{"PIP_INDEX_URL": ix.URL + "/simple/"})
-	os.WriteFile(filepath.Join(vdir, indexPointerPrefix+p.indexKey()), []byte("../../../dist/demo-pkg/1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(vdir, p.indexPointer(nil)), []byte("../../../dist/demo-pkg/1.0\n"), 0o644)
 	ctx := context.Background()
 	if res, err := p.Fetch(ctx, id("demo-pkg", "1.0"), protocol.UpdateNone); code(err) != protocol.CodeOffline {
 		t.Errorf("none over the old layout: %v %v", res, err)
@@ -345,5 +347,100 @@ func TestActivePluginsFromCache(t *testing.T) {
 	pastSharedRead()
 	if got := offered(); got != "second build\n" {
 		t.Errorf("after the new file was verified, offered %q", got)
+	}
+}
+
+// TestActivePluginsOnlyConfiguredIndex: active_plugins, which never asks
+// an index, offers a cached tree only when the index the workspace is
+// configured for (its pip.conf, or PIP_INDEX_URL) verified it: a
+// workspace configured for a private index is not offered the tree
+// another workspace fetched from the public one under the same name and
+// version, and is offered its own once it fetched it. Its persisted
+// answer is recomputed when the configuration it was chosen by changes:
+// an edit to pip.conf, or another PIP_INDEX_URL.
+func TestActivePluginsOnlyConfiguredIndex(t *testing.T) {
+	pub, corp := startSwitchIndex(t), startSwitchIndex(t)
+	pub.publish("1.0", "public build\n", "")
+	corp.publish("1.0", "private build\n", "")
+	cache := t.TempDir() // one host cache_dir, shared by the workspaces
+	ctx := context.Background()
+	deps := []protocol.PackageID{id("demo-pkg", "1.0")}
+	offered := func(p *PM) string {
+		t.Helper()
+		offers, err := p.ActivePlugins(ctx, deps)
+		if err != nil || len(offers) > 1 {
+			t.Fatalf("active_plugins: %+v %v", offers, err)
+		}
+		if len(offers) == 0 {
+			return ""
+		}
+		return note(filepath.Dir(offers[0].Root))
+	}
+
+	a := newPM(t, t.TempDir(), cache, map[string]string{"PIP_INDEX_URL": pub.URL + "/simple/"})
+	if _, err := a.Fetch(ctx, deps[0], protocol.UpdateCheck); err != nil {
+		t.Fatal(err)
+	}
+	if got := offered(a); got != "public build\n" {
+		t.Fatalf("workspace A offered %q", got)
+	}
+
+	wsB := t.TempDir()
+	conf := filepath.Join(wsB, "pip.conf")
+	writeConf := func(url string, mtime time.Time) {
+		t.Helper()
+		if err := os.WriteFile(conf, []byte("[global]\nindex-url = "+url+"/simple/\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// An mtime in the past and a change time past the racy window,
+		// for each answer to be persisted.
+		os.Chtimes(conf, mtime, mtime)
+		time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	}
+	writeConf(corp.URL, time.Now().Add(-time.Hour))
+	envB := map[string]string{"PIP_CONFIG_FILE": conf}
+	b := newPM(t, wsB, cache, envB)
+	if got := offered(b); got != "" {
+		t.Errorf("workspace B, configured for the private index, offered %q before fetching", got)
+	}
+	n := pub.requests.Load() + corp.requests.Load()
+	if _, err := b.Fetch(ctx, deps[0], protocol.UpdateCheck); err != nil {
+		t.Fatal(err)
+	}
+	if corp.requests.Load()+pub.requests.Load() == n {
+		t.Error("workspace B's fetch did not ask its index")
+	}
+	pastSharedRead()
+	time.Sleep(depcache.RacyWindow) // for the answer to be persisted
+	if got := offered(b); got != "private build\n" {
+		t.Errorf("workspace B after its fetch offered %q", got)
+	}
+	// The next hook, a new process, with nothing changed: the same.
+	if got := offered(newPM(t, wsB, cache, envB)); got != "private build\n" {
+		t.Errorf("workspace B, next hook, offered %q", got)
+	}
+	// pip.conf now names the public index: its verified tree is offered,
+	// not the answer persisted under the private one.
+	writeConf(pub.URL, time.Now().Add(-50*time.Minute))
+	if got := offered(newPM(t, wsB, cache, envB)); got != "public build\n" {
+		t.Errorf("workspace B after pip.conf named the public index offered %q", got)
+	}
+	writeConf(corp.URL, time.Now().Add(-40*time.Minute))
+	if got := offered(newPM(t, wsB, cache, envB)); got != "private build\n" {
+		t.Errorf("workspace B after pip.conf named the private index again offered %q", got)
+	}
+	// PIP_INDEX_URL, which overrides pip.conf, is part of the answer's key.
+	envPub := map[string]string{"PIP_CONFIG_FILE": conf, "PIP_INDEX_URL": pub.URL + "/simple/"}
+	if got := offered(newPM(t, wsB, cache, envPub)); got != "public build\n" {
+		t.Errorf("workspace B with PIP_INDEX_URL naming the public index offered %q", got)
+	}
+	// update "none" serves what the configured index verified, too.
+	down := startSwitchIndex(t)
+	c := newPM(t, t.TempDir(), cache, map[string]string{"PIP_INDEX_URL": down.URL + "/simple/"})
+	if res, err := c.Fetch(ctx, deps[0], protocol.UpdateNone); code(err) != protocol.CodeOffline {
+		t.Errorf("none for a workspace whose index never verified it: %v %v", res, err)
+	}
+	if got := offered(c); got != "" {
+		t.Errorf("workspace C, whose index never verified it, offered %q", got)
 	}
 }

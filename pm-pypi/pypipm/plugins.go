@@ -195,7 +195,7 @@ func (p *PM) depOffers(ctx context.Context, n, req string, inst map[string]insta
 		in = p.fromDist(ctx, in.id.Name, in.id.Version, in.site, in.distInfo, rec)
 	}
 	if !ok || !matches(req, in.id.Version) {
-		cached, cok := p.cachedDist(n, req, hookPointers, rec)
+		cached, cok := p.cachedDist(n, req, rec)
 		switch {
 		case cok:
 			in, ok = cached, true

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/symposium-dev/symposium-pm/pm-pypi/simpleapi"
 	"github.com/symposium-dev/symposium-pm/pm-pypi/venv"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
@@ -18,8 +19,12 @@ import (
 // changes. Version 4 records the .dist-info directories passed over (see
 // venv.Passed); version 5 offers cached copies from the unpacked/ layout
 // (fetch.go), so that an answer offering a tree of the earlier dist/ one,
-// which no longer counts as cached, is a miss.
-const offersCacheKey = "pypi active_plugins 5"
+// which no longer counts as cached, is a miss; version 6 offers only the
+// cached tree the configured indexes verified (their index-<key> pointer
+// file, not the "latest" one), is keyed on the environment the index
+// configuration is read from and records the pip configuration files, so
+// that an answer offering another index's tree is a miss.
+const offersCacheKey = "pypi active_plugins 6"
 
 // offersCache is where active_plugins answers are persisted: nil, which
 // stores nothing, when the host gave no cache directory.
@@ -48,10 +53,13 @@ func (p *PM) offersCache() *depcache.Cache {
 // package directories and their SYMPOSIUM.toml; a .dist-info directory
 // named for a dependency but passed over (its METADATA cannot be read or
 // names another project) and its METADATA; source trees and their
-// pyproject.toml; and cached copies. A hit costs one stat per input. An
-// answer whose computation logged a warning or sent the host a diagnostic
-// is not persisted, so the next hook computes it again and sends the same
-// diagnostics: a hit never hides one.
+// pyproject.toml; and cached copies: the name's and version's directories,
+// the configured indexes' pointer file (present or not), the tree it names
+// and the pip configuration files the choice of indexes was read from
+// (simpleapi.Config.Consulted, present or not). A hit costs one stat per
+// input. An answer whose computation logged a warning or sent the host a
+// diagnostic is not persisted, so the next hook computes it again and
+// sends the same diagnostics: a hit never hides one.
 //
 // Answering a request, the answer is persisted as it is sent, keyed on the
 // request's params byte for byte rather than on deps, for ActivePluginsRaw
@@ -86,11 +94,16 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 
 // offersContext returns the path and editable dependencies list_deps
 // resolved, and the context active_plugins answers' keys name besides the
-// request: the workspace, the virtualenv candidates and those
-// dependencies.
+// request: the workspace, the virtualenv candidates, what the index
+// configuration is read from besides the files' contents (which decides
+// the cached trees offered: see cachedDist; simpleapi.ConfigSources, one
+// stat) and those dependencies. Index URLs, which may hold credentials,
+// only enter the key's hash.
 func (p *PM) offersContext(ctx context.Context) (map[string]string, []string) {
 	local := p.localTrees(ctx)
 	keyCtx := append([]string{p.ws}, venv.Candidates(p.ws, p.getenv)...)
+	keyCtx = append(keyCtx, "")
+	keyCtx = append(keyCtx, simpleapi.ConfigSources(p.getenv)...)
 	keyCtx = append(keyCtx, "")
 	for _, k := range slices.Sorted(maps.Keys(local)) {
 		keyCtx = append(keyCtx, k+"="+local[k])

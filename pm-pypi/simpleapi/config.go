@@ -23,6 +23,32 @@ type Config struct {
 	Proxy string
 	// ProxySource says where Proxy came from (for diagnostics).
 	ProxySource string
+	// Consulted lists the pip configuration files LoadConfig looked for,
+	// read or absent, in the order it looked (none when PIP_CONFIG_FILE is
+	// os.DevNull): a choice derived from Config is stale once one of them
+	// is created, changed or removed. ConfigSources names the rest of
+	// what the indexes were derived from.
+	Consulted []string
+}
+
+// ConfigSources returns what LoadConfig(getenv) derives the indexes from,
+// besides the files' contents: "PIP_CONFIG_FILE=<value>", each pip
+// configuration file it consults (as Config.Consulted), then
+// "<name>=<value>" for each variable naming indexes (PIP_INDEX_URL and
+// PIP_EXTRA_INDEX_URL, the uv ones). Two environments with the same
+// sources, and the same files, configure the same indexes. It reads no
+// file; it stats PIP_CONFIG_FILE, as LoadConfig does. The values may hold
+// credentials: hash them, never print them.
+func ConfigSources(getenv func(string) string) []string {
+	cf := getenv("PIP_CONFIG_FILE")
+	out := []string{"PIP_CONFIG_FILE=" + cf}
+	if cf != os.DevNull {
+		out = append(out, pipConfigFiles(getenv, cf)...)
+	}
+	for _, k := range []string{"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX"} {
+		out = append(out, k+"="+getenv(k))
+	}
+	return out
 }
 
 // LoadConfig finds the configured index the way pip does, then uv:
@@ -56,7 +82,8 @@ func LoadConfig(getenv func(string) string) Config {
 	// pip configuration files.
 	cf := getenv("PIP_CONFIG_FILE")
 	if cf != os.DevNull {
-		for _, f := range pipConfigFiles(getenv, cf) {
+		cfg.Consulted = pipConfigFiles(getenv, cf)
+		for _, f := range cfg.Consulted {
 			pc, ok := readPipConf(f)
 			if !ok {
 				continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -121,6 +122,57 @@ func TestLoadConfig(t *testing.T) {
 		if cfg.Index != tc.index || !slices.Equal(cfg.Extra, tc.extra) {
 			t.Errorf("%s: got %q %q", name, cfg.Index, cfg.Extra)
 		}
+	}
+}
+
+// TestLoadConfigInputs: what the index configuration is derived from is
+// named, so that a choice made from it can be recorded: Consulted lists
+// each pip configuration file looked for, present or absent (none with
+// PIP_CONFIG_FILE=/dev/null), and ConfigSources changes with every
+// variable LoadConfig reads for the indexes (not PIP_PROXY), and with none
+// of the file locations when the files are disabled.
+func TestLoadConfigInputs(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "pip"), 0o755)
+	conf := filepath.Join(home, ".config", "pip", "pip.conf")
+	os.WriteFile(conf, []byte("[global]\nindex-url = https://user.example/simple\n"), 0o644)
+	base := map[string]string{"HOME": home}
+	getenv := func(m map[string]string) func(string) string {
+		return func(k string) string { return m[k] }
+	}
+	read := map[string]bool{}
+	cfg := LoadConfig(func(k string) string {
+		read[k] = true
+		return base[k]
+	})
+	for _, f := range []string{"/etc/pip.conf", filepath.Join(home, ".pip", "pip.conf"), conf} {
+		if !slices.Contains(cfg.Consulted, f) {
+			t.Errorf("Consulted %q lacks %s", cfg.Consulted, f)
+		}
+	}
+	for _, f := range cfg.Consulted {
+		if !slices.Contains(ConfigSources(getenv(base)), f) {
+			t.Errorf("ConfigSources lacks the consulted %s", f)
+		}
+	}
+	delete(read, "PIP_PROXY")
+	if len(read) < 5 {
+		t.Fatalf("LoadConfig read only %v", read)
+	}
+	for k := range read {
+		changed := maps.Clone(base)
+		changed[k] = filepath.Join(home, "other")
+		if slices.Equal(ConfigSources(getenv(base)), ConfigSources(getenv(changed))) {
+			t.Errorf("LoadConfig reads %s, which does not change ConfigSources", k)
+		}
+	}
+	devnull := map[string]string{"PIP_CONFIG_FILE": os.DevNull}
+	if cfg := LoadConfig(getenv(devnull)); len(cfg.Consulted) != 0 {
+		t.Errorf("with PIP_CONFIG_FILE=%s, Consulted %q", os.DevNull, cfg.Consulted)
+	}
+	other := map[string]string{"PIP_CONFIG_FILE": os.DevNull, "HOME": home, "XDG_CONFIG_DIRS": home}
+	if !slices.Equal(ConfigSources(getenv(devnull)), ConfigSources(getenv(other))) {
+		t.Errorf("with the files disabled, the files' locations changed ConfigSources")
 	}
 }
 
