@@ -247,6 +247,41 @@ func TestPersistedOffersFollowTheNpmrc(t *testing.T) {
 	}
 }
 
+// TestPersistedOffersFollowTheEnvironment: a registry chosen through the
+// environment (npm_config_registry) keys the persisted answer as an .npmrc
+// does through its stamp: switching it offers the tree the other registry
+// verified, never the answer persisted under the first.
+func TestPersistedOffersFollowTheEnvironment(t *testing.T) {
+	public, private := twoRegistries(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	home, global := t.TempDir(), filepath.Join(t.TempDir(), "npmrc")
+	env := func(reg *fakeregistry.Registry) map[string]string {
+		return map[string]string{"HOME": home, "npm_config_globalconfig": global, "npm_config_registry": reg.URL()}
+	}
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"package.json": `{"name":"app","version":"1.0.0","dependencies":{"internal-tool":"1.2.0"}}`})
+	for _, reg := range []*fakeregistry.Registry{public, private} {
+		if _, err := sessionPM(t, ws, cache, env(reg)).Fetch(ctx, npmID("internal-tool", "1.2.0"), protocol.UpdateCheck); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dep := []protocol.PackageID{npmID("internal-tool", "1.2.0")}
+	time.Sleep(2 * depcache.RacyWindow) // so that the answer is persisted
+	for _, tc := range []struct {
+		reg  *fakeregistry.Registry
+		want string
+	}{{private, privateWho}, {private, privateWho}, {public, publicWho}, {private, privateWho}} {
+		offers, err := sessionPM(t, ws, cache, env(tc.reg)).ActivePlugins(ctx, dep)
+		if err != nil || len(offers) != 1 || who(t, offers[0].Root) != tc.want {
+			t.Fatalf("active_plugins with npm_config_registry=%s: %v %v, want the tree it verified", tc.reg.URL(), offerIDs(offers), err)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(cache, Name, "active_plugins", "*.cache")); len(files) != 2 {
+		t.Errorf("persisted answers %v, want one per registry", files)
+	}
+}
+
 // TestOldCacheLayoutIsAMiss: a tree cached by a PM before trees were
 // keyed by their tarball's digest (<cache>/npm/pkg/<name>/<version>, with
 // no record of what it was verified against) is neither served nor an

@@ -72,6 +72,9 @@ type PM struct {
 	warnings depcache.Warnings
 	// verified spares active_plugins the stats list_deps just made.
 	verified depcache.Verified
+	// offersCtx is offersContext's value, computed once.
+	offersCtxOnce sync.Once
+	offersCtx     []string
 	// listCheck is held while list_deps checks its cached answer, so that
 	// an active_plugins request pipelined behind it waits for the stamps
 	// that check finds fresh instead of taking them again alongside it.

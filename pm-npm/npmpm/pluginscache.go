@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 
+	"github.com/symposium-dev/symposium-pm/pm-npm/npmrc"
 	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
@@ -12,10 +13,22 @@ import (
 
 // offersCacheKey names the persisted active_plugins answers and versions
 // their meaning; bump it whenever what an answer holds or is read from
-// changes. Version 7: the registry pointer files are named by
-// verifiedtree.ScopeKey, so that answers recording the earlier names are
-// misses.
-const offersCacheKey = "npm active_plugins 7"
+// changes. Version 8: the keys name the configuration's environment
+// (offersContext); version 7 named the registry pointer files by
+// verifiedtree.ScopeKey.
+const offersCacheKey = "npm active_plugins 8"
+
+// offersContext is what the keys of persisted active_plugins answers name
+// besides the request: the workspace, and the environment the npm
+// configuration is read from (npmrc.EnvSources), which chooses the registry
+// whose verified trees an answer may offer from the PM's cache. The session's
+// environment does not change, so it is computed once.
+func (p *PM) offersContext() []string {
+	p.offersCtxOnce.Do(func() {
+		p.offersCtx = append([]string{p.workspace}, npmrc.EnvSources(p.env)...)
+	})
+	return p.offersCtx
+}
 
 // offersCache is where active_plugins answers are persisted, or nil (which
 // stores nothing) when the host gave no cache directory.
@@ -53,7 +66,7 @@ func (p *PM) offersCache() *depcache.Cache {
 // keyed on deps.
 func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]protocol.Offer, error) {
 	cache := p.offersCache()
-	key := depcache.OffersKey(offersCacheKey, []string{p.workspace}, deps)
+	key := depcache.OffersKey(offersCacheKey, p.offersContext(), deps)
 	// Answering a request, the answer is persisted encoded and looked up by
 	// ActivePluginsRaw, which declined: no decoded answer is looked for.
 	if pmserver.Params(ctx) == nil {
@@ -71,7 +84,7 @@ func (p *PM) ActivePlugins(ctx context.Context, deps []protocol.PackageID) ([]pr
 		p.log.Debug("active_plugins answer not persisted: its computation warned or sent a diagnostic, or an input could not be recorded")
 		return offers, nil
 	}
-	if err := cache.StoreAnswer(ctx, offersCacheKey, []string{p.workspace}, deps, rec.Stamps(), offers); err != nil {
+	if err := cache.StoreAnswer(ctx, offersCacheKey, p.offersContext(), deps, rec.Stamps(), offers); err != nil {
 		p.log.Debug("cannot persist the active_plugins answer", "err", err)
 	}
 	return offers, nil
@@ -94,6 +107,6 @@ func (p *PM) ActivePluginsRaw(ctx context.Context, params json.RawMessage) (json
 	p.listCheck.Lock()
 	//lint:ignore SA2001 an empty critical section, on purpose: waiting is the point
 	p.listCheck.Unlock()
-	res, ok := cache.LoadRawOffers(depcache.RawOffersKey(offersCacheKey, []string{p.workspace}, params), p.log)
+	res, ok := cache.LoadRawOffers(depcache.RawOffersKey(offersCacheKey, p.offersContext(), params), p.log)
 	return res, ok, nil
 }

@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/symposium-dev/symposium-pm/sdk/netproxy"
@@ -118,6 +119,29 @@ func Load(dir string, env Env) *Config {
 		c.Files = append(c.Files, layers[i])
 	}
 	return c
+}
+
+// EnvSources returns, sorted, the variables of env that Load derives the
+// configuration from without reading a file: every npm_config_* variable
+// (any case of the prefix) and HOME, PREFIX and PATH, which choose the user
+// and global files, each as "NAME=value". A persisted answer that depends
+// on the configuration keys on them (by hash), since a file's stamp cannot
+// show a change of the environment. ${VAR} references inside the files are
+// not among them: only reading the files tells which they are.
+func EnvSources(env Env) []string {
+	var out []string
+	for _, kv := range env.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := envKey(k); ok {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range []string{"HOME", "PREFIX", "PATH"} {
+		v, _ := env.Lookup(k)
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // envConfig returns npm_config_<key> from env (any case of the prefix).
