@@ -119,8 +119,9 @@ func TestSharedReadMiss(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	time.Sleep(depcache.RacyWindow + 20*time.Millisecond) // v2 settled
-	store("b") // fresh again, behind the SharedRead's back
+	// v2 settled, b is stored fresh again, behind the SharedRead's back.
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	store("b")
 	if _, ok := s.Load(c, "b"); ok {
 		t.Fatal("within the window the stale entry was read again instead of its miss shared")
 	}
