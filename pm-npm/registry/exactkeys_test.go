@@ -1,20 +1,15 @@
 package registry
 
 import (
-	"context"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/internal/fakeregistry"
 )
@@ -185,59 +180,13 @@ func TestPackumentPickAsNPM(t *testing.T) {
 			return `{"name":"dist","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"dist","version":"1.0.0","dist":` + dist("dist@1.0.0") + `,"Dist":{"integrity":"sha512-AAAA"}}}}`
 		},
 	}
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := strings.TrimPrefix(r.URL.Path, "/")
-		if b, ok := tgz[p]; ok {
-			w.Write(b)
-			return
+	doc := func(name string) (string, bool) {
+		f, ok := packuments[name]
+		if !ok {
+			return "", false
 		}
-		if f, ok := packuments[p]; ok {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write([]byte(f()))
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
-	specs := map[string]string{"tags": "*", "vers": ">=1.0.0", "dist": "*"}
-
-	dir := t.TempDir()
-	pkg, _ := json.Marshal(map[string]any{"name": "app", "version": "1.0.0", "dependencies": specs})
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
-		t.Fatal(err)
+		return f(), true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := fakeregistry.NPMCommand(ctx, srv.URL+"/", dir, t.TempDir(), "install", "--package-lock-only", "--ignore-scripts")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lock struct {
-		Packages map[string]struct {
-			Version   string `json:"version"`
-			Integrity string `json:"integrity"`
-		} `json:"packages"`
-	}
-	if err := json.Unmarshal(data, &lock); err != nil {
-		t.Fatal(err)
-	}
-	for name, spec := range specs {
-		npm := lock.Packages["node_modules/"+name]
-		p, err := decodePackument([]byte(packuments[name]()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := Pick(p, spec)
-		if err != nil {
-			t.Errorf("%s@%s: %v; npm locked %s", name, spec, err, npm.Version)
-			continue
-		}
-		if v.Version != npm.Version || v.Dist.Integrity != npm.Integrity {
-			t.Errorf("%s@%s: picked %s (%s), npm locked %s (%s)", name, spec, v.Version, v.Dist.Integrity, npm.Version, npm.Integrity)
-		}
-	}
+	srv = npmPickServer(t, tgz, doc)
+	checkPicksAsNPM(t, srv.URL, map[string]string{"tags": "*", "vers": ">=1.0.0", "dist": "*"}, doc)
 }

@@ -1,20 +1,17 @@
 package registry
 
 import (
-	"context"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-npm/internal/fakeregistry"
 )
@@ -174,70 +171,14 @@ func TestPickVersionKeysAsNPM(t *testing.T) {
 		return fmt.Sprintf(`{"name":%q,"dist-tags":%s,"versions":{%s}}`, name, t, strings.Join(vers, ","))
 	}
 	docs := map[string]string{}
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := strings.TrimPrefix(r.URL.Path, "/")
-		if b, ok := tgz[p]; ok {
-			w.Write(b)
-			return
-		}
-		if d, ok := docs[p]; ok {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write([]byte(d))
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
+	doc := func(name string) (string, bool) { d, ok := docs[name]; return d, ok }
+	srv = npmPickServer(t, tgz, doc)
 	for name := range keys {
 		docs[name] = packument(name)
 	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	install := func(deps map[string]string) (string, string, error) {
-		dir := t.TempDir()
-		pkg, _ := json.Marshal(map[string]any{"name": "app", "version": "1.0.0", "dependencies": deps})
-		if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := fakeregistry.NPMCommand(ctx, srv.URL+"/", dir, t.TempDir(), "install", "--package-lock-only", "--ignore-scripts")
-		out, err := cmd.CombinedOutput()
-		return dir, string(out), err
-	}
-	dir, out, err := install(specs)
-	if err != nil {
-		t.Fatalf("npm install: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lock struct {
-		Packages map[string]struct {
-			Version   string `json:"version"`
-			Integrity string `json:"integrity"`
-		} `json:"packages"`
-	}
-	if err := json.Unmarshal(data, &lock); err != nil {
-		t.Fatal(err)
-	}
-	for name, spec := range specs {
-		npm := lock.Packages["node_modules/"+name]
-		p, err := decodePackument([]byte(docs[name]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := Pick(p, spec)
-		if err != nil {
-			t.Errorf("%s@%s: %v; npm locked %s", name, spec, err, npm.Version)
-			continue
-		}
-		if v.Version != npm.Version || v.Dist.Integrity != npm.Integrity {
-			t.Errorf("%s@%s: picked %q (%s), npm locked %q (%s)", name, spec, v.Version, v.Dist.Integrity, npm.Version, npm.Integrity)
-		}
-	}
+	checkPicksAsNPM(t, srv.URL, specs, doc)
 	// An exact version only a non-canonical key spells.
-	if _, out, err := install(map[string]string{"exact": "2.0.0"}); err == nil || !strings.Contains(out, "ETARGET") {
+	if _, out, err := lockedByNPM(t, srv.URL, map[string]string{"exact": "2.0.0"}); err == nil || !strings.Contains(out, "ETARGET") {
 		t.Errorf("npm install exact@2.0.0 with only the key \" 2.0.0\": want ETARGET, got %v\n%s", err, out)
 	}
 	p, _ := decodePackument([]byte(docs["exact"]))
