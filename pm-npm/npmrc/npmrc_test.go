@@ -176,3 +176,13 @@ func TestConsulted(t *testing.T) {
 		t.Errorf("files %q, want only %s", c.Files, want[1])
 	}
 }
+
+// TestUserconfigDevNull: npm_config_userconfig=/dev/null (and the global
+// file likewise) turns the user's file off, as npm reads it: an empty
+// file, not one left out with a warning.
+func TestUserconfigDevNull(t *testing.T) {
+	c := Load(t.TempDir(), mapEnv{"HOME": t.TempDir(), "npm_config_userconfig": os.DevNull, "npm_config_globalconfig": os.DevNull})
+	if len(c.Unreadable) != 0 {
+		t.Errorf("Unreadable = %v, want none", c.Unreadable)
+	}
+}

@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -98,12 +97,6 @@ type lookup struct {
 // read reads the file at path, included at the given depth (0 for a file
 // of Files).
 func (l *lookup) read(path string, depth int) error {
-	if path == os.DevNull {
-		// GIT_CONFIG_GLOBAL=/dev/null, the usual way to run git without
-		// the user's configuration: an empty file to git, and a device
-		// the bounded reader refuses.
-		return nil
-	}
 	data, err := pkgfile.ReadUserFile(path, MaxFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

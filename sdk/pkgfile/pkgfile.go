@@ -79,8 +79,14 @@ func ReadRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 // link into a dotfiles repository or a shared checkout), but what they
 // lead to must be a regular file (not a FIFO, which would wait for a
 // writer, nor a device) of at most limit bytes. Errors are [Error]s
-// naming path and the cause; an absent file's wraps fs.ErrNotExist.
+// naming path and the cause; an absent file's wraps fs.ErrNotExist. The
+// one device read is os.DevNull, as the empty file it is to the tools whose
+// files a user points at it to turn them off (GIT_CONFIG_GLOBAL=/dev/null,
+// npm_config_userconfig=/dev/null).
 func ReadUserFile(path string, limit int64) ([]byte, error) {
+	if path == os.DevNull {
+		return []byte{}, nil
+	}
 	f, size, err := openUser(path)
 	if err != nil {
 		return nil, err

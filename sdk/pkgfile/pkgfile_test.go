@@ -179,6 +179,11 @@ func TestReadUserFile(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q wrapping %v", tc.name, err, want, tc.err)
 		}
 	}
+	// os.DevNull itself is the empty file it is to git and npm; a link to
+	// another device is not.
+	if data, err := ReadUserFile(os.DevNull, 4096); err != nil || len(data) != 0 {
+		t.Errorf("%s: %q, %v; want empty", os.DevNull, data, err)
+	}
 }
 
 // TestOpenUserFile: OpenUserFile refuses what ReadUserFile refuses, with
