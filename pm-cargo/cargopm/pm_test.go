@@ -476,7 +476,7 @@ func TestListDepsPathDepVersionFromManifest(t *testing.T) {
 		"outside/Cargo.toml": outside("1.0.0"),
 	})
 	ws, cache := filepath.Join(base, "ws"), t.TempDir()
-	if deps, _ := askPM(t, ws, cache); !slices.Equal(deps, ids("outside@1.0.0")) {
+	if deps := persistBefore(t, ws, cache); !slices.Equal(deps, ids("outside@1.0.0")) {
 		t.Fatalf("before the bump: %v", deps)
 	}
 	cargotest.WriteFiles(t, base, map[string]string{"outside/Cargo.toml": outside("1.1.0")})

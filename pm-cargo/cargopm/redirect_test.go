@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/cargotest"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/internal/fakeregistry"
 	"github.com/symposium-dev/symposium-pm/pm-cargo/lockfile/cargolock"
+	"github.com/symposium-dev/symposium-pm/sdk/depcache"
 	"github.com/symposium-dev/symposium-pm/sdk/pmserver"
 	"github.com/symposium-dev/symposium-pm/sdk/protocol"
 )
@@ -152,6 +154,20 @@ func writeCase(t *testing.T, base, gitURL string, files map[string]string) {
 	cargotest.WriteFiles(t, base, out)
 }
 
+// persistBefore has a PM opened on ws persist its list_deps answer in
+// cache, once the inputs just written have settled past
+// depcache.RacyWindow, and returns it, so that a later change is checked against a
+// persisted answer and not merely computed again.
+func persistBefore(t *testing.T, ws, cache string) []protocol.PackageID {
+	t.Helper()
+	time.Sleep(depcache.RacyWindow + 20*time.Millisecond)
+	deps, _ := askPM(t, ws, cache)
+	if files, _ := filepath.Glob(filepath.Join(cache, "cargo", "deps", "*.cache")); len(files) != 1 {
+		t.Fatalf("persisted list_deps entries %v, want 1: the cached case would test nothing", files)
+	}
+	return deps
+}
+
 // snapshotPaths asks a PM opened on ws (without a cache directory) for its
 // snapshot's Paths, relative to base.
 func snapshotPaths(t *testing.T, ws, base string) map[string]string {
@@ -187,7 +203,7 @@ func TestListDepsRedirectedPathCrate(t *testing.T) {
 			const gitURL = "https://example.com/gitdep"
 			writeCase(t, base, gitURL, tc.files)
 			cargotest.WriteFiles(t, base, map[string]string{"ws/Cargo.lock": tc.lock})
-			askPM(t, ws, cache) // persisted before the edit
+			persistBefore(t, ws, cache) // before the edit
 			writeCase(t, base, gitURL, tc.after)
 			for name := range tc.after {
 				touchLater(t, filepath.Join(base, filepath.FromSlash(name)))
@@ -343,10 +359,14 @@ type unloadableCase struct {
 	cause    string
 }
 
+// pathDepOut is a workspace whose member app has the path dependency out
+// 1.0.0, outside the workspace (read only).
+var pathDepOut = map[string]string{"ws/Cargo.toml": crateToml("app", "0.1.0", "out = { path = \"../out\" }\n"), "out/Cargo.toml": crateToml("out", "1.0.0", "")}
+
 var unloadableCases = []unloadableCase{
 	{
 		name:     "a path dependency's Cargo.toml is missing",
-		files:    map[string]string{"ws/Cargo.toml": crateToml("app", "0.1.0", "out = { path = \"../out\" }\n"), "out/Cargo.toml": crateToml("out", "1.0.0", "")},
+		files:    pathDepOut,
 		lock:     lockOf("out 1.0.0"),
 		broken:   map[string]string{"out/Cargo.toml": ""},
 		dep:      "out@1.0.0",
@@ -355,7 +375,7 @@ var unloadableCases = []unloadableCase{
 	},
 	{
 		name:     "a path dependency's Cargo.toml is malformed",
-		files:    map[string]string{"ws/Cargo.toml": crateToml("app", "0.1.0", "out = { path = \"../out\" }\n"), "out/Cargo.toml": crateToml("out", "1.0.0", "")},
+		files:    pathDepOut,
 		lock:     lockOf("out 1.0.0"),
 		broken:   map[string]string{"out/Cargo.toml": "[package]\nname = \"out\"\nversion = \n"},
 		dep:      "out@1.0.0",
@@ -364,7 +384,7 @@ var unloadableCases = []unloadableCase{
 	},
 	{
 		name:     "a path dependency's Cargo.toml has no [package]",
-		files:    map[string]string{"ws/Cargo.toml": crateToml("app", "0.1.0", "out = { path = \"../out\" }\n"), "out/Cargo.toml": crateToml("out", "1.0.0", "")},
+		files:    pathDepOut,
 		lock:     lockOf("out 1.0.0"),
 		broken:   map[string]string{"out/Cargo.toml": "[workspace]\n"},
 		dep:      "out@1.0.0",
@@ -373,7 +393,7 @@ var unloadableCases = []unloadableCase{
 	},
 	{
 		name:     "a path dependency declares another name",
-		files:    map[string]string{"ws/Cargo.toml": crateToml("app", "0.1.0", "out = { path = \"../out\" }\n"), "out/Cargo.toml": crateToml("out", "1.0.0", "")},
+		files:    pathDepOut,
 		lock:     lockOf("out 1.0.0"),
 		broken:   map[string]string{"out/Cargo.toml": crateToml("other", "1.0.0", "")},
 		dep:      "out@1.0.0",
@@ -382,7 +402,7 @@ var unloadableCases = []unloadableCase{
 	},
 	{
 		name:     "a path dependency inherits a version without a workspace",
-		files:    map[string]string{"ws/Cargo.toml": crateToml("app", "0.1.0", "out = { path = \"../out\" }\n"), "out/Cargo.toml": crateToml("out", "1.0.0", "")},
+		files:    pathDepOut,
 		lock:     lockOf("out 1.0.0"),
 		broken:   map[string]string{"out/Cargo.toml": "[package]\nname = \"out\"\nversion.workspace = true\nedition = \"2021\"\n"},
 		dep:      "out@1.0.0",
@@ -488,7 +508,7 @@ func TestListDepsUnloadablePathCrate(t *testing.T) {
 			writeCase(t, base, "", tc.files)
 			cargotest.WriteFiles(t, base, map[string]string{"ws/Cargo.lock": tc.lock})
 			cache := t.TempDir()
-			askPM(t, filepath.Join(base, "ws"), cache) // persisted before it broke
+			persistBefore(t, filepath.Join(base, "ws"), cache) // before it broke
 			breakCase(t, base, tc.broken)
 			checkUnloadable(t, tc, base, "")
 			checkUnloadable(t, tc, base, cache)
