@@ -83,6 +83,35 @@ func who(t *testing.T, root string) string {
 	return string(b)
 }
 
+// across is a fetch of internal-tool 1.2.0 in two workspaces sharing one
+// cache: first at update "check" in one configured for the public
+// registry (other), then res at some update in one configured for the
+// private registry (corp).
+type across struct {
+	public, private *fakeregistry.Registry
+	other, corp     *PM
+	first, res      protocol.FetchResult
+}
+
+// fetchAcross makes the two fetches of across, the second at update.
+func fetchAcross(t *testing.T, update protocol.UpdateLevel) across {
+	t.Helper()
+	var x across
+	x.public, x.private = twoRegistries(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	x.other = sessionPM(t, workspaceFor(t, x.public), cache, nil)
+	var err error
+	if x.first, err = x.other.Fetch(ctx, npmID("internal-tool", "1.2.0"), protocol.UpdateCheck); err != nil {
+		t.Fatal(err)
+	}
+	x.corp = sessionPM(t, workspaceFor(t, x.private), cache, nil)
+	if x.res, err = x.corp.Fetch(ctx, npmID("internal-tool", "1.2.0"), update); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
 // TestCheckServesOnlyTheRegistrysTarball: one host cache serves a workspace
 // configured for the public registry and one configured for a private
 // registry publishing another internal-tool 1.2.0. Fetching with update
@@ -91,19 +120,9 @@ func who(t *testing.T, root string) string {
 // (npm's own cache is addressed by integrity); a second check is served
 // from the cache, and the first workspace's root still holds its tree.
 func TestCheckServesOnlyTheRegistrysTarball(t *testing.T) {
-	public, private := twoRegistries(t)
-	cache := t.TempDir()
+	x := fetchAcross(t, protocol.UpdateCheck)
+	private, corp, first, res := x.private, x.corp, x.first, x.res
 	ctx := context.Background()
-	other := sessionPM(t, workspaceFor(t, public), cache, nil)
-	first, err := other.Fetch(ctx, npmID("internal-tool", "1.2.0"), protocol.UpdateCheck)
-	if err != nil {
-		t.Fatal(err)
-	}
-	corp := sessionPM(t, workspaceFor(t, private), cache, nil)
-	res, err := corp.Fetch(ctx, npmID("internal-tool", "1.2.0"), protocol.UpdateCheck)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := who(t, res.Root); got != privateWho || private.TarballRequests() != 1 {
 		t.Errorf("check against the private registry served %s/who.txt = %q (private tarball requests: %d)", res.Root, got, private.TarballRequests())
 	}
@@ -122,19 +141,10 @@ func TestCheckServesOnlyTheRegistrysTarball(t *testing.T) {
 // from an earlier tarball the registry replaced; roots handed out before
 // keep their content.
 func TestForcedFetchPublishesTheVerifiedTarball(t *testing.T) {
-	public, private := twoRegistries(t)
-	cache := t.TempDir()
+	x := fetchAcross(t, protocol.UpdateFetch)
+	public, private, other, first, res := x.public, x.private, x.other, x.first, x.res
 	ctx := context.Background()
-	other := sessionPM(t, workspaceFor(t, public), cache, nil)
-	first, err := other.Fetch(ctx, npmID("internal-tool", "1.2.0"), protocol.UpdateCheck)
-	if err != nil {
-		t.Fatal(err)
-	}
-	corp := sessionPM(t, workspaceFor(t, private), cache, nil)
-	res, err := corp.Fetch(ctx, npmID("internal-tool", "1.2.0"), protocol.UpdateFetch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	if got := who(t, res.Root); got != privateWho {
 		t.Errorf("update fetch downloaded and verified the private tarball (%d request(s)) but answered %s with who.txt = %q",
 			private.TarballRequests(), res.Root, got)
